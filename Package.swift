@@ -1,0 +1,122 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "featureload",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "featureload", targets: ["featureload"]),
+        .library(name: "FeatureModel", targets: ["FeatureModel"]),
+        .library(name: "FeatureServiceClient", targets: ["FeatureServiceClient"]),
+        .library(name: "LocalFeatureServer", targets: ["LocalFeatureServer"]),
+        .library(name: "LoadRunner", targets: ["LoadRunner"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // Traits off: swift-configuration support is not used and costs build time.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // multipart/form-data parsing for applyEdits and attachment uploads (real ArcGIS clients send
+        // multipart). Its streaming parser keeps large attachments out of memory; it only depends on
+        // swift-nio and swift-collections, which Hummingbird already brings in.
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+    ],
+    targets: [
+        .target(
+            name: "FeatureModel",
+            swiftSettings: swiftSettings
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "FeatureServiceClient",
+            dependencies: [
+                "FeatureModel",
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LocalFeatureServer",
+            dependencies: [
+                "FeatureModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "LoadRunner",
+            dependencies: [
+                "FeatureModel",
+                "FeatureServiceClient",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "featureload",
+            dependencies: [
+                "FeatureModel",
+                "FeatureServiceClient",
+                "LocalFeatureServer",
+                "LoadRunner",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FeatureloadTestSupport",
+            dependencies: [
+                "FeatureModel",
+                "FeatureServiceClient",
+                "LocalFeatureServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FeatureModelTests",
+            dependencies: ["FeatureModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FeatureServiceClientTests",
+            dependencies: ["FeatureServiceClient", "FeatureModel", "FeatureloadTestSupport", "LocalFeatureServer"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LocalFeatureServerTests",
+            dependencies: ["LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LoadRunnerTests",
+            dependencies: ["LoadRunner", "FeatureModel", "FeatureloadTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "featureloadTests",
+            dependencies: ["featureload", "LoadRunner", "FeatureloadTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,96 @@
+// CCurl: libcurl for Swift.
+//
+// curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot call, and
+// CURL_GLOBAL_ALL / CURLVERSION_NOW are macros Swift cannot import. These static inline wrappers give each
+// use a typed signature. No .c file: everything here is header-only.
+#ifndef FEATURELOAD_CCURL_SHIM_H
+#define FEATURELOAD_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+// MARK: easy setopt
+
+static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return (curl_easy_setopt)(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return (curl_easy_setopt)(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return (curl_easy_setopt)(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return (curl_easy_setopt)(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return (curl_easy_setopt)(handle, option, value);
+}
+
+/// For CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION (both take a curl_write_callback prototype).
+static inline CURLcode ccurl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback value) {
+    return (curl_easy_setopt)(handle, option, value);
+}
+
+// MARK: easy getinfo
+
+static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return (curl_easy_getinfo)(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return (curl_easy_getinfo)(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_double(CURL *handle, CURLINFO info, double *value) {
+    return (curl_easy_getinfo)(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    return (curl_easy_getinfo)(handle, info, value);
+}
+
+// MARK: multi
+
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
+    return (curl_multi_setopt)(handle, option, value);
+}
+
+/// The result of a CURLMSG_DONE message (an anonymous union member in C).
+static inline CURLcode ccurl_message_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+// MARK: macros
+
+static inline long ccurl_global_all(void) {
+    return CURL_GLOBAL_ALL;
+}
+
+static inline CURLversion ccurl_version_now(void) {
+    return CURLVERSION_NOW;
+}
+
+static inline int ccurl_error_size(void) {
+    return CURL_ERROR_SIZE;
+}
+
+// MARK: driver thread
+
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+/// Names the calling thread (Linux: 15 characters shown by `top -H` and /proc/self/task/*/comm); no-op elsewhere.
+static inline void ccurl_name_current_thread(const char *name) {
+#ifdef __linux__
+    prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+#else
+    (void)name;
+#endif
+}
+
+#endif

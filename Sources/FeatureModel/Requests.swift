@@ -1,0 +1,98 @@
+/// The parameters of a layer query (`…/<id>/query`), as the client sends them.
+public struct FeatureQuery: Sendable, Hashable {
+    public var whereClause: String
+    public var objectIds: [Int64]?
+    public var outFields: [String]
+    public var returnGeometry: Bool
+    public var returnCountOnly: Bool
+    public var returnIdsOnly: Bool
+    public var orderByFields: String?
+    public var resultOffset: Int?
+    public var resultRecordCount: Int?
+    public var outSR: Int?
+
+    public init(
+        whereClause: String = "1=1", objectIds: [Int64]? = nil, outFields: [String] = ["*"], returnGeometry: Bool = true,
+        returnCountOnly: Bool = false, returnIdsOnly: Bool = false, orderByFields: String? = nil,
+        resultOffset: Int? = nil, resultRecordCount: Int? = nil, outSR: Int? = nil
+    ) {
+        self.whereClause = whereClause
+        self.objectIds = objectIds
+        self.outFields = outFields
+        self.returnGeometry = returnGeometry
+        self.returnCountOnly = returnCountOnly
+        self.returnIdsOnly = returnIdsOnly
+        self.orderByFields = orderByFields
+        self.resultOffset = resultOffset
+        self.resultRecordCount = resultRecordCount
+        self.outSR = outSR
+    }
+
+    /// The form fields of this query, `f=json` included.
+    public var formFields: [FormField] {
+        var fields = [FormField("f", "json"), FormField("where", whereClause)]
+        if let objectIds { fields.append(FormField("objectIds", objectIds.map(String.init).joined(separator: ","))) }
+        fields.append(FormField("outFields", outFields.joined(separator: ",")))
+        fields.append(FormField("returnGeometry", String(returnGeometry)))
+        if returnCountOnly { fields.append(FormField("returnCountOnly", "true")) }
+        if returnIdsOnly { fields.append(FormField("returnIdsOnly", "true")) }
+        if let orderByFields { fields.append(FormField("orderByFields", orderByFields)) }
+        if let resultOffset { fields.append(FormField("resultOffset", String(resultOffset))) }
+        if let resultRecordCount { fields.append(FormField("resultRecordCount", String(resultRecordCount))) }
+        if let outSR { fields.append(FormField("outSR", String(outSR))) }
+        return fields
+    }
+}
+
+/// The edits of one layer-level applyEdits request.
+public struct LayerEdits: Sendable, Hashable {
+    public var adds: [Feature]
+    public var updates: [Feature]
+    /// Object IDs to delete (or, with `useGlobalIds`, use ``deleteGlobalIds``).
+    public var deletes: [Int64]
+    public var deleteGlobalIds: [String]
+
+    public init(adds: [Feature] = [], updates: [Feature] = [], deletes: [Int64] = [], deleteGlobalIds: [String] = []) {
+        self.adds = adds
+        self.updates = updates
+        self.deletes = deletes
+        self.deleteGlobalIds = deleteGlobalIds
+    }
+
+    /// The number of edits.
+    public var count: Int { adds.count + updates.count + deletes.count + deleteGlobalIds.count }
+}
+
+/// Options of an applyEdits request.
+public struct ApplyEditsOptions: Sendable, Hashable {
+    /// All or nothing (the ArcGIS default).
+    public var rollbackOnFailure: Bool
+    /// Keep client-assigned GlobalIDs on adds; find updates and deletes by GlobalID.
+    public var useGlobalIds: Bool
+    public var returnEditMoment: Bool
+
+    public init(rollbackOnFailure: Bool = true, useGlobalIds: Bool = false, returnEditMoment: Bool = false) {
+        self.rollbackOnFailure = rollbackOnFailure
+        self.useGlobalIds = useGlobalIds
+        self.returnEditMoment = returnEditMoment
+    }
+}
+
+extension LayerEdits {
+    /// The form fields of a layer-level applyEdits request, `f=json` included.
+    /// - Throws: `EncodingError` when an attribute cannot be encoded (a non-finite double).
+    public func formFields(options: ApplyEditsOptions) throws -> [FormField] {
+        var fields = [FormField("f", "json")]
+        if !adds.isEmpty { fields.append(FormField("adds", try WireJSON.string(adds))) }
+        if !updates.isEmpty { fields.append(FormField("updates", try WireJSON.string(updates))) }
+        if !deletes.isEmpty {
+            fields.append(FormField("deletes", deletes.map(String.init).joined(separator: ",")))
+        } else if !deleteGlobalIds.isEmpty {
+            fields.append(FormField("deletes", try WireJSON.string(deleteGlobalIds)))
+        }
+        fields.append(FormField("rollbackOnFailure", String(options.rollbackOnFailure)))
+        fields.append(FormField("useGlobalIds", String(options.useGlobalIds)))
+        if options.returnEditMoment { fields.append(FormField("returnEditMoment", "true")) }
+        return fields
+    }
+}

@@ -1,0 +1,97 @@
+internal import CCurl
+
+/// Receives body bytes on the driver thread (`CURLOPT_WRITEFUNCTION`); `userdata` is the unretained handle.
+private let writeBody: curl_write_callback = { buffer, size, count, userdata in
+    let total = size * count
+    guard let buffer, let userdata, total > 0 else { return total }
+    let handle = Unmanaged<CurlEasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+    if handle.body.isEmpty {
+        // Size the buffer once from Content-Length (the wire length; a compressed body grows past it once).
+        var length: curl_off_t = -1
+        if ccurl_easy_getinfo_off_t(handle.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK,
+            length > 0, length < 64 << 20
+        {
+            handle.body.reserveCapacity(Int(length))
+        }
+    }
+    handle.body.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: total))
+    return total
+}
+
+/// Receives raw header lines on the driver thread (`CURLOPT_HEADERFUNCTION`).
+private let collectHeader: curl_write_callback = { buffer, size, count, userdata in
+    let total = size * count
+    guard let buffer, let userdata, total > 0 else { return total }
+    let handle = Unmanaged<CurlEasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+    handle.headerBytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: total))
+    return total
+}
+
+extension CurlMulti {
+    /// Resets `handle` and sets every option `request` needs. Driver thread only.
+    /// - Returns: `CURLE_OK`, or the first failing option's code.
+    func configure(_ handle: CurlEasyHandle, for request: HTTPRequest) -> CURLcode {
+        let easy = handle.easy
+        curl_easy_reset(easy)
+        handle.errorBuffer[0] = 0
+        let context = Unmanaged.passUnretained(handle).toOpaque()
+        var code = request.url.withCString { ccurl_easy_setopt_string(easy, CURLOPT_URL, $0) }
+        guard code == CURLE_OK else { return code }
+        code = "http,https".withCString { ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, $0) }
+        guard code == CURLE_OK else { return code }
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer)
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = ccurl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, writeBody)
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = ccurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, collectHeader)
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
+        let timeout = request.timeout.map(\.curlMilliseconds) ?? defaultTimeoutMilliseconds
+        _ = ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
+        if configuration.acceptEncoding {
+            _ = ccurl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        }
+        code = configuration.userAgent.withCString { ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, $0) }
+        guard code == CURLE_OK else { return code }
+        if let list = headerList(for: request.headers, handle: handle) {
+            _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+        }
+        if request.method == .post {
+            // POSTFIELDSIZE first, so COPYPOSTFIELDS copies exactly that many bytes (binary-safe).
+            _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+            if request.body.isEmpty {
+                code = ccurl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                code = request.body.withUnsafeBytes { bytes in
+                    // COPYPOSTFIELDS copies during the call, so the pointer need not outlive the closure.
+                    ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                }
+            }
+        }
+        return code
+    }
+
+    /// The `curl_slist` for `headers` plus an empty `Expect:` (no 100-continue round trip for bodies over 1 KB).
+    ///
+    /// Lists for recurring header sets are cached (load tests repeat the same few); others are built for the one
+    /// transfer and freed when it ends.
+    private func headerList(for headers: [HTTPHeader], handle: CurlEasyHandle) -> UnsafeMutablePointer<curl_slist>? {
+        if let cached = headerListCache[headers] { return cached }
+        var list: UnsafeMutablePointer<curl_slist>? = nil
+        var hasExpect = false
+        for header in headers {
+            if header.name.utf8.count == 6 && header.name.lowercased() == "expect" { hasExpect = true }
+            // "Name:" with nothing after it would delete the header; "Name;" sends it empty.
+            let line = header.value.isEmpty ? header.name + ";" : header.name + ": " + header.value
+            list = line.withCString { curl_slist_append(list, $0) }
+        }
+        if !hasExpect { list = curl_slist_append(list, "Expect:") }
+        guard let list else { return nil }
+        if headerListCache.count < Self.headerListCacheLimit {
+            headerListCache[headers] = list
+        } else {
+            handle.ownedHeaderList = list
+        }
+        return list
+    }
+}

@@ -1,0 +1,286 @@
+internal import CCurl
+import Synchronization
+
+import class Foundation.Thread
+
+/// The libcurl multi driver: one `CURLM` handle, a pool of easy handles, and the one thread that drives them.
+///
+/// ```
+///  send() ──▶ inbox (Mutex) ──swap──▶ driver thread: add_handle ▶ perform ▶ info_read ▶ resume continuation
+///  onCancel ─▶ inbox.cancellations ─▶ driver thread: remove_handle ▶ resume(CancellationError)
+///  curl_multi_wakeup interrupts curl_multi_poll whenever the driver sleeps and work arrives
+/// ```
+///
+/// **Single-thread rule.** Every libcurl call on the multi handle and on easy handles runs on the driver
+/// thread, with two exceptions: `curl_multi_wakeup` (documented thread-safe), and `curl_multi_cleanup` in
+/// `deinit`, which runs after the driver thread has finished. Other threads touch only `inbox` (a `Mutex`) and
+/// the `Atomic` counters. No lock is held while libcurl transfers data: the driver holds the inbox lock only to
+/// swap the queues. That rule is why the class is `@unchecked Sendable`.
+///
+/// Lifetime: the thread keeps the driver alive until it stops; it stops on ``shutdown()`` or ``requestStop()``,
+/// failing outstanding transfers with ``TransportError/Kind/shutdown``.
+final class CurlMulti: @unchecked Sendable {
+    struct Inbox {
+        var submissions: [CurlTransfer] = []
+        var cancellations: [CurlTransfer] = []
+        /// The driver is in, or about to enter, `curl_multi_poll` and needs a wakeup for new work.
+        var driverSleeping = false
+        var stopRequested = false
+        /// The driver has failed every transfer and released every easy handle.
+        var finished = false
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let configuration: CurlTransportConfiguration
+    /// The `CURLM *`.
+    let multi: UnsafeMutableRawPointer
+    let inbox = Mutex(Inbox())
+    let connectionsOpened = Atomic<Int>(0)
+    let transfersCompleted = Atomic<Int>(0)
+
+    // Driver-thread state.
+    var active: [UnsafeMutableRawPointer: CurlEasyHandle] = [:]
+    var idle: [CurlEasyHandle] = []
+    var headerListCache: [[HTTPHeader]: UnsafeMutablePointer<curl_slist>] = [:]
+    /// Precomputed per-request option values.
+    let connectTimeoutMilliseconds: Int
+    let defaultTimeoutMilliseconds: Int
+    /// The most idle easy handles kept for reuse.
+    let idleLimit: Int
+    static let headerListCacheLimit = 32
+
+    init(configuration: CurlTransportConfiguration) throws(TransportError) {
+        guard CurlGlobal.initialized else {
+            throw TransportError(.other, url: "", message: "curl_global_init failed", mayHaveBeenSent: false)
+        }
+        guard let multi = curl_multi_init() else {
+            throw TransportError(.other, url: "", message: "curl_multi_init failed", mayHaveBeenSent: false)
+        }
+        self.configuration = configuration
+        self.multi = multi
+        let connections = max(1, configuration.maxConnections)
+        connectTimeoutMilliseconds = configuration.connectTimeout.curlMilliseconds
+        defaultTimeoutMilliseconds = configuration.requestTimeout.curlMilliseconds
+        idleLimit = max(64, connections * 4)
+        // Keep-alive connections survive only while the cache holds them; by default it holds 4 × the handles
+        // currently added, and a handle leaves as soon as its transfer ends (swift-stack.md §1: 953 vs 64 connects).
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections)
+        active.reserveCapacity(connections * 2)
+    }
+
+    deinit {
+        // The driver thread held a strong reference until it finished, so it is gone by now.
+        for handle in idle { handle.destroy() }
+        for list in headerListCache.values { curl_slist_free_all(list) }
+        curl_multi_cleanup(multi)
+    }
+
+    /// Starts the driver thread; called once, right after init.
+    func start() {
+        let thread = Thread { [self] in
+            // Named for `top -H` and /proc/self/task/*/comm (15 characters), to watch the driver's CPU.
+            ccurl_name_current_thread("featureload-crl")
+            run()
+        }
+        thread.start()
+    }
+
+    // MARK: Any thread
+
+    /// Queues `transfer` (its continuation attached) for the driver; fails it at once when the task is already
+    /// cancelled or the transport is shutting down.
+    func submit(_ transfer: CurlTransfer) {
+        enum Outcome { case queued, queuedAndWake, cancelled, shutDown }
+        let outcome = inbox.withLock { box -> Outcome in
+            if box.stopRequested { return .shutDown }
+            // Checked under the lock: a cancellation handler that runs after this finds the transfer queued.
+            if Task.isCancelled { return .cancelled }
+            box.submissions.append(transfer)
+            guard box.driverSleeping else { return .queued }
+            box.driverSleeping = false
+            return .queuedAndWake
+        }
+        switch outcome {
+        case .queued: break
+        case .queuedAndWake: curl_multi_wakeup(multi)
+        case .cancelled: transfer.resume(throwing: CancellationError())
+        case .shutDown:
+            transfer.resume(throwing: TransportError(.shutdown, url: transfer.request.url, mayHaveBeenSent: false))
+        }
+    }
+
+    /// Cancels `transfer`: removes it from the queue, or asks the driver to abort it if libcurl has it.
+    func cancel(_ transfer: CurlTransfer) {
+        enum Outcome { case none, wake, dequeued }
+        let outcome = inbox.withLock { box -> Outcome in
+            if let index = box.submissions.firstIndex(where: { $0 === transfer }) {
+                box.submissions.remove(at: index)
+                return .dequeued
+            }
+            if box.stopRequested { return .none }  // teardown fails it
+            box.cancellations.append(transfer)
+            guard box.driverSleeping else { return .none }
+            box.driverSleeping = false
+            return .wake
+        }
+        switch outcome {
+        case .none: break
+        case .wake: curl_multi_wakeup(multi)
+        case .dequeued: transfer.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Asks the driver to stop without waiting for it.
+    func requestStop() {
+        let wake = inbox.withLock { box -> Bool in
+            if box.stopRequested { return false }
+            box.stopRequested = true
+            return true
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    /// Stops the driver and waits until it has failed outstanding transfers and released its handles.
+    func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = inbox.withLock { box -> Bool in
+                if box.finished { return true }
+                box.stopRequested = true
+                box.shutdownWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() } else { curl_multi_wakeup(multi) }
+        }
+    }
+
+    // MARK: Driver thread
+
+    private func run() {
+        var incoming: [CurlTransfer] = []
+        var cancelled: [CurlTransfer] = []
+        incoming.reserveCapacity(64)
+        while true {
+            let stop = inbox.withLock { box -> Bool in
+                swap(&box.submissions, &incoming)
+                swap(&box.cancellations, &cancelled)
+                box.driverSleeping = false
+                return box.stopRequested
+            }
+            for transfer in incoming { begin(transfer) }
+            incoming.removeAll(keepingCapacity: true)
+            for transfer in cancelled { abort(transfer) }
+            cancelled.removeAll(keepingCapacity: true)
+            if stop { break }
+
+            var running: Int32 = 0
+            _ = curl_multi_perform(multi, &running)
+            collectCompleted()
+
+            let sleep = inbox.withLock { box -> Bool in
+                guard box.submissions.isEmpty, box.cancellations.isEmpty, !box.stopRequested else { return false }
+                box.driverSleeping = true
+                return true
+            }
+            if sleep {
+                // libcurl shortens the wait to its own next timeout; a wakeup ends it early.
+                var descriptors: Int32 = 0
+                _ = curl_multi_poll(multi, nil, 0, 1000, &descriptors)
+            }
+        }
+        tearDown()
+    }
+
+    /// Adds a transfer to the multi handle, or fails it.
+    private func begin(_ transfer: CurlTransfer) {
+        guard let handle = idle.popLast() ?? CurlEasyHandle() else {
+            transfer.resume(
+                throwing: TransportError(.other, url: transfer.request.url, message: "curl_easy_init failed", mayHaveBeenSent: false))
+            return
+        }
+        let code = configure(handle, for: transfer.request)
+        guard code == CURLE_OK else {
+            fail(handle, transfer, code: code)
+            return
+        }
+        handle.transfer = transfer
+        transfer.handle = handle
+        guard curl_multi_add_handle(multi, handle.easy) == CURLM_OK else {
+            handle.transfer = nil
+            transfer.handle = nil
+            fail(handle, transfer, code: CURLE_FAILED_INIT)
+            return
+        }
+        active[handle.easy] = handle
+    }
+
+    private func fail(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, code: CURLcode) {
+        let error = TransportError(curlCode: code, message: handle.errorMessage, url: transfer.request.url, requestBytes: 0)
+        pool(handle)
+        transfer.resume(throwing: error)
+    }
+
+    /// Aborts an active transfer whose task was cancelled; ignores transfers that already finished.
+    private func abort(_ transfer: CurlTransfer) {
+        guard let handle = transfer.handle, active.removeValue(forKey: handle.easy) != nil else { return }
+        curl_multi_remove_handle(multi, handle.easy)
+        transfer.handle = nil
+        pool(handle)
+        transfer.resume(throwing: CancellationError())
+    }
+
+    /// Drains `curl_multi_info_read` and completes every finished transfer.
+    private func collectCompleted() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            // Read the result before remove_handle: removing invalidates the message.
+            let result = ccurl_message_result(message)
+            guard let handle = active.removeValue(forKey: easy) else {
+                curl_multi_remove_handle(multi, easy)
+                continue
+            }
+            complete(handle, result: result)
+        }
+    }
+
+    /// Returns a handle to the pool, or destroys it when the pool is full.
+    func pool(_ handle: CurlEasyHandle) {
+        handle.recycle()
+        if idle.count < idleLimit { idle.append(handle) } else { handle.destroy() }
+    }
+
+    private func tearDown() {
+        let leftovers = inbox.withLock { box -> [CurlTransfer] in
+            defer {
+                box.submissions = []
+                box.cancellations = []
+            }
+            return box.submissions
+        }
+        for (easy, handle) in active {
+            curl_multi_remove_handle(multi, easy)
+            let transfer = handle.transfer
+            transfer?.handle = nil
+            handle.destroy()
+            transfer?.resume(throwing: TransportError(.shutdown, url: transfer?.request.url ?? "", mayHaveBeenSent: true))
+        }
+        active = [:]
+        for transfer in leftovers {
+            transfer.resume(throwing: TransportError(.shutdown, url: transfer.request.url, mayHaveBeenSent: false))
+        }
+        for handle in idle { handle.destroy() }
+        idle = []
+        let waiters = inbox.withLock { box -> [CheckedContinuation<Void, Never>] in
+            box.finished = true
+            defer { box.shutdownWaiters = [] }
+            return box.shutdownWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// `curl_global_init`, run once.
+enum CurlGlobal {
+    static let initialized: Bool = curl_global_init(ccurl_global_all()) == CURLE_OK
+}

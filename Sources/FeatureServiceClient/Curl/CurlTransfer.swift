@@ -1,0 +1,79 @@
+internal import CCurl
+
+/// One request on its way through the driver: the request, the continuation to resume, and (while libcurl works
+/// on it) the easy handle carrying it.
+///
+/// Ownership moves with the transfer: the submitting task fills it, the inbox `Mutex` hands it over, then only the
+/// driver thread touches it until it resumes the continuation. Whoever removes a transfer from the inbox or from
+/// the driver's active set resumes it, exactly once. Hence `@unchecked Sendable`.
+final class CurlTransfer: @unchecked Sendable {
+    let request: HTTPRequest
+    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    /// The easy handle working on this transfer; driver thread only.
+    var handle: CurlEasyHandle?
+
+    init(request: HTTPRequest) {
+        self.request = request
+    }
+
+    /// Stores the continuation; called once, by the submitting task, before the transfer is shared.
+    func attach(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        self.continuation = continuation
+    }
+
+    func resume(returning response: HTTPResponse) {
+        continuation.take()?.resume(returning: response)
+    }
+
+    func resume(throwing error: any Error) {
+        continuation.take()?.resume(throwing: error)
+    }
+}
+
+/// A pooled libcurl easy handle with its reusable buffers. Driver thread only.
+final class CurlEasyHandle {
+    /// The `CURL *`.
+    let easy: UnsafeMutableRawPointer
+    /// `CURLOPT_ERRORBUFFER` storage, `CURL_ERROR_SIZE` bytes.
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The decoded response body of the current transfer.
+    var body: [UInt8] = []
+    /// The raw response header lines of the current transfer (all responses, 1xx included).
+    var headerBytes: [UInt8] = []
+    /// The transfer in progress.
+    var transfer: CurlTransfer?
+    /// A header list built for this transfer alone, freed when it ends (cached lists are not owned).
+    var ownedHeaderList: UnsafeMutablePointer<curl_slist>?
+
+    init?() {
+        guard let easy = curl_easy_init() else { return nil }
+        self.easy = easy
+        let size = Int(ccurl_error_size())
+        errorBuffer = .allocate(capacity: size)
+        errorBuffer.initialize(repeating: 0, count: size)
+        headerBytes.reserveCapacity(512)
+    }
+
+    /// Clears per-transfer state so the handle can go back to the pool.
+    func recycle() {
+        transfer = nil
+        body = []
+        headerBytes.removeAll(keepingCapacity: true)
+        if let list = ownedHeaderList {
+            curl_slist_free_all(list)
+            ownedHeaderList = nil
+        }
+    }
+
+    /// Releases the libcurl handle; the object must not be used afterwards.
+    func destroy() {
+        recycle()
+        curl_easy_cleanup(easy)
+        errorBuffer.deallocate()
+    }
+
+    /// The message libcurl left in the error buffer, if any.
+    var errorMessage: String? {
+        errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
+    }
+}

@@ -1,0 +1,96 @@
+public import FeatureModel
+
+/// A feature service (`…/FeatureServer`) and its cached metadata: the service description and each layer's and
+/// table's fields, domains and relationships.
+///
+/// An actor because tasks share the metadata cache; the hot path does not go through it: ``layer(id:)`` hands out
+/// a ``FeatureLayerClient`` that talks to the transport directly.
+///
+/// ```swift
+/// let service = FeatureService(url: "http://127.0.0.1:8080/arcgis/rest/services/parks/FeatureServer", transport: transport)
+/// let info = try await service.load()
+/// let parks = try await service.layerInfo(id: info.layers[0].id)
+/// let count = try await service.layer(id: parks.id).count()
+/// ```
+public actor FeatureService {
+    private enum State {
+        case empty
+        case loaded(ServiceInfo)
+    }
+
+    /// The service URL, `…/FeatureServer`.
+    public nonisolated let url: String
+    private nonisolated let transport: any HTTPTransport
+    private nonisolated let exchange: FeatureServiceExchange
+    private var state = State.empty
+    private var layerInfos: [Int: LayerInfo] = [:]
+
+    /// A client for the service at `url`; nothing is fetched until ``load()`` or another call needs it.
+    /// - Parameters:
+    ///   - url: The service URL, `…/FeatureServer`.
+    ///   - transport: Carries the HTTP requests.
+    public init(url: String, transport: any HTTPTransport) {
+        self.url = url.hasSuffix("/") ? String(url.dropLast()) : url
+        self.transport = transport
+        self.exchange = FeatureServiceExchange(transport: transport)
+    }
+
+    /// Fetches the service metadata (`GET …/FeatureServer?f=json`) and then every layer's and table's metadata
+    /// (`GET …/FeatureServer/<id>?f=json`, concurrently), and caches them all, replacing what was cached.
+    ///
+    /// Concurrent calls each fetch; the last to finish wins the cache.
+    /// - Returns: The service metadata.
+    /// - Throws: ``FeatureServiceError`` for the first request that failed (nothing is cached then);
+    ///   `CancellationError` when the task was cancelled.
+    public func load() async throws -> ServiceInfo {
+        let info = try await fetchServiceInfo()
+        let ids = info.layers.map(\.id) + info.tables.map(\.id)
+        let exchange = self.exchange
+        let url = self.url
+        let layers = try await withThrowingTaskGroup(of: LayerInfo.self, returning: [Int: LayerInfo].self) { group in
+            for id in ids {
+                group.addTask { try await Self.fetchLayerInfo(id: id, serviceURL: url, exchange: exchange) }
+            }
+            var layers: [Int: LayerInfo] = [:]
+            for try await layer in group { layers[layer.id] = layer }
+            return layers
+        }
+        state = .loaded(info)
+        layerInfos.merge(layers) { _, new in new }
+        return info
+    }
+
+    /// The service metadata: cached, or loaded with ``load()``.
+    /// - Throws: ``FeatureServiceError``; `CancellationError` when the task was cancelled.
+    public func info() async throws -> ServiceInfo {
+        if case .loaded(let info) = state { return info }
+        return try await load()
+    }
+
+    /// The metadata of layer or table `id`: cached, or fetched (`GET …/FeatureServer/<id>?f=json`) and cached.
+    /// - Parameter id: The layer or table id.
+    /// - Throws: ``FeatureServiceError`` (an ArcGIS 400/404 error when the id does not exist);
+    ///   `CancellationError` when the task was cancelled.
+    public func layerInfo(id: Int) async throws -> LayerInfo {
+        if let cached = layerInfos[id] { return cached }
+        let layer = try await Self.fetchLayerInfo(id: id, serviceURL: url, exchange: exchange)
+        layerInfos[id] = layer
+        return layer
+    }
+
+    /// A client for layer or table `id`; no request is made.
+    public nonisolated func layer(id: Int) -> FeatureLayerClient {
+        FeatureLayerClient(url: FeatureServiceExchange.appending(String(id), to: url), transport: transport)
+    }
+
+    private func fetchServiceInfo() async throws -> ServiceInfo {
+        let request = HTTPRequest(url: FeatureServiceExchange.jsonURL(url))
+        return try await exchange.perform(request, operation: "service metadata", as: ServiceInfo.self)
+    }
+
+    private static func fetchLayerInfo(id: Int, serviceURL: String, exchange: FeatureServiceExchange) async throws -> LayerInfo {
+        let layerURL = FeatureServiceExchange.appending(String(id), to: serviceURL)
+        let request = HTTPRequest(url: FeatureServiceExchange.jsonURL(layerURL))
+        return try await exchange.perform(request, operation: "layer \(id) metadata", as: LayerInfo.self)
+    }
+}

@@ -1,0 +1,86 @@
+public import FeatureModel
+
+/// The HTTP methods the feature-service client uses: GET for metadata, POST for queries and edits.
+public enum HTTPMethod: String, Sendable {
+    case get = "GET"
+    case post = "POST"
+}
+
+/// One HTTP header field.
+///
+/// Names compare case-insensitively when looked up (``HTTPResponse/header(_:)``), but are stored as given.
+public struct HTTPHeader: Sendable, Hashable {
+    /// The field name, such as `Content-Type`.
+    public var name: String
+    /// The field value, without surrounding white space; must not contain line breaks.
+    public var value: String
+
+    /// A header `name: value`.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// One HTTP request, as a plain `Sendable` value that any ``HTTPTransport`` can carry out.
+///
+/// ```swift
+/// let request = HTTPRequest.form(url: layerURL + "/query", fields: query.formFields)
+/// let response = try await transport.send(request)
+/// ```
+public struct HTTPRequest: Sendable {
+    /// GET or POST.
+    public var method: HTTPMethod
+    /// The absolute URL, query string included.
+    public var url: String
+    /// Extra request headers; the transport adds `User-Agent`, `Accept-Encoding` and an empty `Expect:` itself.
+    public var headers: [HTTPHeader]
+    /// The request body; sent only with ``HTTPMethod/post``.
+    public var body: [UInt8]
+    /// The total time the request may take, connection included; `nil` uses the transport's default.
+    public var timeout: Duration?
+
+    /// A request.
+    /// - Parameters:
+    ///   - method: GET (default) or POST.
+    ///   - url: The absolute URL, query string included.
+    ///   - headers: Extra headers; the transport adds `User-Agent` and `Accept-Encoding` itself.
+    ///   - body: The body of a POST.
+    ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
+    public init(method: HTTPMethod = .get, url: String, headers: [HTTPHeader] = [], body: [UInt8] = [], timeout: Duration? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// A POST with an `application/x-www-form-urlencoded` body made of `fields`.
+    /// - Parameters:
+    ///   - url: The absolute URL.
+    ///   - fields: The form fields, in order.
+    ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
+    /// - Returns: The request.
+    public static func form(url: String, fields: [FormField], timeout: Duration? = nil) -> HTTPRequest {
+        HTTPRequest(
+            method: .post, url: url, headers: [formContentType], body: Array(FormEncoding.encode(fields).utf8),
+            timeout: timeout)
+    }
+
+    static let formContentType = HTTPHeader("Content-Type", "application/x-www-form-urlencoded")
+
+    /// The URL without its query string or user info, safe to show in errors and logs (tokens travel in queries).
+    public var redactedURL: String { HTTPRequest.redact(url) }
+
+    /// `url` without its query string, fragment and user info.
+    static func redact(_ url: String) -> String {
+        var text = Substring(url)
+        if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = text[..<cut] }
+        // Drop `user:password@` from the authority.
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return String(text) }
+        let authorityStart = text.index(colon, offsetBy: 3)
+        let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
+        guard let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") else { return String(text) }
+        return String(text[..<authorityStart]) + String(text[text.index(after: at)...])
+    }
+}

@@ -1,0 +1,81 @@
+import Histogram
+
+/// A latency histogram in microseconds (1 µs to 1 h, 3 significant digits) that stores sparsely and merges exactly.
+///
+/// Stored as `(value, count)` pairs of recorded buckets, so a report stays small and histograms from several
+/// processes or machines can be merged later with ``merge(_:)``.
+public struct LatencyHistogram: Sendable, Codable, Equatable {
+    public static let highestTrackableMicroseconds: UInt64 = 3_600_000_000
+
+    private(set) var histogram: Histogram<UInt64>
+
+    public init() {
+        histogram = Histogram<UInt64>(
+            lowestDiscernibleValue: 1, highestTrackableValue: Self.highestTrackableMicroseconds,
+            numberOfSignificantValueDigits: .three)
+    }
+
+    /// Records one latency; values beyond the trackable range are clamped to it.
+    public mutating func record(_ duration: Duration) {
+        record(microseconds: duration.microseconds)
+    }
+
+    /// Records one latency in microseconds (at least 1).
+    public mutating func record(microseconds: UInt64) {
+        histogram.record(Swift.min(Swift.max(microseconds, 1), Self.highestTrackableMicroseconds))
+    }
+
+    /// Adds every value of `other`.
+    public mutating func merge(_ other: LatencyHistogram) {
+        histogram.add(other.histogram)
+    }
+
+    public var count: UInt64 { histogram.totalCount }
+    /// The value at a percentile (0…100), in microseconds; 0 when empty.
+    public func percentile(_ percentile: Double) -> UInt64 {
+        count == 0 ? 0 : histogram.valueAtPercentile(percentile)
+    }
+    public var max: UInt64 { count == 0 ? 0 : histogram.max }
+    public var min: UInt64 { count == 0 ? 0 : histogram.min }
+    public var mean: Double { count == 0 ? 0 : histogram.mean }
+
+    private enum CodingKeys: String, CodingKey { case unit, lowest, highest, significantDigits, buckets }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let buckets = try c.decode([[UInt64]].self, forKey: .buckets)
+        for pair in buckets where pair.count == 2 {
+            histogram.record(Swift.min(pair[0], Self.highestTrackableMicroseconds), count: pair[1])
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode("us", forKey: .unit)
+        try c.encode(1, forKey: .lowest)
+        try c.encode(Self.highestTrackableMicroseconds, forKey: .highest)
+        try c.encode(3, forKey: .significantDigits)
+        try c.encode(histogram.recordedValues().map { [$0.value, $0.count] }, forKey: .buckets)
+    }
+
+    public static func == (lhs: LatencyHistogram, rhs: LatencyHistogram) -> Bool {
+        Array(lhs.histogram.recordedValues().map { [$0.value, $0.count] })
+            == Array(rhs.histogram.recordedValues().map { [$0.value, $0.count] })
+    }
+}
+
+extension Duration {
+    /// Whole microseconds, rounded down, never negative.
+    var microseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        return UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000)
+    }
+
+    /// The duration in seconds as a double.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,245 @@
+import Yams
+
+/// Typed reads from a YAML node tree that record a positioned ``ScenarioIssue`` for every mismatch
+/// instead of stopping at the first.
+struct NodeReader {
+    let file: String
+    private(set) var issues: [ScenarioIssue] = []
+
+    init(file: String) { self.file = file }
+
+    mutating func issue(_ node: Node?, field: String, problem: String, fix: String) {
+        let mark = node?.mark
+        issues.append(ScenarioIssue(file: file, line: mark?.line, column: mark?.column, field: field, problem: problem, fix: fix))
+    }
+
+    /// A mapping whose keys must come from `allowed`; unknown keys are reported with a suggestion.
+    mutating func mapping(_ node: Node, field: String, allowed: [String]) -> Node.Mapping? {
+        guard case .mapping(let map) = node else {
+            issue(
+                node, field: field.isEmpty ? "(top level)" : field, problem: "expected a mapping of keys, got \(kind(node))",
+                fix: "write `key: value` lines indented under it (keys: \(allowed.joined(separator: ", ")))")
+            return nil
+        }
+        for (key, _) in map {
+            let name = key.string ?? ""
+            if !allowed.contains(name) {
+                let path = field.isEmpty ? name : "\(field).\(name)"
+                let suggestion = closest(to: name, in: allowed).map { "did you mean `\($0)`? " } ?? ""
+                issue(
+                    key, field: path, problem: "unknown key '\(name)'",
+                    fix: "\(suggestion)known keys here: \(allowed.joined(separator: ", "))")
+            }
+        }
+        return map
+    }
+
+    /// A mapping of user-chosen names to nodes, in file order.
+    mutating func namedMapping(_ node: Node, field: String) -> [(String, Node)]? {
+        guard case .mapping(let map) = node else {
+            issue(
+                node, field: field, problem: "expected a mapping of name → settings, got \(kind(node))",
+                fix: "write each scenario as `name:` followed by its indented settings")
+            return nil
+        }
+        var result: [(String, Node)] = []
+        for (key, value) in map {
+            guard let name = key.string, !name.isEmpty else {
+                issue(key, field: field, problem: "a scenario name is empty", fix: "give each scenario a name")
+                continue
+            }
+            result.append((name, value))
+        }
+        return result
+    }
+
+    mutating func sequence(_ node: Node, field: String) -> [Node] {
+        guard case .sequence(let items) = node else {
+            issue(node, field: field, problem: "expected a list, got \(kind(node))", fix: "write each entry on a line starting with `- `")
+            return []
+        }
+        return Array(items)
+    }
+
+    mutating func string(_ node: Node?, field: String, required: Bool, parent: Node, example: String) -> String? {
+        guard let node else {
+            if required { issue(parent, field: field, problem: "missing", fix: "add `\(example)`") }
+            return nil
+        }
+        guard case .scalar(let scalar) = node, !scalar.string.isEmpty || !required else {
+            issue(node, field: field, problem: "expected text, got \(kind(node))", fix: example.isEmpty ? "write a single value" : "write e.g. `\(example)`")
+            return nil
+        }
+        return scalar.string
+    }
+
+    mutating func int(
+        _ node: Node?, field: String, range: ClosedRange<Int>, example: String, required: Bool = false, parent: Node? = nil
+    ) -> Int? {
+        guard let node else {
+            if required { issue(parent, field: field, problem: "missing", fix: "add `\(example)`") }
+            return nil
+        }
+        let bounds = range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "\(range.lowerBound)…\(range.upperBound)"
+        guard case .scalar(let scalar) = node, let value = Int(scalar.string.replacingUnderscores()) else {
+            issue(node, field: field, problem: "expected a whole number, got \(describe(node))", fix: "write a whole number \(bounds), e.g. `\(example)`")
+            return nil
+        }
+        guard range.contains(value) else {
+            issue(node, field: field, problem: "must be \(bounds), got \(value)", fix: "write a value \(bounds), e.g. `\(example)`")
+            return nil
+        }
+        return value
+    }
+
+    mutating func double(_ node: Node?, field: String, example: String) -> Double? {
+        guard let node else { return nil }
+        guard case .scalar(let scalar) = node, let value = Double(scalar.string), value.isFinite, value > 0 else {
+            issue(node, field: field, problem: "expected a positive number, got \(describe(node))", fix: "write e.g. `\(example)`")
+            return nil
+        }
+        return value
+    }
+
+    mutating func rate(_ node: Node?, field: String) -> Double? {
+        guard let node else { return nil }
+        guard case .scalar(let scalar) = node, let value = Double(scalar.string), value >= 0, value <= 1 else {
+            issue(node, field: field, problem: "expected a fraction from 0 to 1, got \(describe(node))", fix: "write e.g. `\(field): 0.01` for 1 %")
+            return nil
+        }
+        return value
+    }
+
+    mutating func bool(_ node: Node?, field: String) -> Bool? {
+        guard let node else { return nil }
+        guard case .scalar(let scalar) = node else {
+            issue(node, field: field, problem: "expected true or false, got \(kind(node))", fix: "write `true` or `false`")
+            return nil
+        }
+        switch scalar.string.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default:
+            issue(node, field: field, problem: "expected true or false, got '\(scalar.string)'", fix: "write `true` or `false`")
+            return nil
+        }
+    }
+
+    mutating func duration(_ node: Node?, field: String, example: String) -> Duration? {
+        guard let node else { return nil }
+        guard case .scalar(let scalar) = node, let value = DurationText.parse(scalar.string), value > .zero else {
+            issue(
+                node, field: field, problem: "expected a duration with a unit, got \(describe(node))",
+                fix: "write e.g. `\(example)` (units: ms, s, m, h; combined like 1m30s)")
+            return nil
+        }
+        return value
+    }
+
+    private func kind(_ node: Node) -> String {
+        switch node {
+        case .scalar(let scalar): return "'\(scalar.string)'"
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        }
+    }
+
+    private func describe(_ node: Node) -> String { kind(node) }
+}
+
+/// Parses and prints k6-style durations: `500ms`, `30s`, `2m`, `1h`, `1m30s`.
+public enum DurationText {
+    /// The duration written in `text`, or nil when it is not one.
+    public static func parse(_ text: String) -> Duration? {
+        var total = Duration.zero
+        var number = ""
+        var unit = ""
+        var sawPart = false
+        func flush() -> Bool {
+            guard let value = Double(number), value >= 0 else { return false }
+            let seconds: Double
+            switch unit {
+            case "ms": seconds = value / 1000
+            case "s": seconds = value
+            case "m": seconds = value * 60
+            case "h": seconds = value * 3600
+            default: return false
+            }
+            total += .milliseconds(Int64((seconds * 1000).rounded()))
+            number = ""
+            unit = ""
+            sawPart = true
+            return true
+        }
+        for character in text.trimmingCharacters() {
+            if character.isNumber || character == "." {
+                if !unit.isEmpty { guard flush() else { return nil } }
+                number.append(character)
+            } else if character.isLetter {
+                guard !number.isEmpty else { return nil }
+                unit.append(character)
+            } else {
+                return nil
+            }
+        }
+        guard !number.isEmpty, flush(), sawPart else { return nil }
+        return total
+    }
+
+    /// `1m30s`-style text for a duration, to the millisecond.
+    public static func format(_ duration: Duration) -> String {
+        let totalMs = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        if totalMs % 1000 != 0 { return "\(totalMs)ms" }
+        var seconds = totalMs / 1000
+        var text = ""
+        if seconds >= 3600 {
+            text += "\(seconds / 3600)h"
+            seconds %= 3600
+        }
+        if seconds >= 60 {
+            text += "\(seconds / 60)m"
+            seconds %= 60
+        }
+        if seconds > 0 || text.isEmpty { text += "\(seconds)s" }
+        return text
+    }
+}
+
+/// The entry of `candidates` nearest to `word` by edit distance, if it is close enough to be a likely typo.
+func closest(to word: String, in candidates: [String]) -> String? {
+    let lowered = word.lowercased()
+    var best: (String, Int)?
+    for candidate in candidates {
+        let distance = editDistance(lowered, candidate.lowercased())
+        if distance <= max(2, candidate.count / 3), distance < (best?.1 ?? Int.max) { best = (candidate, distance) }
+    }
+    return best?.0
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
+
+extension String {
+    func trimmingCharacters() -> String {
+        var slice = Substring(self)
+        while let first = slice.first, first.isWhitespace { slice = slice.dropFirst() }
+        while let last = slice.last, last.isWhitespace { slice = slice.dropLast() }
+        return String(slice)
+    }
+
+    func replacingUnderscores() -> String { String(filter { $0 != "_" }) }
+}

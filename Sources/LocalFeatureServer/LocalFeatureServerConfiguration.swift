@@ -1,0 +1,55 @@
+/// How to run the local feature service.
+///
+/// A plain value the CLI (or a test) fills in; the library never reads the environment.
+public struct LocalFeatureServerConfiguration: Sendable {
+    /// Address to listen on. Default `127.0.0.1` (loopback only).
+    public var host: String = "127.0.0.1"
+    /// Port to listen on; `0` (the default) picks a free ephemeral port, reported in ``LocalFeatureServerEndpoint``.
+    public var port: Int = 0
+    /// SQLite file holding the data. `nil` (the default): a temporary file, deleted when the server stops. An
+    /// existing file is reopened with its rows.
+    public var databasePath: String? = nil
+    /// The built-in dataset to serve (see ``ServiceDefinition/builtIn``). Default `parks`.
+    public var dataset: String = "parks"
+    /// Most features one query answers (`maxRecordCount` in the metadata). Default 2000. Keep it ≥ 200: the
+    /// `arcgis` Python client fetches in chunks of 200 object IDs without paging inside a chunk.
+    public var maxRecordCount: Int = 2000
+
+    public init(host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, dataset: String = "parks", maxRecordCount: Int = 2000) {
+        self.host = host
+        self.port = port
+        self.databasePath = databasePath
+        self.dataset = dataset
+        self.maxRecordCount = maxRecordCount
+    }
+}
+
+/// Where a running local feature service listens.
+public struct LocalFeatureServerEndpoint: Sendable, Hashable {
+    /// The host it was bound to.
+    public let host: String
+    /// The bound port (the real one when the configuration asked for port 0).
+    public let port: Int
+    /// Names of the hosted services (e.g. `["parks"]`).
+    public let serviceNames: [String]
+    /// The SQLite file the data lives in (a temporary file unless one was configured).
+    public let databasePath: String
+
+    public init(host: String, port: Int, serviceNames: [String], databasePath: String) {
+        self.host = host
+        self.port = port
+        self.serviceNames = serviceNames
+        self.databasePath = databasePath
+    }
+
+    /// `http://host:port/arcgis/rest/services`.
+    public var rootURL: String {
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        return "http://\(hostPart):\(port)/arcgis/rest/services"
+    }
+
+    /// `…/rest/services/<name>/FeatureServer`.
+    public func serviceURL(_ name: String) -> String {
+        "\(rootURL)/\(name)/FeatureServer"
+    }
+}

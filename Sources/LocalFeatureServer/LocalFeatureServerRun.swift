@@ -1,0 +1,108 @@
+public import Logging
+import Hummingbird
+import ServiceLifecycle
+import Synchronization
+
+/// Starts the local feature service, waits until it listens, runs `body`, then shuts down cleanly.
+///
+/// The server runs in a child task of the caller; `body` gets the bound endpoint (port 0 resolves to the real
+/// ephemeral port). When `body` returns or throws, the server stops gracefully (in-flight requests finish), the
+/// database is closed intact, and a temporary database is deleted.
+///
+/// ```swift
+/// let count = try await withLocalFeatureServer(.init(), logger: logger) { endpoint in
+///     try await runScenario(against: endpoint.serviceURL("parks"))
+/// }
+/// ```
+/// - Parameters:
+///   - configuration: Address, database, dataset and limits.
+///   - logger: Receives server and request-failure logs.
+///   - body: Runs while the server listens.
+/// - Returns: What `body` returns.
+/// - Throws: ``LocalFeatureServerError`` when the dataset is unknown, the database cannot be opened or the address
+///   cannot be bound; whatever `body` throws; `CancellationError` if the task is cancelled.
+public func withLocalFeatureServer<T: Sendable>(
+    _ configuration: LocalFeatureServerConfiguration, logger: Logger, _ body: @Sendable (LocalFeatureServerEndpoint) async throws -> T
+) async throws -> T {
+    let session = try ServerSession.open(configuration, logger: logger)
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    let application = session.makeApplication(logger: logger) { port in
+        portContinuation.yield(port)
+        portContinuation.finish()
+    }
+    let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+    do {
+        let result = try await withThrowingTaskGroup(of: Void.self, returning: T.self) { tasks in
+            tasks.addTask {
+                defer { portContinuation.finish() }
+                try await group.run()
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else {
+                // The server stopped before it listened: report why.
+                var reason = "the server stopped before listening"
+                do { try await tasks.waitForAll() } catch { reason = "\(error)" }
+                throw LocalFeatureServerError.bind(host: configuration.host, port: configuration.port, reason: reason)
+            }
+            do {
+                let value = try await body(session.endpoint(port: port))
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return value
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+        await session.close(logger: logger)
+        return result
+    } catch {
+        await session.close(logger: logger)
+        throw error
+    }
+}
+
+/// Runs the local feature service until SIGINT or SIGTERM, calling `onListening` once it is bound.
+///
+/// On a signal the server shuts down gracefully: in-flight requests finish, the database is closed intact, and a
+/// temporary database is deleted. For `featureload serve`.
+/// - Parameters:
+///   - configuration: Address, database, dataset and limits.
+///   - logger: Receives server and request-failure logs.
+///   - onListening: Called once with the bound endpoint (e.g. to print the service URL).
+/// - Throws: ``LocalFeatureServerError`` when the dataset is unknown, the database cannot be opened or the address
+///   cannot be bound; errors of the HTTP server.
+public func runLocalFeatureServer(
+    _ configuration: LocalFeatureServerConfiguration, logger: Logger, onListening: @Sendable (LocalFeatureServerEndpoint) async -> Void
+) async throws {
+    let session = try ServerSession.open(configuration, logger: logger)
+    let listened = ListenedFlag()
+    do {
+        try await withoutActuallyEscaping(onListening) { onListening in
+            let application = session.makeApplication(logger: logger) { port in
+                listened.set()
+                await onListening(session.endpoint(port: port))
+            }
+            do {
+                try await application.runService()  // graceful shutdown on SIGTERM and SIGINT
+            } catch {
+                guard listened.value else {
+                    throw LocalFeatureServerError.bind(host: configuration.host, port: configuration.port, reason: "\(error)")
+                }
+                throw error
+            }
+        }
+    } catch {
+        await session.close(logger: logger)
+        throw error
+    }
+    await session.close(logger: logger)
+}
+
+/// Whether the server reached the listening state (set from the server's callback, read after it stopped).
+private final class ListenedFlag: Sendable {
+    private let state = Mutex(false)
+    func set() { state.withLock { $0 = true } }
+    var value: Bool { state.withLock { $0 } }
+}

@@ -1,0 +1,173 @@
+import FeatureModel
+import Foundation
+import Logging
+import NIOCore
+
+/// An HTTP request reduced to what the feature service reads.
+struct ServerRequest: Sendable {
+    var method: String
+    /// The path without the query string, still percent-encoded.
+    var path: String
+    /// The raw (percent-encoded) query string, without `?`.
+    var query: String?
+    var contentType: String?
+    var body: ByteBuffer
+
+    init(method: String = "GET", path: String, query: String? = nil, contentType: String? = nil, body: ByteBuffer = ByteBuffer()) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.contentType = contentType
+        self.body = body
+    }
+}
+
+/// A JSON answer: HTTP status and body. The content type is always `application/json; charset=utf-8`.
+struct ServerResponse: Sendable {
+    var status: Int
+    var body: ByteBuffer
+}
+
+/// Answers feature-service requests: parameters → route → store → JSON. Independent of Hummingbird, so it is
+/// tested without a socket; ``FeatureServerApplication`` is the thin HTTP shell around it.
+///
+/// Every failure is answered with the ArcGIS envelope and HTTP 200 (ArcGIS style): 400 for bad parameters,
+/// 404 for unknown services, layers and operations, 500 for unexpected failures. It never throws.
+struct FeatureServerResponder: Sendable {
+    /// The content type of every answer.
+    static let contentType = "application/json; charset=utf-8"
+
+    private let stores: [String: FeatureStore]
+    private let services: [ServiceDefinition]
+    private let maxRecordCount: Int
+    private let logger: Logger
+
+    /// A responder for the services held by `stores`.
+    init(stores: [FeatureStore], maxRecordCount: Int, logger: Logger) {
+        var byName: [String: FeatureStore] = [:]
+        for store in stores { byName[store.definition.name.lowercased()] = store }
+        self.stores = byName
+        self.services = stores.map(\.definition)
+        self.maxRecordCount = maxRecordCount
+        self.logger = logger
+    }
+
+    /// The answer to `request`.
+    func respond(to request: ServerRequest) async -> ServerResponse {
+        var parameters = RequestParameters(FormEncoding.decode(request.query ?? ""))
+        do {
+            parameters.merge(try FormBody.fields(contentType: request.contentType, body: request.body))
+            guard let route = FeatureServerRoute(path: request.path) else {
+                throw ServiceError.notFound("No resource at \(request.path).")
+            }
+            return try await answer(route, parameters: parameters)
+        } catch let error as ServiceError {
+            logger.debug("answered with an error", metadata: ["path": "\(request.path)", "error": "\(error)"])
+            return Self.renderError(error.error)
+        } catch is CancellationError {
+            return Self.renderError(ServiceError.internalError("Request cancelled.").error)
+        } catch {
+            logger.error("request failed", metadata: ["path": "\(request.path)", "error": "\(error)"])
+            return Self.renderError(ServiceError.internalError("\(error)").error)
+        }
+    }
+
+    private func answer(_ route: FeatureServerRoute, parameters: RequestParameters) async throws -> ServerResponse {
+        let pretty = parameters.wantsPrettyJSON
+        switch route {
+        case .restInfo:
+            return Self.render(RestInfo(), pretty: pretty)
+        case .catalog:
+            return Self.render(MetadataDocuments.catalog(services), pretty: pretty)
+        case .service(let name):
+            let store = try store(named: name)
+            return Self.render(MetadataDocuments.serviceInfo(store.definition, maxRecordCount: maxRecordCount), pretty: pretty)
+        case .layer(let name, let id):
+            let layer = try layerDefinition(service: name, id: id)
+            return Self.render(MetadataDocuments.layerInfo(layer, maxRecordCount: maxRecordCount), pretty: pretty)
+        case .query(let name, let id):
+            return try await query(store: try store(named: name), layerId: id, parameters: parameters)
+        case .applyEdits(let name, let id):
+            let store = try store(named: name)
+            _ = try layerDefinition(service: name, id: id)
+            let batch = try EditBatch.parse(parameters)
+            let result = try await store.applyEdits(layerId: id, batch: batch)
+            return Self.render(result, pretty: pretty)
+        }
+    }
+
+    private func query(store: FeatureStore, layerId: Int, parameters: RequestParameters) async throws -> ServerResponse {
+        guard let layer = store.schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
+        let query = try LayerQuery.parse(parameters, layer: layer, maxRecordCount: maxRecordCount) { error in
+            logger.debug("rejected where clause", metadata: ["where": "\(parameters["where"] ?? "")", "reason": "\(error)"])
+        }
+        let pretty = parameters.wantsPrettyJSON
+        switch try await store.query(layerId: layerId, query) {
+        case .count(let count):
+            return Self.render(CountResult(count: count), pretty: pretty)
+        case .objectIds(let ids):
+            return Self.render(ObjectIdsResult(objectIdFieldName: layer.fields[layer.objectIdField].name, objectIds: ids), pretty: pretty)
+        case .features(let features, let exceeded):
+            let info = layer.info
+            let set = FeatureSet(
+                objectIdFieldName: layer.fields[layer.objectIdField].name, globalIdFieldName: layer.globalIdField.map { layer.fields[$0].name },
+                geometryType: info.geometryType, spatialReference: info.geometryType == nil ? nil : (info.spatialReference ?? .wgs84),
+                fields: query.outFields.map { layer.fields[$0] }, features: features, exceededTransferLimit: exceeded)
+            return Self.render(set, pretty: pretty)
+        }
+    }
+
+    private func store(named name: String) throws(ServiceError) -> FeatureStore {
+        guard let store = stores[name.lowercased()] else { throw ServiceError.notFound("Service \(name)/FeatureServer does not exist.") }
+        return store
+    }
+
+    private func layerDefinition(service: String, id: Int) throws(ServiceError) -> LayerDefinition {
+        guard let layer = try store(named: service).definition.layer(id: id) else {
+            throw ServiceError.notFound("Layer \(id) of service \(service) does not exist.")
+        }
+        return layer
+    }
+
+    /// The envelope `{"error":{"code","extendedCode"?,"message","details"}}` for `error`, keys in ArcGIS' order, HTTP 200.
+    static func renderError(_ error: ArcGISError) -> ServerResponse {
+        var text = #"{"error":{"code":"# + String(error.code)
+        if let extendedCode = error.extendedCode { text += #","extendedCode":"# + String(extendedCode) }
+        if let messageCode = error.messageCode { text += #","messageCode":"# + jsonString(messageCode) }
+        text += #","message":"# + jsonString(error.message)
+        text += #","details":["# + error.details.map(jsonString).joined(separator: ",") + "]}}"
+        return ServerResponse(status: 200, body: ByteBuffer(string: text))
+    }
+
+    /// `text` as a JSON string literal.
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// `value` as JSON (indented and key-sorted for `f=pjson`), HTTP 200.
+    static func render(_ value: some Encodable, pretty: Bool) -> ServerResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.withoutEscapingSlashes, .prettyPrinted, .sortedKeys] : [.withoutEscapingSlashes]
+        do {
+            let data = try encoder.encode(value)
+            return ServerResponse(status: 200, body: ByteBuffer(bytes: data))
+        } catch {
+            let fallback = #"{"error":{"code":500,"message":"Unable to complete operation.","details":["The answer could not be encoded."]}}"#
+            return ServerResponse(status: 200, body: ByteBuffer(string: fallback))
+        }
+    }
+}

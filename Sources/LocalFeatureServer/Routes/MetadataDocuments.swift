@@ -1,0 +1,37 @@
+import FeatureModel
+
+/// The metadata documents of a hosted service, built from its ``ServiceDefinition``.
+enum MetadataDocuments {
+    /// The service document (`…/FeatureServer`): layers, tables, capabilities, extents.
+    static func serviceInfo(_ definition: ServiceDefinition, maxRecordCount: Int) -> ServiceInfo {
+        let infos = definition.layers.map(\.info)
+        var info = ServiceInfo(
+            serviceDescription: definition.serviceDescription, maxRecordCount: maxRecordCount,
+            layers: infos.filter { !$0.isTable }.map { LayerSummary(id: $0.id, name: $0.name, type: $0.type, geometryType: $0.geometryType) },
+            tables: infos.filter(\.isTable).map { LayerSummary(id: $0.id, name: $0.name, type: $0.type) })
+        let extents = infos.compactMap(\.extent)
+        if let first = extents.first {
+            let union = extents.dropFirst().reduce(first) { result, extent in
+                Extent(
+                    xmin: min(result.xmin, extent.xmin), ymin: min(result.ymin, extent.ymin), xmax: max(result.xmax, extent.xmax),
+                    ymax: max(result.ymax, extent.ymax), spatialReference: result.spatialReference)
+            }
+            info.initialExtent = union
+            info.fullExtent = union
+        }
+        return info
+    }
+
+    /// The layer or table document (`…/FeatureServer/<id>`), with the server's `maxRecordCount`.
+    static func layerInfo(_ layer: LayerDefinition, maxRecordCount: Int) -> LayerInfo {
+        var info = layer.info
+        info.maxRecordCount = maxRecordCount
+        info.standardMaxRecordCount = maxRecordCount
+        return info
+    }
+
+    /// The services directory.
+    static func catalog(_ services: [ServiceDefinition]) -> ServiceCatalog {
+        ServiceCatalog(services: services.map { ServiceCatalog.Service(name: $0.name, type: "FeatureServer") })
+    }
+}

@@ -1,0 +1,260 @@
+import FeatureModel
+import GRDB
+
+/// Applies one ``EditBatch`` to one layer inside an open transaction: adds, then updates, then deletes.
+///
+/// Each edit is checked (``AttributeCoercion``, ``GeometryCoercion``), then written with a cached statement;
+/// a failed edit becomes a `success: false` result and a line in ``failures``. The caller decides whether the
+/// transaction commits (rollbackOnFailure=false, or no failures) or rolls back.
+struct EditWriter {
+    private let db: Database
+    private let layer: LayerSchema
+    private let schemas: [Int: LayerSchema]
+    private let batch: EditBatch
+    /// Position of each field in the insert's value list (nil for the object ID).
+    private let insertPosition: [Int?]
+    /// Value list of an insert before the feature's attributes are applied (defaults or NULL).
+    private let insertDefaults: [SQLValue]
+    /// Insert positions of non-nullable fields (GlobalID excluded: the server fills it).
+    private let requiredPositions: [(position: Int, field: Int)]
+    private var globalIds = GlobalIDFactory()
+    /// One line per failed edit, e.g. `adds[2]: Field 'name' cannot be null. (code 1001)`.
+    private(set) var failures: [String] = []
+
+    init(db: Database, layer: LayerSchema, schemas: [Int: LayerSchema], batch: EditBatch) {
+        self.db = db
+        self.layer = layer
+        self.schemas = schemas
+        self.batch = batch
+        var positions = [Int?](repeating: nil, count: layer.fields.count)
+        var defaults: [SQLValue] = []
+        var required: [(position: Int, field: Int)] = []
+        for (position, fieldIndex) in layer.insertFields.enumerated() {
+            positions[fieldIndex] = position
+            let field = layer.fields[fieldIndex]
+            if let defaultValue = field.defaultValue, case .success(let value) = AttributeCoercion.coerce(defaultValue, for: field) {
+                defaults.append(value)
+            } else {
+                defaults.append(.null)
+            }
+            if !field.isNullable && fieldIndex != layer.globalIdField { required.append((position, fieldIndex)) }
+        }
+        switch layer.geometry {
+        case .none: break
+        case .point: defaults += [.null, .null]
+        case .json: defaults.append(.null)
+        }
+        insertPosition = positions
+        insertDefaults = defaults
+        requiredPositions = required
+    }
+
+    /// Applies the whole batch and returns the per-edit results.
+    /// - Throws: `DatabaseError` for SQLite failures other than constraint violations (those become edit results).
+    mutating func apply() throws -> ApplyEditsResult {
+        var result = ApplyEditsResult()
+        result.addResults.reserveCapacity(batch.adds.count)
+        for (index, edit) in batch.adds.enumerated() { result.addResults.append(try add(edit, label: "adds[\(index)]")) }
+        for (index, edit) in batch.updates.enumerated() { result.updateResults.append(try update(edit, label: "updates[\(index)]")) }
+        for (index, key) in batch.deletes.enumerated() { result.deleteResults.append(try delete(key, label: "deletes[\(index)]")) }
+        return result
+    }
+
+    private mutating func fail(_ label: String, _ error: EditError, objectId: Int64? = nil, globalId: String? = nil) -> EditResult {
+        failures.append("\(label): \(error.description) (code \(error.code))")
+        return EditResult(objectId: objectId, globalId: globalId, success: false, error: error)
+    }
+
+    private mutating func fail(_ label: String, _ code: Int, _ description: String, objectId: Int64? = nil, globalId: String? = nil) -> EditResult {
+        fail(label, EditError(code: code, description: description), objectId: objectId, globalId: globalId)
+    }
+
+    // MARK: adds
+
+    private mutating func add(_ edit: FeatureEdit, label: String) throws -> EditResult {
+        var values = insertDefaults
+        var submittedGlobalId: JSONValue?
+        for (name, value) in edit.attributes {
+            guard let fieldIndex = layer.fieldIndex(named: name) else {
+                return fail(label, EditErrorCode.nonSpecific, "Field '\(name)' does not exist.")
+            }
+            if fieldIndex == layer.objectIdField { continue }  // assigned by the server
+            if fieldIndex == layer.globalIdField {
+                submittedGlobalId = value
+                continue
+            }
+            let field = layer.fields[fieldIndex]
+            guard field.isEditable else { return fail(label, EditErrorCode.fieldNotEditable, "Field '\(field.name)' is not editable.") }
+            switch AttributeCoercion.coerce(value, for: field) {
+            case .success(let stored): values[insertPosition[fieldIndex]!] = stored
+            case .failure(let failure): return fail(label, failure.error)
+            }
+        }
+        for (position, fieldIndex) in requiredPositions where values[position].isNull {
+            return fail(label, EditErrorCode.notNullable, "Field '\(layer.fields[fieldIndex].name)' cannot be null.")
+        }
+        var globalId: String?
+        if let globalIdField = layer.globalIdField {
+            if batch.useGlobalIds, let submitted = submittedGlobalId, !submitted.isNull {
+                guard let text = submitted.stringValue, let normalized = GlobalID.normalized(text) else {
+                    return fail(label, EditErrorCode.globalIdInvalid, "GlobalID \(submitted) is not a valid GUID.")
+                }
+                globalId = normalized
+            } else {
+                globalId = globalIds.make()
+            }
+            values[insertPosition[globalIdField]!] = .text(globalId!)
+        }
+        if let geometry = edit.geometry, layer.geometry != .none {
+            switch GeometryCoercion.coerce(geometry, storage: layer.geometry) {
+            case .failure(let failure): return fail(label, failure.error, globalId: globalId)
+            case .success(.point(let x, let y)):
+                values[values.count - 2] = .real(x)
+                values[values.count - 1] = .real(y)
+            case .success(.json(let text)): values[values.count - 1] = .text(text)
+            case .success(.empty): break
+            }
+        }
+        do {
+            let statement = try db.cachedStatement(sql: layer.insertSQL)
+            try statement.execute(arguments: StatementArguments(values))
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            return fail(label, EditErrorCode.uniqueConstraint, "Unique constraint violation: GlobalID \(globalId ?? "") already exists.", globalId: globalId)
+        }
+        return EditResult(objectId: db.lastInsertedRowID, globalId: globalId, success: true)
+    }
+
+    // MARK: updates
+
+    private mutating func update(_ edit: FeatureEdit, label: String) throws -> EditResult {
+        var objectId: Int64?
+        var submittedGlobalId: JSONValue?
+        var assignments: [(field: Int, value: SQLValue)] = []
+        for (name, value) in edit.attributes {
+            guard let fieldIndex = layer.fieldIndex(named: name) else {
+                return fail(label, EditErrorCode.nonSpecific, "Field '\(name)' does not exist.")
+            }
+            if fieldIndex == layer.objectIdField {
+                objectId = value.intValue
+                continue
+            }
+            if fieldIndex == layer.globalIdField {
+                submittedGlobalId = value
+                continue
+            }
+            let field = layer.fields[fieldIndex]
+            guard field.isEditable else { return fail(label, EditErrorCode.fieldNotEditable, "Field '\(field.name)' is not editable.", objectId: objectId) }
+            switch AttributeCoercion.coerce(value, for: field) {
+            case .success(let stored): assignments.append((fieldIndex, stored))
+            case .failure(let failure): return fail(label, failure.error, objectId: objectId)
+            }
+        }
+        let key: DeleteKey
+        if batch.useGlobalIds, let submitted = submittedGlobalId, !submitted.isNull {
+            guard let text = submitted.stringValue, let normalized = GlobalID.normalized(text) else {
+                return fail(label, EditErrorCode.globalIdInvalid, "GlobalID \(submitted) is not a valid GUID.", objectId: objectId)
+            }
+            key = .globalId(normalized)
+        } else if let objectId {
+            key = .objectId(objectId)
+        } else if batch.useGlobalIds {
+            return fail(label, EditErrorCode.globalIdMissing, "Update has no GlobalID.")
+        } else {
+            return fail(label, EditErrorCode.nonSpecific, "Update has no \(layer.fields[layer.objectIdField].name).")
+        }
+        assignments.sort { $0.field < $1.field }
+        var columns = assignments.map { layer.column($0.field) }
+        var values = assignments.map(\.value)
+        if let geometry = edit.geometry, layer.geometry != .none {
+            switch GeometryCoercion.coerce(geometry, storage: layer.geometry) {
+            case .failure(let failure): return fail(label, failure.error, objectId: objectId)
+            case .success(.point(let x, let y)):
+                columns += [LayerSchema.xColumn, LayerSchema.yColumn]
+                values += [.real(x), .real(y)]
+            case .success(.json(let text)):
+                columns.append(LayerSchema.jsonColumn)
+                values.append(.text(text))
+            case .success(.empty):
+                if layer.geometry == .point {
+                    columns += [LayerSchema.xColumn, LayerSchema.yColumn]
+                    values += [.null, .null]
+                } else {
+                    columns.append(LayerSchema.jsonColumn)
+                    values.append(.null)
+                }
+            }
+        }
+        guard let (condition, keyValue) = keyCondition(key) else {
+            return fail(label, EditErrorCode.nonSpecific, "Layer \(layer.info.id) has no GlobalID field.", objectId: objectId)
+        }
+        values.append(keyValue)
+        let sql: String
+        if columns.isEmpty {
+            sql = "SELECT \(layer.returningSQL) FROM \(layer.table) WHERE \(condition)"
+        } else {
+            let set = columns.map { "\($0) = ?" }.joined(separator: ", ")
+            sql = "UPDATE \(layer.table) SET \(set) WHERE \(condition) RETURNING \(layer.returningSQL)"
+        }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) else {
+            return fail(label, EditErrorCode.objectMissing, "Object is missing.", objectId: objectId, globalId: key.globalId)
+        }
+        return EditResult(objectId: row[0], globalId: row[1], success: true)
+    }
+
+    // MARK: deletes
+
+    private mutating func delete(_ key: DeleteKey, label: String) throws -> EditResult {
+        var key = key
+        if case .globalId(let text) = key {
+            guard let normalized = GlobalID.normalized(text) else {
+                return fail(label, EditErrorCode.globalIdInvalid, "GlobalID '\(text)' is not a valid GUID.")
+            }
+            key = .globalId(normalized)
+        }
+        guard let (condition, keyValue) = keyCondition(key) else {
+            return fail(label, EditErrorCode.nonSpecific, "Layer \(layer.info.id) has no GlobalID field.")
+        }
+        let sql = "DELETE FROM \(layer.table) WHERE \(condition) RETURNING \(layer.returningSQL)"
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [keyValue.databaseValue]) else {
+            return fail(label, EditErrorCode.objectMissing, "Object is missing.", objectId: key.objectId, globalId: key.globalId)
+        }
+        try deleteRelated(from: layer, deleted: row, depth: 0)
+        return EditResult(objectId: row[0], globalId: row[1], success: true)
+    }
+
+    /// Deletes the rows related to `deleted` through composite relationships, recursively.
+    private func deleteRelated(from origin: LayerSchema, deleted: Row, depth: Int) throws {
+        guard depth < 8 else { return }
+        for (index, cascade) in origin.cascades.enumerated() {
+            let keyValue: DatabaseValue = deleted[2 + index]
+            guard !keyValue.isNull, let destination = schemas[cascade.destinationLayerId] else { continue }
+            let sql = "DELETE FROM \(destination.table) WHERE \(cascade.foreignKeyColumn) = ? RETURNING \(destination.returningSQL)"
+            let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [keyValue])
+            if !destination.cascades.isEmpty {
+                for row in rows { try deleteRelated(from: destination, deleted: row, depth: depth + 1) }
+            }
+        }
+    }
+
+    /// The `WHERE` condition addressing `key`, or nil when the layer cannot be addressed that way.
+    private func keyCondition(_ key: DeleteKey) -> (String, SQLValue)? {
+        switch key {
+        case .objectId(let objectId): return ("\(layer.column(layer.objectIdField)) = ?", .integer(objectId))
+        case .globalId(let globalId):
+            guard let globalIdField = layer.globalIdField else { return nil }
+            return ("\(layer.column(globalIdField)) = ?", .text(globalId))
+        }
+    }
+}
+
+extension DeleteKey {
+    fileprivate var objectId: Int64? {
+        if case .objectId(let value) = self { return value }
+        return nil
+    }
+
+    fileprivate var globalId: String? {
+        if case .globalId(let value) = self { return value }
+        return nil
+    }
+}

@@ -1,0 +1,152 @@
+import FeatureModel
+import GRDB
+
+/// The SQLite store behind one hosted service: one table per layer in one database file.
+///
+/// Isolation: an actor, so writes (applyEdits) are serialised and each runs as one synchronous
+/// `DatabasePool` write — one transaction with cached statements, no suspension inside. Queries are
+/// `nonisolated` and run on the pool's read connections: in WAL mode they see the last committed state and
+/// neither wait for nor block the writer.
+///
+/// Lifetime: open with ``open(path:definition:now:)``, ``close()`` when the server has stopped. Closing
+/// checkpoints the WAL so the file is complete on its own.
+actor FeatureStore {
+    /// The service this store holds.
+    nonisolated let definition: ServiceDefinition
+    /// Table layout per layer id.
+    nonisolated let schemas: [Int: LayerSchema]
+    private let pool: DatabasePool
+    private let now: @Sendable () -> Int64
+    private var isClosed = false
+
+    private init(definition: ServiceDefinition, schemas: [Int: LayerSchema], pool: DatabasePool, now: @escaping @Sendable () -> Int64) {
+        self.definition = definition
+        self.schemas = schemas
+        self.pool = pool
+        self.now = now
+    }
+
+    /// Opens (creating and seeding if new) the database at `path` for `definition`.
+    ///
+    /// A new file gets the tables and the seed rows; an existing file keeps its rows, and must have been created
+    /// for the same dataset with the same columns.
+    /// - Parameters:
+    ///   - now: The current time in epoch milliseconds (for `editMoment`).
+    /// - Throws: ``StoreOpenError`` when the file cannot be opened, belongs to another dataset or layout, or the
+    ///   seed rows are invalid; `DatabaseError` for other SQLite failures.
+    static func open(path: String, definition: ServiceDefinition, now: @escaping @Sendable () -> Int64) throws -> FeatureStore {
+        let infos = definition.layers.map(\.info)
+        var schemas: [Int: LayerSchema] = [:]
+        for info in infos { schemas[info.id] = LayerSchema(info: info, serviceLayers: infos) }
+
+        var configuration = Configuration()
+        configuration.label = "featureload.\(definition.name)"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StoreOpenError(reason: "\(error)")
+        }
+        do {
+            try prepare(pool: pool, definition: definition, schemas: schemas)
+        } catch {
+            try? pool.close()
+            throw error
+        }
+        return FeatureStore(definition: definition, schemas: schemas, pool: pool, now: now)
+    }
+
+    private static func prepare(pool: DatabasePool, definition: ServiceDefinition, schemas: [Int: LayerSchema]) throws {
+        try pool.write { db in
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS featureload_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+            if let existing = try String.fetchOne(db, sql: "SELECT value FROM featureload_meta WHERE key = 'dataset'") {
+                guard existing == definition.name else {
+                    throw StoreOpenError(reason: "the file holds dataset '\(existing)', not '\(definition.name)'")
+                }
+                for schema in schemas.values {
+                    let columns = try db.columns(in: "layer_\(schema.info.id)").map(\.name)
+                    guard columns == schema.expectedColumns else {
+                        throw StoreOpenError(
+                            reason: "table layer_\(schema.info.id) has columns \(columns), expected \(schema.expectedColumns) (was it made by another version?)")
+                    }
+                }
+                return
+            }
+            for schema in schemas.values.sorted(by: { $0.info.id < $1.info.id }) {
+                for statement in schema.createStatements { try db.execute(sql: statement) }
+            }
+            for layer in definition.layers where !layer.seedRows.isEmpty {
+                let batch = EditBatch(
+                    adds: layer.seedRows.map { FeatureEdit(attributes: $0.attributes, geometry: $0.geometry.flatMap(Self.jsonValue)) },
+                    useGlobalIds: true)
+                var writer = EditWriter(db: db, layer: schemas[layer.info.id]!, schemas: schemas, batch: batch)
+                _ = try writer.apply()
+                guard writer.failures.isEmpty else {
+                    throw StoreOpenError(reason: "seed rows of layer \(layer.info.id) are invalid: \(writer.failures.joined(separator: "; "))")
+                }
+            }
+            try db.execute(sql: "INSERT INTO featureload_meta (key, value) VALUES ('dataset', ?)", arguments: [definition.name])
+        }
+    }
+
+    private static func jsonValue(_ geometry: Geometry) -> JSONValue? {
+        guard let text = try? WireJSON.string(geometry) else { return nil }
+        return try? JSONText.parse(text)
+    }
+
+    /// Applies `batch` to layer `layerId` in one transaction.
+    ///
+    /// Returns the per-edit results. With `rollbackOnFailure` (the default) and any failed edit nothing is
+    /// written and the ArcGIS "Operation rolled back." envelope is thrown instead.
+    /// - Throws: ``ServiceError`` (404 for an unknown layer, 400 rolled back); `DatabaseError` for SQLite failures.
+    func applyEdits(layerId: Int, batch: EditBatch) throws -> ApplyEditsResult {
+        guard !isClosed else { throw ServiceError.internalError("the store is closed") }
+        guard let layer = schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
+        let schemas = self.schemas
+        let (result, failures) = try pool.writeWithoutTransaction { db -> (ApplyEditsResult, [String]) in
+            var outcome: (ApplyEditsResult, [String]) = (ApplyEditsResult(), [])
+            try db.inTransaction(.immediate) {
+                var writer = EditWriter(db: db, layer: layer, schemas: schemas, batch: batch)
+                outcome = (try writer.apply(), writer.failures)
+                return batch.rollbackOnFailure && !writer.failures.isEmpty ? .rollback : .commit
+            }
+            return outcome
+        }
+        if batch.rollbackOnFailure && !failures.isEmpty { throw ServiceError.rolledBack(failures) }
+        var answer = result
+        if batch.returnEditMoment { answer.editMoment = now() }
+        return answer
+    }
+
+    /// Runs `query` on layer `layerId` on a read connection (never waits for the writer).
+    /// - Throws: ``ServiceError`` (404) for an unknown layer; `DatabaseError` for SQLite failures; `CancellationError`.
+    nonisolated func query(layerId: Int, _ query: LayerQuery) async throws -> QueryAnswer {
+        guard let layer = schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
+        return try await pool.read { db in try QueryReader.run(query, layer: layer, db: db) }
+    }
+
+    /// Number of rows in layer `layerId` (for tests and diagnostics).
+    /// - Throws: `DatabaseError` for SQLite failures.
+    nonisolated func rowCount(layerId: Int) throws -> Int {
+        guard let layer = schemas[layerId] else { return 0 }
+        return try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(layer.table)") ?? 0 }
+    }
+
+    /// Checkpoints the WAL into the main file and closes every connection. Later writes fail.
+    /// - Throws: `DatabaseError` when SQLite cannot close (e.g. a read still runs).
+    func close() throws {
+        guard !isClosed else { return }
+        isClosed = true
+        _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        try pool.close()
+    }
+}
+
+/// Why a database file could not be opened for a dataset.
+struct StoreOpenError: Error, Sendable, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+}

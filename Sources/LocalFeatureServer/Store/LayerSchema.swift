@@ -1,0 +1,151 @@
+import FeatureModel
+
+/// How one layer or table is laid out in SQLite, with the SQL the store reuses for it.
+///
+/// Table `layer_<id>`: `OBJECTID INTEGER PRIMARY KEY AUTOINCREMENT` (object IDs are never reused), one column
+/// per field (same name), and for point layers the geometry as `__shape_x`/`__shape_y` (WGS 84); other geometry
+/// types are stored as JSON text in `__shape`. GlobalID has a unique index; relationship foreign keys an index.
+struct LayerSchema: Sendable {
+    /// How geometry is stored.
+    enum GeometryStorage: Sendable, Hashable {
+        case none
+        case point
+        case json
+    }
+
+    /// A composite relationship in which this layer is the origin: deleting a row deletes its related rows.
+    struct Cascade: Sendable, Hashable {
+        var originKeyField: Int
+        var destinationLayerId: Int
+        var foreignKeyColumn: String
+    }
+
+    let info: LayerInfo
+    /// The quoted table name.
+    let table: String
+    /// Storable fields (everything but `esriFieldTypeGeometry`), in metadata order.
+    let fields: [Field]
+    let objectIdField: Int
+    let globalIdField: Int?
+    let geometry: GeometryStorage
+    /// Composite relationships where this layer is the origin.
+    let cascades: [Cascade]
+    /// Fields written by an insert: all but the object ID, in order; geometry columns follow them.
+    let insertFields: [Int]
+    /// The insert statement for ``insertFields`` plus geometry columns.
+    let insertSQL: String
+    /// `OBJECTID`, `GlobalID` (or NULL) and the origin keys of ``cascades``, for `RETURNING` clauses.
+    let returningSQL: String
+
+    private let exactNames: [String: Int]
+    private let lowercasedNames: [String: Int]
+
+    static let xColumn = "\"__shape_x\""
+    static let yColumn = "\"__shape_y\""
+    static let jsonColumn = "\"__shape\""
+
+    /// The schema of `info`, with composite cascades resolved against the other layers of its service.
+    init(info: LayerInfo, serviceLayers: [LayerInfo]) {
+        self.info = info
+        table = SQLFragment.quoted("layer_\(info.id)")
+        let fields = info.fields.filter { $0.type != .geometry }
+        self.fields = fields
+        var exact: [String: Int] = [:]
+        var lowercased: [String: Int] = [:]
+        for (index, field) in fields.enumerated() {
+            exact[field.name] = index
+            lowercased[field.name.lowercased()] = index
+        }
+        exactNames = exact
+        lowercasedNames = lowercased
+        let objectIdField = lowercased[info.objectIdField.lowercased()] ?? fields.firstIndex { $0.type == .oid } ?? 0
+        self.objectIdField = objectIdField
+        let globalIdField = info.globalIdField.flatMap { lowercased[$0.lowercased()] } ?? fields.firstIndex { $0.type == .globalID }
+        self.globalIdField = globalIdField
+        switch info.geometryType {
+        case nil: geometry = .none
+        case .point: geometry = .point
+        default: geometry = .json
+        }
+
+        var cascades: [Cascade] = []
+        for relationship in info.relationships ?? [] where relationship.role == .origin && relationship.composite {
+            guard let destination = serviceLayers.first(where: { $0.id == relationship.relatedTableId }),
+                let destinationSide = destination.relationships?.first(where: { $0.id == relationship.id && $0.role == .destination }),
+                let keyField = lowercased[relationship.keyField.lowercased()]
+            else { continue }
+            cascades.append(
+                Cascade(originKeyField: keyField, destinationLayerId: destination.id, foreignKeyColumn: SQLFragment.quoted(destinationSide.keyField)))
+        }
+        self.cascades = cascades
+
+        insertFields = fields.indices.filter { $0 != objectIdField }
+        var columns = insertFields.map { SQLFragment.quoted(fields[$0].name) }
+        switch geometry {
+        case .none: break
+        case .point: columns += [Self.xColumn, Self.yColumn]
+        case .json: columns.append(Self.jsonColumn)
+        }
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        insertSQL = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+
+        var returning = [SQLFragment.quoted(fields[objectIdField].name)]
+        returning.append(globalIdField.map { SQLFragment.quoted(fields[$0].name) } ?? "NULL")
+        returning += cascades.map { SQLFragment.quoted(fields[$0.originKeyField].name) }
+        returningSQL = returning.joined(separator: ", ")
+    }
+
+    /// The index in ``fields`` of the field called `name`, compared case-insensitively.
+    func fieldIndex(named name: String) -> Int? {
+        exactNames[name] ?? lowercasedNames[name.lowercased()]
+    }
+
+    /// Quoted column name of field `index`.
+    func column(_ index: Int) -> String { SQLFragment.quoted(fields[index].name) }
+
+    /// Foreign-key columns of this layer that are the destination side of some relationship (indexed for cascades).
+    var foreignKeyFields: [String] {
+        (info.relationships ?? []).filter { $0.role == .destination }.compactMap { fieldIndex(named: $0.keyField).map { fields[$0].name } }
+    }
+
+    /// The statements that create this layer's table and indexes (idempotent).
+    var createStatements: [String] {
+        var columns = ["\(column(objectIdField)) INTEGER PRIMARY KEY AUTOINCREMENT"]
+        for index in fields.indices where index != objectIdField {
+            columns.append("\(column(index)) \(Self.sqlType(of: fields[index].type))")
+        }
+        switch geometry {
+        case .none: break
+        case .point: columns += ["\(Self.xColumn) REAL", "\(Self.yColumn) REAL"]
+        case .json: columns.append("\(Self.jsonColumn) TEXT")
+        }
+        var statements = ["CREATE TABLE IF NOT EXISTS \(table) (\(columns.joined(separator: ", ")))"]
+        if let globalIdField {
+            statements.append(
+                "CREATE UNIQUE INDEX IF NOT EXISTS \(SQLFragment.quoted("layer_\(info.id)_globalid")) ON \(table)(\(column(globalIdField)))")
+        }
+        for name in foreignKeyFields {
+            statements.append(
+                "CREATE INDEX IF NOT EXISTS \(SQLFragment.quoted("layer_\(info.id)_\(name.lowercased())")) ON \(table)(\(SQLFragment.quoted(name)))")
+        }
+        return statements
+    }
+
+    /// The column names a table for this schema must have, in order (checked when a database file is reopened).
+    var expectedColumns: [String] {
+        var names = [fields[objectIdField].name] + fields.indices.filter { $0 != objectIdField }.map { fields[$0].name }
+        switch geometry {
+        case .none: break
+        case .point: names += ["__shape_x", "__shape_y"]
+        case .json: names.append("__shape")
+        }
+        return names
+    }
+
+    private static func sqlType(of type: FieldType) -> String {
+        if type.isInteger || type == .date { return "INTEGER" }
+        if type == .single || type == .double { return "REAL" }
+        if type.rawValue == "esriFieldTypeBlob" { return "BLOB" }
+        return "TEXT"
+    }
+}

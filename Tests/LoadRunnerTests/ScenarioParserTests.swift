@@ -1,0 +1,143 @@
+import Foundation
+import LoadRunner
+import Testing
+
+@Suite struct ScenarioParserTests {
+    static let valid = """
+        version: 1
+        name: smoke
+        target: local
+        seed: 7
+        scenarios:
+          single:
+            executor: shared-iterations
+            vus: 4
+            iterations: 100
+          batched:
+            executor: shared-iterations
+            vus: 4
+            iterations: 10
+            batchSize: 10
+            maxDuration: 1m30s
+        compare:
+          - baseline: single
+            candidate: batched
+            min: 5
+        """
+
+    @Test("a valid file becomes a plan with defaults filled in")
+    func validFile() throws {
+        let plan = try ScenarioParser.parse(yaml: Self.valid, file: "smoke.yaml")
+        #expect(plan.name == "smoke")
+        #expect(plan.target == .local(dataset: "parks"))
+        #expect(plan.seed == 7)
+        #expect(plan.verify)
+        #expect(plan.maxFailedEditRate == 0)
+        #expect(plan.scenarios.map(\.name) == ["single", "batched"])
+        #expect(plan.scenarios[0].batchSize == 1)
+        #expect(plan.scenarios[0].layer == 0)
+        #expect(plan.scenarios[0].maxDuration == .seconds(600))
+        #expect(plan.scenarios[1].maxDuration == .seconds(90))
+        #expect(plan.scenarios[1].plannedEdits == 100)
+        #expect(plan.comparisons == [.init(baseline: "single", candidate: "batched", metric: "editsPerSecond", minRatio: 5)])
+    }
+
+    @Test("the shipped quickstart scenario is valid")
+    func quickstartIsValid() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Scenarios/quickstart.yaml")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let plan = try ScenarioParser.parse(yaml: text, file: "Scenarios/quickstart.yaml")
+        #expect(plan.scenarios.count == 2)
+        #expect(plan.scenarios[0].plannedEdits == plan.scenarios[1].plannedEdits)
+        #expect(plan.comparisons.first?.minRatio == 10)
+    }
+
+    @Test("every problem is reported at once, each with line, column, field and fix")
+    func allProblemsAtOnce() throws {
+        let yaml = """
+            version: 1
+            name: broken
+            target: ftp://example.com
+            scenarios:
+              single:
+                executor: shared-iterations
+                vus: 0
+                iterations: lots
+                batchsize: 10
+              other:
+                executor: ramping-arrival
+                iterations: 5
+                maxDuration: 90
+            compare:
+              - baseline: single
+                candidate: missing
+            """
+        let error = #expect(throws: ScenarioFileError.self) { try ScenarioParser.parse(yaml: yaml, file: "broken.yaml") }
+        let issues = try #require(error?.issues)
+        let byField = Dictionary(grouping: issues, by: \.field)
+        #expect(byField["target"]?.first?.line == 3)
+        #expect(byField["scenarios.single.vus"]?.first?.line == 7)
+        #expect(byField["scenarios.single.vus"]?.first?.problem.contains("1…1024") == true)
+        #expect(byField["scenarios.single.iterations"]?.first?.line == 8)
+        #expect(byField["scenarios.single.batchsize"]?.first?.fix.contains("did you mean `batchSize`") == true)
+        #expect(byField["scenarios.other.executor"]?.first?.fix.contains("shared-iterations") == true)
+        #expect(byField["scenarios.other.maxDuration"]?.first?.line == 13)
+        #expect(byField["compare[0].candidate"]?.first?.problem.contains("missing") == true)
+        #expect(issues.count == 7)
+        #expect(issues.allSatisfy { $0.file == "broken.yaml" && $0.column != nil && !$0.fix.isEmpty })
+        let text = String(describing: error!)
+        #expect(text.contains("broken.yaml:7:"))
+        #expect(text.contains("7 problems"))
+    }
+
+    @Test("missing required fields point at their parent and say what to add")
+    func missingFields() throws {
+        let yaml = """
+            version: 1
+            scenarios:
+              one:
+                vus: 2
+            """
+        let error = #expect(throws: ScenarioFileError.self) { try ScenarioParser.parse(yaml: yaml, file: "m.yaml") }
+        let fields = Set(error?.issues.map(\.field) ?? [])
+        #expect(fields == ["name", "target", "scenarios.one.executor", "scenarios.one.iterations"])
+        #expect(error?.issues.first { $0.field == "scenarios.one.iterations" }?.line == 4)
+    }
+
+    @Test("a YAML syntax error names its line")
+    func syntaxError() throws {
+        let yaml = "name: x\nscenarios:\n  a:\n    vus: 1\n   iterations: 2\n"
+        let error = #expect(throws: ScenarioFileError.self) { try ScenarioParser.parse(yaml: yaml, file: "s.yaml") }
+        #expect(error?.issues.count == 1)
+        #expect(error?.issues.first?.line == 5)
+        #expect(error?.issues.first?.problem.hasPrefix("YAML syntax") == true)
+    }
+
+    @Test("a live target must be a FeatureServer URL", arguments: [
+        ("https://host/arcgis/rest/services/Parks/FeatureServer/", true),
+        ("https://host/arcgis/rest/services/Parks/MapServer", false),
+        ("local", true),
+    ])
+    func targets(url: String, valid: Bool) {
+        let yaml = "name: t\ntarget: \(url)\nscenarios:\n  a: {executor: shared-iterations, iterations: 1}\n"
+        let plan = try? ScenarioParser.parse(yaml: yaml, file: "t.yaml")
+        #expect((plan != nil) == valid)
+        if url.hasPrefix("https"), let plan {
+            #expect(plan.target == .url("https://host/arcgis/rest/services/Parks/FeatureServer"))
+        }
+    }
+
+    @Test("durations parse like k6's", arguments: [
+        ("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("2m", .seconds(120)), ("1h", .seconds(3600)),
+        ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)),
+    ])
+    func durations(text: String, expected: Duration) {
+        #expect(DurationText.parse(text) == expected)
+    }
+
+    @Test("durations without a unit or with junk are rejected", arguments: ["90", "s", "1x", "-5s", "1 m", ""])
+    func badDurations(text: String) {
+        #expect(DurationText.parse(text) == nil)
+    }
+}

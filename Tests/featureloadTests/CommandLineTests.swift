@@ -1,0 +1,212 @@
+import Foundation
+import LoadRunner
+import Testing
+
+/// End-to-end: runs the built `featureload` binary and checks exit codes, output and report files.
+@Suite(.serialized) struct CommandLineTests {
+    @Test("--help, --version and every subcommand's --help explain the options", .timeLimit(.minutes(1)))
+    func help() throws {
+        let root = try Featureload.run(["--help"])
+        #expect(root.status == 0)
+        for word in ["run", "validate", "serve", "Exit codes"] { #expect(root.output.contains(word)) }
+        let version = try Featureload.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
+        let options: [String: [String]] = [
+            "run": ["--target", "--out", "--data", "--quiet", "--log-level"],
+            "validate": ["scenario.yaml"],
+            "serve": ["--port", "--host", "--data", "--dataset", "--max-record-count", "--log-level"],
+        ]
+        for (command, words) in options {
+            let help = try Featureload.run([command, "--help"])
+            #expect(help.status == 0, "\(command) --help")
+            for word in words { #expect(help.output.contains(word), "\(command) --help mentions \(word)") }
+        }
+    }
+
+    @Test("a broken scenario file exits 2 and names file, line, field and fix for every problem", .timeLimit(.minutes(1)))
+    func brokenScenario() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/broken.yaml"
+        try """
+        name: broken
+        target: local
+        scenarios:
+          single:
+            executor: shared-iterations
+            vus: many
+            iterations: 0
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        for command in [["validate", file], ["run", file, "--out", directory.path]] {
+            let result = try Featureload.run(command)
+            #expect(result.status == 2, "\(command[0])")
+            #expect(result.errorOutput.contains("\(file):6:"))
+            #expect(result.errorOutput.contains("scenarios.single.vus"))
+            #expect(result.errorOutput.contains("\(file):7:"))
+            #expect(result.errorOutput.contains("scenarios.single.iterations"))
+            #expect(result.errorOutput.contains("Fix:"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["broken.yaml"])
+    }
+
+    @Test("a missing scenario file exits 2 with a clear message", .timeLimit(.minutes(1)))
+    func missingFile() throws {
+        let result = try Featureload.run(["run", "/nonexistent/scenario.yaml"])
+        #expect(result.status == 2)
+        #expect(result.errorOutput.contains("/nonexistent/scenario.yaml: no such file"))
+    }
+
+    @Test("the quickstart shape runs against the embedded service, writes both reports and verifies every add", .timeLimit(.minutes(3)))
+    func runLocal() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/small.yaml"
+        try Self.scenario(name: "small", minRatio: nil).write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try Featureload.run(["run", file, "--out", directory.path + "/out"])
+        #expect(result.status == 0, "stderr: \(result.errorOutput)")
+        #expect(result.output.contains("speed-up batched vs single"))
+        #expect(result.output.contains("result: PASS"))
+        let report = try Self.report(in: directory.path + "/out", output: result.output)
+        #expect(report.schemaVersion == RunReport.currentSchemaVersion)
+        #expect(report.target.kind == "local")
+        #expect(report.verdict.passed)
+        #expect(report.scenarios.map(\.name) == ["single", "batched"])
+        for scenario in report.scenarios {
+            #expect(scenario.metrics.editsSent == 60)
+            #expect(scenario.metrics.editsSucceeded == 60)
+            #expect(scenario.metrics.editsFailed == 0)
+            #expect(scenario.metrics.latency.count == UInt64(scenario.metrics.requests))
+            let verification = try #require(scenario.verification)
+            #expect(verification.passed)
+            #expect(verification.foundByObjectId == 60)
+            #expect(verification.layerCountAfter - verification.layerCountBefore == 60)
+        }
+        #expect(report.scenarios[0].metrics.requests == 60)
+        #expect(report.scenarios[1].metrics.requests == 6)
+        #expect(report.comparisons.count == 1)
+        let markdown = try String(contentsOfFile: Self.folder(from: result.output) + "/report.md", encoding: .utf8)
+        #expect(markdown.contains("# small: PASS"))
+        #expect(markdown.contains("| batched |"))
+    }
+
+    @Test("a failed gate exits 1 and still writes the reports", .timeLimit(.minutes(3)))
+    func failedGate() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/gate.yaml"
+        try Self.scenario(name: "gate", minRatio: 1_000_000).write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try Featureload.run(["run", file, "--out", directory.path + "/out"])
+        #expect(result.status == 1)
+        #expect(result.output.contains("result: FAIL"))
+        let report = try Self.report(in: directory.path + "/out", output: result.output)
+        #expect(!report.verdict.passed)
+        #expect(report.verdict.failures.count == 1)
+        #expect(report.verdict.failures.first?.contains("below the required") == true)
+    }
+
+    @Test("an unreachable live target exits 2 naming the URL", .timeLimit(.minutes(1)))
+    func unreachableTarget() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/live.yaml"
+        try Self.scenario(name: "live", minRatio: nil).write(toFile: file, atomically: true, encoding: .utf8)
+        let url = "http://127.0.0.1:1/arcgis/rest/services/parks/FeatureServer"
+        let result = try Featureload.run(["run", file, "--target", url, "--out", directory.path])
+        #expect(result.status == 2)
+        #expect(result.errorOutput.contains(url))
+    }
+
+    static func scenario(name: String, minRatio: Double?) -> String {
+        """
+        version: 1
+        name: \(name)
+        target: local
+        seed: 3
+        scenarios:
+          single:
+            executor: shared-iterations
+            vus: 4
+            iterations: 60
+            batchSize: 1
+          batched:
+            executor: shared-iterations
+            vus: 4
+            iterations: 6
+            batchSize: 10
+        compare:
+          - baseline: single
+            candidate: batched
+        \(minRatio.map { "    min: \($0)" } ?? "")
+        """
+    }
+
+    static func folder(from output: String) throws -> String {
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("report: ") && $0.hasSuffix("report.json") })
+        return String(line.dropFirst("report: ".count).dropLast("/report.json".count))
+    }
+
+    static func report(in root: String, output: String) throws -> RunReport {
+        let folder = try folder(from: output)
+        #expect(folder.hasPrefix(root))
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/report.json"))
+        return try JSONDecoder().decode(RunReport.self, from: data)
+    }
+}
+
+/// Runs the built `featureload` executable.
+enum Featureload {
+    struct Result {
+        var status: Int32
+        var output: String
+        var errorOutput: String
+    }
+
+    /// The binary beside the test bundle (both are products of the same build).
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["FEATURELOAD_BINARY"] { return URL(fileURLWithPath: path) }
+        let testExecutable = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        var directory = testExecutable.deletingLastPathComponent()
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("featureload")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return testExecutable.deletingLastPathComponent().appendingPathComponent("featureload")
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read both pipes to the end before waiting, so a full pipe cannot block the child.
+        let errorData = Mutexed<Data>()
+        let thread = Thread { errorData.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+        thread.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while errorData.get() == nil { usleep(1000) }
+        return Result(
+            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+            errorOutput: String(decoding: errorData.get() ?? Data(), as: UTF8.self))
+    }
+}
+
+/// A value set once from another thread.
+final class Mutexed<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value?
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func get() -> Value? { lock.withLock { value } }
+}
+
+/// A temporary directory removed when the value goes away.
+final class TemporaryDirectory {
+    let path: String
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
