@@ -10,53 +10,111 @@ public struct FormField: Sendable, Hashable {
 }
 
 /// `application/x-www-form-urlencoded` encoding and decoding (WHATWG URL standard rules).
+///
+/// Both directions work on UTF-8 bytes in one pass: applyEdits bodies carry tens of kilobytes of JSON, and
+/// this sits on the hot path of the load generator and of the local server.
 public enum FormEncoding {
     /// Encodes fields as `a=1&b=x%20y`.
     public static func encode(_ fields: [FormField]) -> String {
-        fields.map { escape($0.name) + "=" + escape($0.value) }.joined(separator: "&")
+        String(decoding: encodedBytes(fields), as: UTF8.self)
+    }
+
+    /// Encodes fields as the UTF-8 bytes of `a=1&b=x%20y`.
+    public static func encodedBytes(_ fields: [FormField]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count * 2 + 2 })
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "&")) }
+            appendEscaped(field.name.utf8, to: &out)
+            out.append(UInt8(ascii: "="))
+            appendEscaped(field.value.utf8, to: &out)
+        }
+        return out
     }
 
     /// Decodes `a=1&b=x+y` into fields, in order. `+` is a space; malformed escapes are kept literally.
     public static func decode(_ text: some StringProtocol) -> [FormField] {
-        text.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            if let equals = pair.firstIndex(of: "=") {
-                return FormField(unescape(pair[..<equals]), unescape(pair[pair.index(after: equals)...]))
-            }
-            return FormField(unescape(pair), "")
-        }
+        decode(utf8: Array(text.utf8))
     }
 
-    private static let unreserved: Set<UInt8> = Set(Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8))
+    /// Decodes the UTF-8 bytes of `a=1&b=x+y` into fields, in order.
+    public static func decode(utf8 bytes: [UInt8]) -> [FormField] {
+        var fields: [FormField] = []
+        var start = 0
+        let end = bytes.count
+        while start < end {
+            var stop = start
+            var equals: Int?
+            while stop < end, bytes[stop] != UInt8(ascii: "&") {
+                if equals == nil, bytes[stop] == UInt8(ascii: "=") { equals = stop }
+                stop += 1
+            }
+            if stop > start {
+                if let equals {
+                    fields.append(FormField(unescape(bytes, start, equals), unescape(bytes, equals + 1, stop)))
+                } else {
+                    fields.append(FormField(unescape(bytes, start, stop), ""))
+                }
+            }
+            start = stop + 1
+        }
+        return fields
+    }
 
     /// Percent-encodes everything but unreserved characters.
     public static func escape(_ text: some StringProtocol) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
-        let hex = Array("0123456789ABCDEF".utf8)
-        for byte in text.utf8 {
-            if unreserved.contains(byte) {
-                out.append(byte)
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0xF)])
-            }
-        }
+        appendEscaped(text.utf8, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes percent escapes and `+`.
     public static func unescape(_ text: some StringProtocol) -> String {
         let bytes = Array(text.utf8)
+        return unescape(bytes, 0, bytes.count)
+    }
+
+    private static let isUnreserved: [Bool] = (0..<256).map { value in
+        let byte = UInt8(value)
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    private static func appendEscaped(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
+        for byte in bytes {
+            if isUnreserved[Int(byte)] {
+                out.append(byte)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0xF)])
+            }
+        }
+    }
+
+    private static func unescape(_ bytes: [UInt8], _ start: Int, _ end: Int) -> String {
+        var needsWork = false
+        for index in start..<end where bytes[index] == UInt8(ascii: "%") || bytes[index] == UInt8(ascii: "+") {
+            needsWork = true
+            break
+        }
+        if !needsWork { return String(decoding: bytes[start..<end], as: UTF8.self) }
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
+        out.reserveCapacity(end - start)
+        var index = start
+        while index < end {
             let byte = bytes[index]
             if byte == UInt8(ascii: "+") {
                 out.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.count + 0, index + 2 <= bytes.count - 1,
-                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            } else if byte == UInt8(ascii: "%"), index + 2 < end, let high = hexValue(bytes[index + 1]),
+                let low = hexValue(bytes[index + 2])
             {
                 out.append(high << 4 | low)
                 index += 2

@@ -83,8 +83,8 @@ extension LayerEdits {
     /// - Throws: `EncodingError` when an attribute cannot be encoded (a non-finite double).
     public func formFields(options: ApplyEditsOptions) throws -> [FormField] {
         var fields = [FormField("f", "json")]
-        if !adds.isEmpty { fields.append(FormField("adds", try WireJSON.string(adds))) }
-        if !updates.isEmpty { fields.append(FormField("updates", try WireJSON.string(updates))) }
+        if !adds.isEmpty { fields.append(FormField("adds", JSONWriter.string(features: adds))) }
+        if !updates.isEmpty { fields.append(FormField("updates", JSONWriter.string(features: updates))) }
         if !deletes.isEmpty {
             fields.append(FormField("deletes", deletes.map(String.init).joined(separator: ",")))
         } else if !deleteGlobalIds.isEmpty {

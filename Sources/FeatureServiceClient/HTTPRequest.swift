@@ -63,7 +63,7 @@ public struct HTTPRequest: Sendable {
     /// - Returns: The request.
     public static func form(url: String, fields: [FormField], timeout: Duration? = nil) -> HTTPRequest {
         HTTPRequest(
-            method: .post, url: url, headers: [formContentType], body: Array(FormEncoding.encode(fields).utf8),
+            method: .post, url: url, headers: [formContentType], body: FormEncoding.encodedBytes(fields),
             timeout: timeout)
     }
 

@@ -1,7 +1,6 @@
 public import Logging
 import Hummingbird
 import ServiceLifecycle
-import Synchronization
 
 /// Starts the local feature service, waits until it listens, runs `body`, then shuts down cleanly.
 ///
@@ -77,17 +76,25 @@ public func runLocalFeatureServer(
     _ configuration: LocalFeatureServerConfiguration, logger: Logger, onListening: @Sendable (LocalFeatureServerEndpoint) async -> Void
 ) async throws {
     let session = try ServerSession.open(configuration, logger: logger)
-    let listened = ListenedFlag()
+    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+    // The application only reports the port; `onListening` runs here, in the caller's task, so it never escapes.
+    let application = session.makeApplication(logger: logger) { port in
+        portContinuation.yield(port)
+        portContinuation.finish()
+    }
     do {
-        try await withoutActuallyEscaping(onListening) { onListening in
-            let application = session.makeApplication(logger: logger) { port in
-                listened.set()
-                await onListening(session.endpoint(port: port))
-            }
-            do {
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { portContinuation.finish() }
                 try await application.runService()  // graceful shutdown on SIGTERM and SIGINT
+            }
+            var iterator = ports.makeAsyncIterator()
+            let port = await iterator.next()
+            if let port { await onListening(session.endpoint(port: port)) }
+            do {
+                try await tasks.waitForAll()
             } catch {
-                guard listened.value else {
+                guard port != nil else {
                     throw LocalFeatureServerError.bind(host: configuration.host, port: configuration.port, reason: "\(error)")
                 }
                 throw error
@@ -98,11 +105,4 @@ public func runLocalFeatureServer(
         throw error
     }
     await session.close(logger: logger)
-}
-
-/// Whether the server reached the listening state (set from the server's callback, read after it stopped).
-private final class ListenedFlag: Sendable {
-    private let state = Mutex(false)
-    func set() { state.withLock { $0 = true } }
-    var value: Bool { state.withLock { $0 } }
 }

@@ -11,23 +11,27 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Serves a built-in dataset as an ArcGIS feature service over HTTP: the services directory \
             (/arcgis/rest/services), the service and layer documents, query and applyEdits, answering JSON and \
-            ArcGIS error envelopes. On start it prints one line per service:
-
-              featureload serve: listening on http://127.0.0.1:PORT/arcgis/rest/services/parks/FeatureServer
+            ArcGIS error envelopes (HTTP 200). On start it prints one line per service to standard output, e.g.
+            featureload serve: listening on http://127.0.0.1:8080/arcgis/rest/services/parks/FeatureServer
 
             Ctrl-C (SIGINT) or SIGTERM stops it gracefully: requests in flight finish and the database is closed intact.
 
-            Options:
-              --port N            TCP port; 0 (the default) picks a free port, shown in the printed URL.
-              --host ADDRESS      Address to listen on (default 127.0.0.1). Anything but loopback exposes the \
-            service, which has no authentication, to the network; a warning is printed.
-              --data PATH         SQLite file for the data. A new file is created and seeded; an existing file is \
-            reopened with its rows (it must hold the same dataset). Without it a temporary file is used and deleted on exit.
-              --dataset NAME      Built-in dataset to serve (default parks: layer 0 National Parks, table 1 Species).
-              --max-record-count N   Most features one query returns (default 2000; keep at least 200 for the \
-            arcgis Python client).
-              --log-level LEVEL   trace, debug, info, notice, warning, error or critical (default info); debug also \
-            logs rejected where clauses and other request errors.
+            --port: the TCP port; 0 (the default) picks a free one, shown in the printed URL.
+
+            --host: the address to listen on (default 127.0.0.1). The service has no authentication, so any other \
+            address lets anyone who can reach it read and edit the data; a warning is printed.
+
+            --data: the SQLite file. A new file is created and seeded with the dataset; an existing one is reopened \
+            with its rows (it must hold the same dataset). Without --data a temporary file is used and deleted on exit.
+
+            --dataset: the built-in dataset (default parks: layer 0 National Parks, points; table 1 Species, \
+            related one-to-many, composite).
+
+            --max-record-count: the most features one query returns (default 2000). Keep it at least 200: the \
+            arcgis Python client fetches 200 object IDs at a time without paging.
+
+            --log-level: diagnostics on standard error (default warning); debug also logs rejected where clauses \
+            and other request errors.
             """
     )
 
@@ -46,20 +50,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Most features one query returns.")
     var maxRecordCount: Int = 2000
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port)") }
         guard maxRecordCount >= 1 else { throw ValidationError("--max-record-count must be at least 1, got \(maxRecordCount)") }
-        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical; got '\(logLevel)'")
-        }
     }
 
     func run() async throws {
-        var logger = Logger(label: "featureload.serve")
-        logger.logLevel = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
+        let logger = logging.makeLogger(label: "featureload.serve")
         if !Self.isLoopback(host) {
             Self.write(
                 "featureload serve: warning: listening on \(host), not loopback; the service has no authentication and anyone who can reach this address can read and edit its data\n",

@@ -161,7 +161,7 @@ struct FeatureServerResponder: Sendable {
     /// `value` as JSON (indented and key-sorted for `f=pjson`), HTTP 200.
     static func render(_ value: some Encodable, pretty: Bool) -> ServerResponse {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.withoutEscapingSlashes, .prettyPrinted, .sortedKeys] : [.withoutEscapingSlashes]
+        encoder.outputFormatting = pretty ? [.withoutEscapingSlashes, .prettyPrinted, .sortedKeys] : [.withoutEscapingSlashes, .sortedKeys]
         do {
             let data = try encoder.encode(value)
             return ServerResponse(status: 200, body: ByteBuffer(bytes: data))

@@ -1,0 +1,174 @@
+import FeatureModel
+import FeatureServiceClient
+import FeatureloadTestSupport
+import Foundation
+@testable import LoadRunner
+import Synchronization
+import Testing
+
+/// The runner over an in-memory feature service whose misbehaviour each test chooses.
+@Suite struct ScenarioRunnerTests {
+    static let serviceURL = "http://fake.invalid/arcgis/rest/services/parks/FeatureServer"
+
+    /// A feature service that keeps rows in memory and can fail edits, lose them, or drop answers.
+    final class FakeService: Sendable {
+        struct State {
+            var rows: Set<Int64> = [1, 2, 3]
+            var nextObjectId: Int64 = 100
+            var addsSeen = 0
+            var requestsSeen = 0
+        }
+        let state = Mutex(State())
+        /// Every n-th add fails with code 1001 (0 = never).
+        let failEveryAdd: Int
+        /// Every n-th add is reported as applied but not stored (0 = never).
+        let loseEveryAdd: Int
+        /// Every n-th applyEdits request is applied, then the connection drops (0 = never).
+        let dropEveryRequest: Int
+
+        init(failEveryAdd: Int = 0, loseEveryAdd: Int = 0, dropEveryRequest: Int = 0) {
+            self.failEveryAdd = failEveryAdd
+            self.loseEveryAdd = loseEveryAdd
+            self.dropEveryRequest = dropEveryRequest
+        }
+
+        var rowCount: Int { state.withLock { $0.rows.count } }
+
+        func handle(_ request: HTTPRequest) throws -> HTTPResponse {
+            let path = request.path
+            if path.hasSuffix("/FeatureServer") {
+                return try .json(
+                    encoding: ServiceInfo(serviceDescription: "fake", layers: [LayerSummary(id: 0, name: "Parks")], tables: []))
+            }
+            if path.hasSuffix("/FeatureServer/0") { return try .json(encoding: PacingAndMetricsTests.layer) }
+            if path.hasSuffix("/0/query") {
+                let ids = request.formValue("objectIds").map { $0.split(separator: ",").compactMap { Int64($0) } }
+                let count = state.withLock { state in ids.map { $0.filter(state.rows.contains).count } ?? state.rows.count }
+                return try .json(encoding: CountResult(count: count))
+            }
+            if path.hasSuffix("/0/applyEdits") {
+                let adds = try WireJSON.decode([Feature].self, from: request.formValue("adds") ?? "[]")
+                let (results, drop) = state.withLock { state -> ([EditResult], Bool) in
+                    state.requestsSeen += 1
+                    let results = adds.map { _ -> EditResult in
+                        state.addsSeen += 1
+                        if failEveryAdd > 0, state.addsSeen % failEveryAdd == 0 {
+                            return .failure(objectId: -1, code: 1001, description: "Field name is not nullable.")
+                        }
+                        state.nextObjectId += 1
+                        if loseEveryAdd == 0 || state.addsSeen % loseEveryAdd != 0 { state.rows.insert(state.nextObjectId) }
+                        return EditResult(objectId: state.nextObjectId, success: true)
+                    }
+                    return (results, dropEveryRequest > 0 && state.requestsSeen % dropEveryRequest == 0)
+                }
+                if drop {
+                    throw TransportError(.receiveFailed, url: request.url, curlCode: 56, message: "connection reset", mayHaveBeenSent: true)
+                }
+                return try .json(encoding: ApplyEditsResult(addResults: results))
+            }
+            return .json(#"{"error":{"code":404,"message":"not found","details":[]}}"#)
+        }
+    }
+
+    static func plan(single: Int = 40, batch: Int = 10, maxFailedEditRate: Double = 0, minRatio: Double? = nil, layer: Int = 0) -> ScenarioPlan {
+        ScenarioPlan(
+            name: "fake", target: .url(serviceURL), seed: 9,
+            scenarios: [
+                ScenarioSpec(name: "single", vus: 4, iterations: single, layer: layer, batchSize: 1),
+                ScenarioSpec(name: "batched", vus: 4, iterations: single / batch, layer: layer, batchSize: batch),
+            ],
+            comparisons: [.init(baseline: "single", candidate: "batched", minRatio: minRatio)],
+            maxFailedEditRate: maxFailedEditRate)
+    }
+
+    static func run(_ plan: ScenarioPlan, service: FakeService) async throws -> RunReport {
+        let transport = InMemoryTransport { request in try service.handle(request) }
+        let runner = ScenarioRunner(
+            plan: plan, planFile: "fake.yaml", serviceURL: serviceURL,
+            target: RunReport.TargetInfo(kind: "live", serviceURL: serviceURL), transport: transport,
+            clock: ContinuousClock(), toolVersion: "test")
+        return try await runner.run()
+    }
+
+    @Test("a clean run counts every request and edit and verifies every add", .timeLimit(.minutes(1)))
+    func cleanRun() async throws {
+        let service = FakeService()
+        let report = try await Self.run(Self.plan(), service: service)
+        #expect(report.verdict.passed, "\(report.verdict.failures)")
+        #expect(report.scenarios.map(\.metrics.requests) == [40, 4])
+        for scenario in report.scenarios {
+            #expect(scenario.metrics.editsSucceeded == 40)
+            #expect(scenario.metrics.latency.count == UInt64(scenario.metrics.requests))
+            #expect(scenario.iterationsStarted == scenario.iterations)
+            #expect(scenario.stopReason == .iterationsDone)
+            #expect(scenario.verification?.passed == true)
+            #expect(scenario.verification?.foundByObjectId == 40)
+        }
+        #expect(service.rowCount == 83)
+        #expect(report.comparisons.count == 1)
+    }
+
+    @Test("per-edit failures are counted and fail the run unless the rate allows them", .timeLimit(.minutes(1)))
+    func perEditFailures() async throws {
+        let strict = try await Self.run(Self.plan(), service: FakeService(failEveryAdd: 10))
+        #expect(!strict.verdict.passed)
+        #expect(strict.scenarios.map(\.metrics.editsFailed) == [4, 4])
+        #expect(strict.scenarios[0].metrics.errors.keys.contains { $0.contains("code 1001") })
+        #expect(strict.scenarios.allSatisfy { $0.verification?.passed == true })
+
+        let lenient = try await Self.run(Self.plan(maxFailedEditRate: 0.1), service: FakeService(failEveryAdd: 10))
+        #expect(lenient.verdict.passed, "\(lenient.verdict.failures)")
+    }
+
+    @Test("an add the service reports but does not hold fails verification", .timeLimit(.minutes(1)))
+    func lostEdit() async throws {
+        let report = try await Self.run(Self.plan(), service: FakeService(loseEveryAdd: 25))
+        #expect(!report.verdict.passed)
+        let verification = try #require(report.scenarios[0].verification)
+        #expect(!verification.passed)
+        #expect(verification.foundByObjectId == verification.reportedAdded - 1)
+        #expect(verification.notes.contains { $0.contains("missing from the service") })
+    }
+
+    @Test("a request applied but unanswered is a failed request and shows in verification", .timeLimit(.minutes(1)))
+    func droppedAnswer() async throws {
+        let report = try await Self.run(Self.plan(), service: FakeService(dropEveryRequest: 8))
+        let single = report.scenarios[0]
+        #expect(single.metrics.failedRequests == 5)
+        #expect(single.metrics.editsFailed == 5)
+        let verification = try #require(single.verification)
+        #expect(!verification.passed)
+        #expect(verification.layerCountAfter - verification.layerCountBefore == 40)
+        #expect(verification.notes.contains { $0.contains("may have been applied") })
+        #expect(!report.verdict.passed)
+    }
+
+    @Test("a scenario on a layer the service lacks stops the run with the service's layers named", .timeLimit(.minutes(1)))
+    func missingLayer() async throws {
+        let error = await #expect(throws: LoadRunnerError.self) {
+            try await Self.run(Self.plan(layer: 5), service: FakeService())
+        }
+        #expect(error?.description.contains("layer 5") == true)
+        #expect(error?.description.contains("0 (Parks)") == true)
+    }
+
+    @Test("comparisons give the candidate/baseline ratio and gate on the minimum")
+    func comparisons() {
+        func result(_ name: String, editsPerSecond: Double) -> ScenarioResult {
+            ScenarioResult(
+                name: name, executor: "shared-iterations", operation: "add", layer: 0, vus: 1, iterations: 1, batchSize: 1,
+                iterationsStarted: 1, stopReason: .iterationsDone, durationSeconds: 1, metrics: ScenarioMetrics(),
+                requestsPerSecond: 1, editsPerSecond: editsPerSecond, latencyMilliseconds: LatencySummary(LatencyHistogram()),
+                verification: nil)
+        }
+        let results = [result("a", editsPerSecond: 100), result("b", editsPerSecond: 1250)]
+        let gated = ScenarioRunner<ContinuousClock>.compare([.init(baseline: "a", candidate: "b", minRatio: 10)], results: results)
+        #expect(gated.first?.ratio == 12.5)
+        #expect(gated.first?.passed == true)
+        let failing = ScenarioRunner<ContinuousClock>.compare([.init(baseline: "a", candidate: "b", minRatio: 20)], results: results)
+        #expect(failing.first?.passed == false)
+        let verdict = ScenarioRunner<ContinuousClock>.verdict(results: results, comparisons: failing, maxFailedEditRate: 0)
+        #expect(!verdict.passed)
+        #expect(verdict.failures == ["b/a editsPerSecond ratio 12.5× is below the required 20.0×"])
+    }
+}
