@@ -174,7 +174,7 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    private mutating func raw(_ text: String) {
+    mutating func raw(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 }

@@ -7,6 +7,7 @@ public struct ServiceCatalog: Sendable, Hashable, Codable {
         /// `FeatureServer`, `MapServer`, …
         public var type: String
 
+        /// A directory entry.
         public init(name: String, type: String) {
             self.name = name
             self.type = type
@@ -17,6 +18,7 @@ public struct ServiceCatalog: Sendable, Hashable, Codable {
     public var folders: [String]
     public var services: [Service]
 
+    /// A services directory (no folders by default).
     public init(currentVersion: Double? = 11.1, folders: [String] = [], services: [Service]) {
         self.currentVersion = currentVersion
         self.folders = folders
@@ -42,6 +44,7 @@ public struct RestInfo: Sendable, Hashable, Codable {
         /// The token service URL when `isTokenBasedSecurity` is true.
         public var tokenServicesUrl: String?
 
+        /// Authentication information.
         public init(isTokenBasedSecurity: Bool, tokenServicesUrl: String? = nil) {
             self.isTokenBasedSecurity = isTokenBasedSecurity
             self.tokenServicesUrl = tokenServicesUrl
@@ -52,6 +55,7 @@ public struct RestInfo: Sendable, Hashable, Codable {
     public var fullVersion: String?
     public var authInfo: AuthInfo?
 
+    /// Server information; by default version 11.1 without token security.
     public init(currentVersion: Double? = 11.1, fullVersion: String? = "11.1.0", authInfo: AuthInfo? = AuthInfo(isTokenBasedSecurity: false)) {
         self.currentVersion = currentVersion
         self.fullVersion = fullVersion

@@ -23,6 +23,10 @@ struct FeatureServiceExchange: Sendable {
                 response.status, contentType: response.header("Content-Type"), operation: operation, url: request.url)
         }
         do {
+            if let fast = T.self as? any JSONValueDecodable.Type {
+                // Hot answers skip JSONDecoder: a byte-level parse and a direct walk.
+                return try fast.init(json: JSONReader.parse(bytes: response.body)) as! T
+            }
             return try WireJSON.decode(T.self, from: response.body)
         } catch {
             throw FeatureServiceError.undecodable(
@@ -34,6 +38,8 @@ struct FeatureServiceExchange: Sendable {
 
     /// A short account of a decoding failure: what was wrong and where, no values from the body.
     static func explain(_ error: any Error) -> String {
+        if let error = error as? WireDecodingError { return error.description }
+        if let error = error as? JSONReader.SyntaxError { return "not valid JSON (\(error.description))" }
         guard let error = error as? DecodingError else { return "not JSON" }
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()

@@ -1,5 +1,5 @@
-import LocalFeatureServer
 import Foundation
+import LocalFeatureServer
 import Logging
 
 /// A local feature service started for one test.
@@ -13,6 +13,7 @@ public struct TestServer: Sendable {
     /// The SQLite file behind the server.
     public let databasePath: String
 
+    /// A description of a running test server (made by ``withTestServer(dataset:databasePath:_:)``).
     public init(rootURL: String, serviceURL: String, port: Int, databasePath: String) {
         self.rootURL = rootURL
         self.serviceURL = serviceURL
@@ -31,7 +32,9 @@ public struct TestServer: Sendable {
 ///   - body: The test, given the running server.
 /// - Throws: `LocalFeatureServerError` if the server cannot start; whatever `body` throws.
 public func withTestServer<T: Sendable>(
-    dataset: String = "parks", databasePath: String? = nil, _ body: @Sendable (TestServer) async throws -> T
+    dataset: String = "parks",
+    databasePath: String? = nil,
+    _ body: @Sendable (TestServer) async throws -> T
 ) async throws -> T {
     var logger = Logger(label: "featureload.test-server")
     logger.logLevel = .warning
@@ -51,8 +54,11 @@ public func withTestServer<T: Sendable>(
     let configuration = LocalFeatureServerConfiguration(host: "127.0.0.1", port: 0, databasePath: path, dataset: dataset)
     return try await withLocalFeatureServer(configuration, logger: logger) { endpoint in
         let server = TestServer(
-            rootURL: endpoint.rootURL, serviceURL: endpoint.serviceURL(endpoint.serviceNames.first ?? dataset), port: endpoint.port,
-            databasePath: endpoint.databasePath)
+            rootURL: endpoint.rootURL,
+            serviceURL: endpoint.serviceURL(endpoint.serviceNames.first ?? dataset),
+            port: endpoint.port,
+            databasePath: endpoint.databasePath
+        )
         return try await body(server)
     }
 }

@@ -15,6 +15,7 @@ public struct LocalFeatureServerConfiguration: Sendable {
     /// `arcgis` Python client fetches in chunks of 200 object IDs without paging inside a chunk.
     public var maxRecordCount: Int = 2000
 
+    /// A configuration; every parameter defaults to the documented property default.
     public init(host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, dataset: String = "parks", maxRecordCount: Int = 2000) {
         self.host = host
         self.port = port
@@ -35,6 +36,7 @@ public struct LocalFeatureServerEndpoint: Sendable, Hashable {
     /// The SQLite file the data lives in (a temporary file unless one was configured).
     public let databasePath: String
 
+    /// An endpoint (made by the server; public for tests and fakes).
     public init(host: String, port: Int, serviceNames: [String], databasePath: String) {
         self.host = host
         self.port = port

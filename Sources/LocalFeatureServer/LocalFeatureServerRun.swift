@@ -1,5 +1,5 @@
-public import Logging
 import Hummingbird
+public import Logging
 import ServiceLifecycle
 
 /// Starts the local feature service, waits until it listens, runs `body`, then shuts down cleanly.
@@ -21,7 +21,9 @@ import ServiceLifecycle
 /// - Throws: ``LocalFeatureServerError`` when the dataset is unknown, the database cannot be opened or the address
 ///   cannot be bound; whatever `body` throws; `CancellationError` if the task is cancelled.
 public func withLocalFeatureServer<T: Sendable>(
-    _ configuration: LocalFeatureServerConfiguration, logger: Logger, _ body: @Sendable (LocalFeatureServerEndpoint) async throws -> T
+    _ configuration: LocalFeatureServerConfiguration,
+    logger: Logger,
+    _ body: @Sendable (LocalFeatureServerEndpoint) async throws -> T
 ) async throws -> T {
     let session = try ServerSession.open(configuration, logger: logger)
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -38,6 +40,7 @@ public func withLocalFeatureServer<T: Sendable>(
             }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else {
+                try Task.checkCancellation()
                 // The server stopped before it listened: report why.
                 var reason = "the server stopped before listening"
                 do { try await tasks.waitForAll() } catch { reason = "\(error)" }
@@ -73,7 +76,9 @@ public func withLocalFeatureServer<T: Sendable>(
 /// - Throws: ``LocalFeatureServerError`` when the dataset is unknown, the database cannot be opened or the address
 ///   cannot be bound; errors of the HTTP server.
 public func runLocalFeatureServer(
-    _ configuration: LocalFeatureServerConfiguration, logger: Logger, onListening: @Sendable (LocalFeatureServerEndpoint) async -> Void
+    _ configuration: LocalFeatureServerConfiguration,
+    logger: Logger,
+    onListening: @Sendable (LocalFeatureServerEndpoint) async -> Void
 ) async throws {
     let session = try ServerSession.open(configuration, logger: logger)
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)

@@ -49,7 +49,11 @@ struct ServerSession: Sendable {
     /// The endpoint for the bound `port`.
     func endpoint(port: Int) -> LocalFeatureServerEndpoint {
         LocalFeatureServerEndpoint(
-            host: configuration.host, port: port, serviceNames: [store.definition.name], databasePath: databasePath)
+            host: configuration.host,
+            port: port,
+            serviceNames: [store.definition.name],
+            databasePath: databasePath
+        )
     }
 
     /// The Hummingbird application serving the store, calling `onServerRunning` with the bound port.
@@ -60,7 +64,8 @@ struct ServerSession: Sendable {
             router: FeatureServerApplication.makeRouter(responder: responder),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? requestedPort) },
-            logger: logger)
+            logger: logger
+        )
     }
 
     /// Closes the database (checkpointed, intact) and removes the temporary directory, logging failures.

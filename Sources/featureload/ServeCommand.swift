@@ -41,7 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on; non-loopback addresses expose the unauthenticated service.")
     var host: String = "127.0.0.1"
 
-    @Option(name: .customLong("data"), help: ArgumentHelp("SQLite database file (created and seeded if new); default: a temporary file.", valueName: "path"))
+    @Option(
+        name: .customLong("data"),
+        help: ArgumentHelp("SQLite database file (created and seeded if new); default: a temporary file.", valueName: "path")
+    )
     var data: String?
 
     @Option(help: "Built-in dataset to serve.")
@@ -62,13 +65,22 @@ struct ServeCommand: AsyncParsableCommand {
         if !Self.isLoopback(host) {
             Self.write(
                 "featureload serve: warning: listening on \(host), not loopback; the service has no authentication and anyone who can reach this address can read and edit its data\n",
-                to: .standardError)
+                to: .standardError
+            )
         }
         if maxRecordCount < 200 {
-            Self.write("featureload serve: warning: --max-record-count \(maxRecordCount) is below 200; the arcgis Python client will silently lose rows\n", to: .standardError)
+            Self.write(
+                "featureload serve: warning: --max-record-count \(maxRecordCount) is below 200; the arcgis Python client will silently lose rows\n",
+                to: .standardError
+            )
         }
         let configuration = LocalFeatureServerConfiguration(
-            host: host, port: port, databasePath: data, dataset: dataset, maxRecordCount: maxRecordCount)
+            host: host,
+            port: port,
+            databasePath: data,
+            dataset: dataset,
+            maxRecordCount: maxRecordCount
+        )
         // A LocalFeatureServerError (unknown dataset, database, bind) propagates: ArgumentParser prints its description.
         let temporary = data == nil
         try await runLocalFeatureServer(configuration, logger: logger) { endpoint in

@@ -54,4 +54,38 @@ import Testing
         #expect(FormEncoding.decode(utf8: FormEncoding.encodedBytes(fields)) == fields)
         #expect(FormEncoding.decode("a=1&&b=%41%zz%4&c") == [FormField("a", "1"), FormField("b", "A%zz%4"), FormField("c", "")])
     }
+
+    static let result = ApplyEditsResult(
+        addResults: [
+            EditResult(objectId: 618, globalId: "{74100804-E229-49B8-8CDC-9B5D3EF03EDA}", success: true),
+            EditResult(objectId: -1, success: false, error: EditError(code: 1000, description: "Field \"x\" is bad")),
+            EditResult(objectId: nil, success: false, error: EditError(code: 1019, description: "rule", extendedCode: -2147207418)),
+        ],
+        updateResults: [EditResult(objectId: 5, success: true)], deleteResults: [],
+        attachments: AttachmentEditResults(addResults: [EditResult(objectId: 1, globalId: "{A}", success: true)]),
+        editMoment: 1_690_000_000_000)
+
+    @Test("applyEdits answers written by JSONWriter read back equal through JSONDecoder and the fast reader")
+    func applyEditsRoundTrip() throws {
+        var writer = JSONWriter()
+        writer.write(Self.result)
+        #expect(try WireJSON.decode(ApplyEditsResult.self, from: writer.bytes) == Self.result)
+        #expect(try ApplyEditsResult(json: JSONReader.parse(bytes: writer.bytes)) == Self.result)
+        let withId = ApplyEditsResult(id: 3, addResults: [], editMoment: nil)
+        var second = JSONWriter()
+        second.write(withId)
+        #expect(second.string == #"{"id":3,"addResults":[],"updateResults":[],"deleteResults":[]}"#)
+        #expect(try ApplyEditsResult(json: JSONReader.parse(second.string)) == withId)
+    }
+
+    @Test("the fast reader names the member of the wrong shape")
+    func fastReaderErrors() throws {
+        #expect(throws: WireDecodingError(path: "addResults[1].success", expected: "true or false")) {
+            try ApplyEditsResult(json: JSONReader.parse(#"{"addResults":[{"success":true},{"objectId":1}]}"#))
+        }
+        #expect(throws: WireDecodingError(path: "updateResults", expected: "an array")) {
+            try ApplyEditsResult(json: JSONReader.parse(#"{"updateResults":{}}"#))
+        }
+        #expect(try ApplyEditsResult(json: JSONReader.parse("{}")) == ApplyEditsResult())
+    }
 }

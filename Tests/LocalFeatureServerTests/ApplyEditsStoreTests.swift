@@ -47,11 +47,17 @@ import Testing
         InvalidAdd(description: "null in a non-nullable field", edit: parkAdd(["name": nil]), code: 1001),
         InvalidAdd(
             description: "missing non-nullable field",
-            edit: FeatureEdit(attributes: ["state": "CO"], geometry: nil), code: 1001),
+            edit: FeatureEdit(attributes: ["state": "CO"], geometry: nil),
+            code: 1001
+        ),
         InvalidAdd(description: "value outside a coded-value domain", edit: parkAdd(["category": 7]), code: 1019),
         InvalidAdd(description: "value outside a range domain", edit: parkAdd(["area_km2": 100_001]), code: 1019),
         InvalidAdd(description: "polygon on a point layer", edit: parkAdd(geometry: ["rings": [[[0, 0], [1, 1], [0, 1], [0, 0]]]]), code: 1015),
-        InvalidAdd(description: "unsupported spatial reference", edit: parkAdd(geometry: ["x": 1, "y": 2, "spatialReference": ["wkid": 2229]]), code: 1015),
+        InvalidAdd(
+            description: "unsupported spatial reference",
+            edit: parkAdd(geometry: ["x": 1, "y": 2, "spatialReference": ["wkid": 2229]]),
+            code: 1015
+        ),
     ]
 
     @Test("invalid adds fail with the ArcGIS edit error code", .timeLimit(.minutes(1)), arguments: invalidAdds)
@@ -73,7 +79,9 @@ import Testing
         definition.layers[0].info.fields.append(Field(name: "audited", type: .integer, editable: false))
         try await withStore(definition) { store in
             let result = try await store.applyEdits(
-                layerId: 0, batch: EditBatch(adds: [parkAdd(["audited": 1]), parkAdd(["OBJECTID": 999])], rollbackOnFailure: false))
+                layerId: 0,
+                batch: EditBatch(adds: [parkAdd(["audited": 1]), parkAdd(["OBJECTID": 999])], rollbackOnFailure: false)
+            )
             #expect(result.addResults[0].error?.code == 1023)
             #expect(result.addResults[1].success)
             #expect(result.addResults[1].objectId == 13)
@@ -84,7 +92,10 @@ import Testing
     func rollback() async throws {
         try await withStore { store in
             let batch = EditBatch(
-                adds: [parkAdd(), parkAdd(["name": nil])], updates: [FeatureEdit(attributes: ["OBJECTID": 1, "visitors": 5])], deletes: [.objectId(2)])
+                adds: [parkAdd(), parkAdd(["name": nil])],
+                updates: [FeatureEdit(attributes: ["OBJECTID": 1, "visitors": 5])],
+                deletes: [.objectId(2)]
+            )
             let error = await #expect(throws: ServiceError.self) { try await store.applyEdits(layerId: 0, batch: batch) }
             #expect(error?.error.code == 400)
             #expect(error?.error.extendedCode == -2_147_207_418)
@@ -107,7 +118,9 @@ import Testing
             let batch = EditBatch(
                 adds: [parkAdd(), parkAdd(["category": 9])],
                 updates: [FeatureEdit(attributes: ["OBJECTID": 1, "visitors": 5]), FeatureEdit(attributes: ["OBJECTID": 999, "visitors": 5])],
-                deletes: [.objectId(3), .objectId(998)], rollbackOnFailure: false)
+                deletes: [.objectId(3), .objectId(998)],
+                rollbackOnFailure: false
+            )
             let result = try await store.applyEdits(layerId: 0, batch: batch)
             #expect(result.addResults.map(\.success) == [true, false])
             #expect(result.updateResults.map(\.success) == [true, false])
@@ -126,9 +139,13 @@ import Testing
         try await withStore { store in
             let submitted = "a1b2c3d4-0000-4000-8000-00000000abcd"
             let batch = EditBatch(
-                adds: [parkAdd(["GlobalID": .string(submitted)]), parkAdd(["GlobalID": .string("{\(submitted)}")]),
-                    parkAdd(["GlobalID": .string(ParksDataset.parkGlobalIDs[0])])],
-                rollbackOnFailure: false, useGlobalIds: true)
+                adds: [
+                    parkAdd(["GlobalID": .string(submitted)]), parkAdd(["GlobalID": .string("{\(submitted)}")]),
+                    parkAdd(["GlobalID": .string(ParksDataset.parkGlobalIDs[0])]),
+                ],
+                rollbackOnFailure: false,
+                useGlobalIds: true
+            )
             let result = try await store.applyEdits(layerId: 0, batch: batch)
             #expect(result.addResults[0].success)
             #expect(result.addResults[0].globalId == "{A1B2C3D4-0000-4000-8000-00000000ABCD}")
@@ -140,7 +157,10 @@ import Testing
             #expect(plain.addResults[0].globalId != "{A1B2C3D4-0000-4000-8000-00000000ABCD}")
             // With rollback, the duplicate undoes everything.
             await #expect(throws: ServiceError.self) {
-                try await store.applyEdits(layerId: 0, batch: EditBatch(adds: [parkAdd(), parkAdd(["GlobalID": .string(submitted)])], useGlobalIds: true))
+                try await store.applyEdits(
+                    layerId: 0,
+                    batch: EditBatch(adds: [parkAdd(), parkAdd(["GlobalID": .string(submitted)])], useGlobalIds: true)
+                )
             }
             #expect(try store.rowCount(layerId: 0) == 14)
         }
@@ -154,7 +174,10 @@ import Testing
                 layerId: 0,
                 batch: EditBatch(
                     updates: [FeatureEdit(attributes: ["GlobalID": .string(String(yosemite)), "visitors": 7])],
-                    deletes: [.globalId(ParksDataset.parkGlobalIDs[2])], useGlobalIds: true))
+                    deletes: [.globalId(ParksDataset.parkGlobalIDs[2])],
+                    useGlobalIds: true
+                )
+            )
             #expect(result.updateResults.first?.objectId == 2)
             #expect(result.deleteResults.first?.objectId == 3)
             #expect(try await store.features(layerId: 0, where: "OBJECTID = 2").first?.attributes["visitors"] == 7)
@@ -195,7 +218,10 @@ import Testing
                         FeatureEdit(attributes: ["OBJECTID": 1, "state": nil], geometry: ["x": 1.0, "y": 2.0]),
                         FeatureEdit(attributes: ["OBJECTID": 2, "name": nil]), FeatureEdit(attributes: ["visitors": 1]),
                         FeatureEdit(attributes: ["OBJECTID": 3]),
-                    ], rollbackOnFailure: false))
+                    ],
+                    rollbackOnFailure: false
+                )
+            )
             #expect(result.updateResults.map(\.success) == [true, false, false, true])
             #expect(result.updateResults[1].error?.code == 1001)
             #expect(result.updateResults[2].error?.code == 1000)
@@ -209,7 +235,9 @@ import Testing
     func webMercator() async throws {
         try await withStore { store in
             let result = try await store.applyEdits(
-                layerId: 0, batch: EditBatch(adds: [parkAdd(geometry: ["x": 0, "y": 0, "spatialReference": ["wkid": 102100]])]))
+                layerId: 0,
+                batch: EditBatch(adds: [parkAdd(geometry: ["x": 0, "y": 0, "spatialReference": ["wkid": 102100]])])
+            )
             let id = try #require(result.addResults.first?.objectId)
             #expect(try await store.features(layerId: 0, where: "OBJECTID = \(id)").first?.geometry == .point(x: 0, y: 0))
         }

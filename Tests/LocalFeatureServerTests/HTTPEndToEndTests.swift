@@ -16,7 +16,11 @@ import Testing
         for (name, value) in fields { body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n" }
         body += "--\(boundary)--\r\n"
         return HTTPRequest(
-            method: .post, url: url, headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: Array(body.utf8))
+            method: .post,
+            url: url,
+            headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=\(boundary)")],
+            body: Array(body.utf8)
+        )
     }
 
     @Test("every route answers JSON over GET and POST, with and without f", .timeLimit(.minutes(1)))
@@ -41,7 +45,10 @@ import Testing
                     #expect(response.status == 200 && WireJSON.error(in: response.body) == nil, "POST \(url): \(body)")
                 }
                 // applyEdits with nothing to do answers three empty arrays.
-                let (_, empty) = try await Self.send(transport, HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("f", "json")]))
+                let (_, empty) = try await Self.send(
+                    transport,
+                    HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("f", "json")])
+                )
                 #expect(empty.contains(#""addResults":[]"#) && empty.contains(#""updateResults":[]"#) && empty.contains(#""deleteResults":[]"#))
             }
         }
@@ -65,13 +72,19 @@ import Testing
                     (HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("deletes", "one")]), 400),
                     (
                         HTTPRequest(
-                            method: .post, url: server.serviceURL + "/0/applyEdits", headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=abc")],
-                            body: Array("--abc\r\nContent-Disposition: form-data; name=\"adds\"\r\n\r\n[]".utf8)), 400
+                            method: .post,
+                            url: server.serviceURL + "/0/applyEdits",
+                            headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=abc")],
+                            body: Array("--abc\r\nContent-Disposition: form-data; name=\"adds\"\r\n\r\n[]".utf8)
+                        ), 400
                     ),
                     (
                         HTTPRequest(
-                            method: .post, url: server.serviceURL + "/0/applyEdits", headers: [HTTPHeader("Content-Type", "multipart/form-data")],
-                            body: Array("--abc--\r\n".utf8)), 400
+                            method: .post,
+                            url: server.serviceURL + "/0/applyEdits",
+                            headers: [HTTPHeader("Content-Type", "multipart/form-data")],
+                            body: Array("--abc--\r\n".utf8)
+                        ), 400
                     ),
                 ]
                 for (request, code) in cases {
@@ -101,7 +114,9 @@ import Testing
                             fields: [
                                 FormField("where", "1=1"), FormField("outFields", "OBJECTID"), FormField("resultOffset", String(offset)),
                                 FormField("resultRecordCount", "7"), FormField("returnGeometry", "True"), FormField("f", "json"),
-                            ]))
+                            ]
+                        )
+                    )
                     let page = try WireJSON.decode(FeatureSet.self, from: body)
                     seen += page.features.compactMap { $0.attributes["OBJECTID"]?.intValue }
                     offset += page.features.count
@@ -110,7 +125,9 @@ import Testing
                 }
                 #expect(seen == Array(1...30))
                 let (_, countBody) = try await Self.send(
-                    transport, HTTPRequest(url: query + "?where=status%3D%27VU%27&returnCountOnly=true&resultOffset=2&resultRecordCount=1&f=json"))
+                    transport,
+                    HTTPRequest(url: query + "?where=status%3D%27VU%27&returnCountOnly=true&resultOffset=2&resultRecordCount=1&f=json")
+                )
                 let count = try WireJSON.decode(CountResult.self, from: countBody)
                 #expect(count.count == 7)  // 7 vulnerable species
             }
@@ -122,30 +139,41 @@ import Testing
         try await withTestServer { server in
             try await withCurlTransport { transport in
                 let parkGlobalId = "{6D1E4F0A-0000-4000-8000-00000000F00D}"
-                let adds = #"[{"attributes":{"name":"Gateway Arch","state":"MO","category":1,"GlobalID":"\#(parkGlobalId)"},"geometry":{"x":-90.185,"y":38.6247,"spatialReference":{"wkid":4326}}}]"#
+                let adds =
+                    #"[{"attributes":{"name":"Gateway Arch","state":"MO","category":1,"GlobalID":"\#(parkGlobalId)"},"geometry":{"x":-90.185,"y":38.6247,"spatialReference":{"wkid":4326}}}]"#
                 let (_, addBody) = try await Self.send(
                     transport,
                     Self.multipart(
                         server.serviceURL + "/0/applyEdits",
-                        [("f", "json"), ("useGlobalIds", "True"), ("rollbackOnFailure", "True"), ("adds", adds), ("returnEditMoment", "False"),
-                         ("trueCurveClient", "false"), ("usePreviousEditMoment", "false")]))
+                        [
+                            ("f", "json"), ("useGlobalIds", "True"), ("rollbackOnFailure", "True"), ("adds", adds), ("returnEditMoment", "False"),
+                            ("trueCurveClient", "false"), ("usePreviousEditMoment", "false"),
+                        ]
+                    )
+                )
                 let added = try WireJSON.decode(ApplyEditsResult.self, from: addBody)
                 let parkId = try #require(added.addResults.first?.objectId)
                 #expect(added.addResults.first?.globalId == parkGlobalId)
                 #expect(added.editMoment == nil)
 
-                let species = #"[{"attributes":{"park_guid":"\#(parkGlobalId.lowercased())","common_name":"Gray Bat","status":"EN","observed":10}},{"attributes":{"park_guid":"\#(parkGlobalId)","common_name":"Mink"}}]"#
+                let species =
+                    #"[{"attributes":{"park_guid":"\#(parkGlobalId.lowercased())","common_name":"Gray Bat","status":"EN","observed":10}},{"attributes":{"park_guid":"\#(parkGlobalId)","common_name":"Mink"}}]"#
                 let (_, speciesBody) = try await Self.send(
-                    transport, Self.multipart(server.serviceURL + "/1/applyEdits", [("f", "json"), ("adds", species), ("returnEditMoment", "true")]))
+                    transport,
+                    Self.multipart(server.serviceURL + "/1/applyEdits", [("f", "json"), ("adds", species), ("returnEditMoment", "true")])
+                )
                 let speciesResult = try WireJSON.decode(ApplyEditsResult.self, from: speciesBody)
                 #expect(speciesResult.addResults.count == 2 && speciesResult.failures.isEmpty, "\(speciesBody)")
                 #expect(speciesResult.editMoment != nil)
 
-                let related = server.serviceURL + "/1/query?where=" + FormEncoding.escape("park_guid = '\(parkGlobalId)'") + "&returnCountOnly=true&f=json"
+                let related =
+                    server.serviceURL + "/1/query?where=" + FormEncoding.escape("park_guid = '\(parkGlobalId)'") + "&returnCountOnly=true&f=json"
                 let before = try WireJSON.decode(CountResult.self, from: try await Self.send(transport, HTTPRequest(url: related)).1)
                 #expect(before.count == 2)
                 let (_, deleteBody) = try await Self.send(
-                    transport, Self.multipart(server.serviceURL + "/0/applyEdits", [("f", "json"), ("deletes", String(parkId))]))
+                    transport,
+                    Self.multipart(server.serviceURL + "/0/applyEdits", [("f", "json"), ("deletes", String(parkId))])
+                )
                 #expect(try WireJSON.decode(ApplyEditsResult.self, from: deleteBody).deleteResults.first?.success == true)
                 let after = try WireJSON.decode(CountResult.self, from: try await Self.send(transport, HTTPRequest(url: related)).1)
                 #expect(after.count == 0)
@@ -159,7 +187,9 @@ import Testing
             try await withCurlTransport { transport in
                 let adds = #"[{"attributes":{"name":"Fine"}},{"attributes":{"name":"Bad","category":5}}]"#
                 let (response, body) = try await Self.send(
-                    transport, HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("f", "json"), FormField("adds", adds)]))
+                    transport,
+                    HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("f", "json"), FormField("adds", adds)])
+                )
                 #expect(response.status == 200)
                 let error = try #require(WireJSON.error(in: response.body), "\(body)")
                 #expect(error.code == 400)
@@ -184,7 +214,8 @@ import Testing
             try await withCurlTransport { transport in
                 let (_, body) = try await Self.send(
                     transport,
-                    HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("adds", #"[{"attributes":{"name":"Persisted"}}]"#)]))
+                    HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("adds", #"[{"attributes":{"name":"Persisted"}}]"#)])
+                )
                 return try #require(try WireJSON.decode(ApplyEditsResult.self, from: body).addResults.first?.objectId)
             }
         }
@@ -192,7 +223,9 @@ import Testing
         try await withTestServer(databasePath: path) { server in
             try await withCurlTransport { transport in
                 let (_, body) = try await Self.send(
-                    transport, HTTPRequest(url: server.serviceURL + "/0/query?where=name%3D%27Persisted%27&returnIdsOnly=true&f=json"))
+                    transport,
+                    HTTPRequest(url: server.serviceURL + "/0/query?where=name%3D%27Persisted%27&returnIdsOnly=true&f=json")
+                )
                 let ids = try WireJSON.decode(ObjectIdsResult.self, from: body)
                 #expect(ids.objectIds == [added])
             }
@@ -203,12 +236,17 @@ import Testing
     func readsDuringWrites() async throws {
         try await withTestServer { server in
             try await withCurlTransport { transport in
-                let adds = "[" + (0..<500).map { #"{"attributes":{"name":"Bulk \#($0)","visitors":\#($0)},"geometry":{"x":-100,"y":40}}"# }.joined(separator: ",") + "]"
+                let adds =
+                    "["
+                    + (0..<500).map { #"{"attributes":{"name":"Bulk \#($0)","visitors":\#($0)},"geometry":{"x":-100,"y":40}}"# }.joined(
+                        separator: ","
+                    ) + "]"
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<4 {
                         group.addTask {
                             let response = try await transport.send(
-                                HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("f", "json"), FormField("adds", adds)]))
+                                HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("f", "json"), FormField("adds", adds)])
+                            )
                             return try WireJSON.decode(ApplyEditsResult.self, from: response.body).addResults.filter(\.success).count
                         }
                         group.addTask {

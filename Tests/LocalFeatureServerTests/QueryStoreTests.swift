@@ -8,14 +8,22 @@ import Testing
     @Test("count honours where and objectIds and ignores paging", .timeLimit(.minutes(1)))
     func count() async throws {
         try await withStore { store in
-            let all = try await store.answer(layerId: 0, [FormField("returnCountOnly", "true"), FormField("resultRecordCount", "1"), FormField("resultOffset", "5")])
+            let all = try await store.answer(
+                layerId: 0,
+                [FormField("returnCountOnly", "true"), FormField("resultRecordCount", "1"), FormField("resultOffset", "5")]
+            )
             #expect(all == .count(12))
             let monuments = try await store.answer(layerId: 0, [FormField("where", "category = 2"), FormField("returnCountOnly", "TRUE")])
             #expect(monuments == .count(2))
             let ids = try await store.answer(layerId: 0, [FormField("objectIds", "1,2,99"), FormField("returnCountOnly", "True")])
             #expect(ids == .count(2))
             let both = try await store.answer(
-                layerId: 0, [FormField("objectIds", "1,10,11"), FormField("where", "category = 2"), FormField("returnCountOnly", "true"), FormField("returnIdsOnly", "true")])
+                layerId: 0,
+                [
+                    FormField("objectIds", "1,10,11"), FormField("where", "category = 2"), FormField("returnCountOnly", "true"),
+                    FormField("returnIdsOnly", "true"),
+                ]
+            )
             #expect(both == .count(2))
         }
     }
@@ -26,7 +34,9 @@ import Testing
             let ids = try await store.answer(layerId: 1, [FormField("returnIdsOnly", "true")], maxRecordCount: 5)
             #expect(ids == .objectIds(Array(1...30)))
             let ordered = try await store.answer(
-                layerId: 0, [FormField("returnIdsOnly", "true"), FormField("where", "category > 1"), FormField("orderByFields", "name DESC")])
+                layerId: 0,
+                [FormField("returnIdsOnly", "true"), FormField("where", "category > 1"), FormField("orderByFields", "name DESC")]
+            )
             #expect(ordered == .objectIds([11, 10, 12]))  // Muir Woods, Devils Tower, Big Cypress
         }
     }
@@ -95,8 +105,11 @@ import Testing
     @Test("orderByFields sorts, with OBJECTID breaking ties", .timeLimit(.minutes(1)))
     func order() async throws {
         try await withStore { store in
-            guard case .features(let features, _) = try await store.answer(
-                layerId: 0, [FormField("outFields", "state,OBJECTID"), FormField("orderByFields", "state ASC")])
+            guard
+                case .features(let features, _) = try await store.answer(
+                    layerId: 0,
+                    [FormField("outFields", "state,OBJECTID"), FormField("orderByFields", "state ASC")]
+                )
             else {
                 Issue.record("expected features")
                 return
@@ -110,8 +123,11 @@ import Testing
     @Test("outFields chooses attributes; returnGeometry=false drops geometry; tables have none", .timeLimit(.minutes(1)))
     func outFields() async throws {
         try await withStore { store in
-            guard case .features(let parks, _) = try await store.answer(
-                layerId: 0, [FormField("outFields", "NAME, visitors"), FormField("objectIds", "1"), FormField("returnGeometry", "False")])
+            guard
+                case .features(let parks, _) = try await store.answer(
+                    layerId: 0,
+                    [FormField("outFields", "NAME, visitors"), FormField("objectIds", "1"), FormField("returnGeometry", "False")]
+                )
             else {
                 Issue.record("expected features")
                 return
@@ -124,7 +140,8 @@ import Testing
             }
             #expect(defaults.first?.attributes == ["OBJECTID": 2])
             #expect(defaults.first?.geometry == .point(x: -119.5383, y: 37.8651))
-            guard case .features(let species, _) = try await store.answer(layerId: 1, [FormField("outFields", "*"), FormField("objectIds", "1")]) else {
+            guard case .features(let species, _) = try await store.answer(layerId: 1, [FormField("outFields", "*"), FormField("objectIds", "1")])
+            else {
                 Issue.record("expected features")
                 return
             }
@@ -166,7 +183,11 @@ import Testing
     @Test("invalid query parameters are 400 envelopes naming the parameter", arguments: badQueries)
     func badQuery(_ bad: BadQuery) {
         let error = #expect(throws: ServiceError.self) {
-            _ = try LayerQuery.parse(RequestParameters([bad.field]), layer: LayerSchema(info: ParksDataset.parksLayer, serviceLayers: []), maxRecordCount: 10)
+            _ = try LayerQuery.parse(
+                RequestParameters([bad.field]),
+                layer: LayerSchema(info: ParksDataset.parksLayer, serviceLayers: []),
+                maxRecordCount: 10
+            )
         }
         #expect(error?.error.code == 400)
         #expect(error?.error.message == "Unable to complete operation.")

@@ -15,7 +15,10 @@ import Testing
         #expect(parameters["unknown"] == nil)
     }
 
-    @Test("booleans parse case-insensitively", arguments: [("true", true), ("True", true), ("TRUE", true), ("false", false), ("False", false), (" false ", false)])
+    @Test(
+        "booleans parse case-insensitively",
+        arguments: [("true", true), ("True", true), ("TRUE", true), ("false", false), ("False", false), (" false ", false)]
+    )
     func booleans(_ text: String, _ expected: Bool) throws {
         #expect(try RequestParameters([FormField("returnGeometry", text)]).bool("returnGeometry", default: !expected) == expected)
     }
@@ -23,7 +26,9 @@ import Testing
     @Test("a missing boolean takes its default; a malformed one is a 400 naming it")
     func booleanDefaultsAndErrors() throws {
         #expect(try RequestParameters().bool("rollbackOnFailure", default: true))
-        let error = #expect(throws: ServiceError.self) { try RequestParameters([FormField("useGlobalIds", "maybe")]).bool("useGlobalIds", default: false) }
+        let error = #expect(throws: ServiceError.self) {
+            try RequestParameters([FormField("useGlobalIds", "maybe")]).bool("useGlobalIds", default: false)
+        }
         #expect(error?.error.details.first == "'useGlobalIds' parameter is invalid")
     }
 
@@ -60,7 +65,8 @@ import Testing
         let adds = #"[{"attributes":{"name":"A\r\nB"},"geometry":{"x":1,"y":2}}]"#
         let body = Self.multipart(
             boundary: "----featureload42",
-            parts: [("f", nil, "json"), ("adds", nil, adds), ("rollbackOnFailure", nil, "False"), ("attachment", "a.jpg", "JPEGDATA")])
+            parts: [("f", nil, "json"), ("adds", nil, adds), ("rollbackOnFailure", nil, "False"), ("attachment", "a.jpg", "JPEGDATA")]
+        )
         let fields = try FormBody.fields(contentType: "multipart/form-data; boundary=----featureload42", body: body)
         #expect(fields == [FormField("f", "json"), FormField("adds", adds), FormField("rollbackOnFailure", "False")])
         let quoted = try FormBody.fields(contentType: #"multipart/form-data; boundary="----featureload42""#, body: body)
@@ -78,7 +84,10 @@ import Testing
             try FormBody.fields(contentType: "multipart/form-data; boundary=x", body: ByteBuffer(string: "no parts at all"))
         }
         #expect(throws: ServiceError.self) {
-            try FormBody.fields(contentType: "multipart/form-data; boundary=x", body: ByteBuffer(string: "--x\r\nBad Header Line\r\n\r\nv\r\n--x--\r\n"))
+            try FormBody.fields(
+                contentType: "multipart/form-data; boundary=x",
+                body: ByteBuffer(string: "--x\r\nBad Header Line\r\n\r\nv\r\n--x--\r\n")
+            )
         }
     }
 
@@ -89,16 +98,24 @@ import Testing
                 FormField("adds", #"[{"attributes":{"name":"A","visitors":3},"geometry":{"x":1.5,"y":2}},{"attributes":null}]"#),
                 FormField("updates", #"{"attributes":{"OBJECTID":4}}"#), FormField("deletes", "37, 462"), FormField("rollbackOnFailure", "False"),
                 FormField("returnEditMoment", "true"),
-            ]))
+            ])
+        )
         #expect(batch.adds == [FeatureEdit(attributes: ["name": "A", "visitors": 3], geometry: ["x": 1.5, "y": 2]), FeatureEdit(attributes: [:])])
         #expect(batch.updates == [FeatureEdit(attributes: ["OBJECTID": 4])])
         #expect(batch.deletes == [.objectId(37), .objectId(462)])
         #expect(!batch.rollbackOnFailure && !batch.useGlobalIds && batch.returnEditMoment)
         let json = try EditBatch.parse(RequestParameters([FormField("deletes", "[1,2]")]))
         #expect(json.deletes == [.objectId(1), .objectId(2)])
-        let guids = try EditBatch.parse(RequestParameters([FormField("deletes", #"["{B3FC0000-0000-4000-8000-000000000001}"]"#), FormField("useGlobalIds", "true")]))
+        let guids = try EditBatch.parse(
+            RequestParameters([FormField("deletes", #"["{B3FC0000-0000-4000-8000-000000000001}"]"#), FormField("useGlobalIds", "true")])
+        )
         #expect(guids.deletes == [.globalId("{B3FC0000-0000-4000-8000-000000000001}")])
-        let commaGuids = try EditBatch.parse(RequestParameters([FormField("deletes", "{B3FC0000-0000-4000-8000-000000000001},{B3FC0000-0000-4000-8000-000000000002}"), FormField("useGlobalIds", "True")]))
+        let commaGuids = try EditBatch.parse(
+            RequestParameters([
+                FormField("deletes", "{B3FC0000-0000-4000-8000-000000000001},{B3FC0000-0000-4000-8000-000000000002}"),
+                FormField("useGlobalIds", "True"),
+            ])
+        )
         #expect(commaGuids.deletes.count == 2)
     }
 
@@ -120,18 +137,18 @@ import Testing
         #expect(error?.error.details.first == detail)
     }
 
-    @Test("JSONText reads what JSONDecoder reads")
+    @Test("JSONReader reads what JSONDecoder reads")
     func json() throws {
         let text = #" {"a":[1,-2,3.5,1e2,true,false,null],"s":"q\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00","big":12345678901234567890,"o":{}} "#
-        let value = try JSONText.parse(text)
+        let value = try JSONReader.parse(text)
         let expected: JSONValue = [
             "a": [1, -2, 3.5, 100.0, true, false, nil], "s": "q\"\\/\u{8}\u{c}\n\r\té😀", "big": .double(1.2345678901234567e19), "o": [:],
         ]
         #expect(value == expected)
-        #expect(try JSONText.parse("-0") == .int(0))
+        #expect(try JSONReader.parse("-0") == .int(0))
         for bad in ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\u{1}\"", "tru", "[1] 2", "{\"a\":1,}", "\"\\x\""] {
-            #expect(throws: JSONText.SyntaxError.self, "\(bad)") { try JSONText.parse(bad) }
+            #expect(throws: JSONReader.SyntaxError.self, "\(bad)") { try JSONReader.parse(bad) }
         }
-        #expect(throws: JSONText.SyntaxError.self) { try JSONText.parse(String(repeating: "[", count: 100_000)) }
+        #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.parse(String(repeating: "[", count: 100_000)) }
     }
 }

@@ -7,7 +7,8 @@ import Testing
 
 /// Router-level tests: the responder answers requests without a socket.
 @Suite struct ResponderTests {
-    static func withResponder<T: Sendable>(maxRecordCount: Int = 2000, _ body: @Sendable (FeatureServerResponder) async throws -> T) async throws -> T {
+    static func withResponder<T: Sendable>(maxRecordCount: Int = 2000, _ body: @Sendable (FeatureServerResponder) async throws -> T) async throws -> T
+    {
         try await withStore { store in
             try await body(FeatureServerResponder(stores: [store], maxRecordCount: maxRecordCount, logger: Logger(label: "test")))
         }
@@ -72,7 +73,11 @@ import Testing
     @Test("paths match case-insensitively and tolerate a trailing slash", .timeLimit(.minutes(1)))
     func pathCase() async throws {
         try await Self.withResponder { responder in
-            let (_, body) = await Self.get(responder, "/ArcGIS/rest/services/Parks/featureserver/0/QUERY/", "where=1%3D1&returnCountOnly=true&f=pjson")
+            let (_, body) = await Self.get(
+                responder,
+                "/ArcGIS/rest/services/Parks/featureserver/0/QUERY/",
+                "where=1%3D1&returnCountOnly=true&f=pjson"
+            )
             let count = try WireJSON.decode(CountResult.self, from: body)
             #expect(count.count == 12)
             #expect(body.contains("\n"))  // pjson is indented
@@ -101,7 +106,10 @@ import Testing
     func query() async throws {
         try await Self.withResponder { responder in
             let (_, body) = await Self.get(
-                responder, Self.service + "/0/query", "where=state%3D%27CA%27&outFields=*&orderByFields=name&resultRecordCount=1&f=json")
+                responder,
+                Self.service + "/0/query",
+                "where=state%3D%27CA%27&outFields=*&orderByFields=name&resultRecordCount=1&f=json"
+            )
             let set = try WireJSON.decode(FeatureSet.self, from: body)
             #expect(set.objectIdFieldName == "OBJECTID")
             #expect(set.globalIdFieldName == "GlobalID")
@@ -141,10 +149,16 @@ import Testing
     @Test("applyEdits over multipart applies edits; malformed input answers 400 envelopes", .timeLimit(.minutes(1)))
     func applyEdits() async throws {
         try await Self.withResponder { responder in
-            let adds = #"[{"attributes":{"name":"Gateway Arch","state":"MO","category":2},"geometry":{"x":-90.185,"y":38.6247,"spatialReference":{"wkid":4326}}}]"#
+            let adds =
+                #"[{"attributes":{"name":"Gateway Arch","state":"MO","category":2},"geometry":{"x":-90.185,"y":38.6247,"spatialReference":{"wkid":4326}}}]"#
             let request = ServerRequest(
-                method: "POST", path: Self.service + "/0/applyEdits", contentType: "multipart/form-data; boundary=XyZzY",
-                body: Self.multipart([("f", "json"), ("adds", adds), ("updates", "[]"), ("deletes", "12"), ("rollbackOnFailure", "True"), ("gdbVersion", "")]))
+                method: "POST",
+                path: Self.service + "/0/applyEdits",
+                contentType: "multipart/form-data; boundary=XyZzY",
+                body: Self.multipart([
+                    ("f", "json"), ("adds", adds), ("updates", "[]"), ("deletes", "12"), ("rollbackOnFailure", "True"), ("gdbVersion", ""),
+                ])
+            )
             let response = await responder.respond(to: request)
             let result = try WireJSON.decode(ApplyEditsResult.self, from: Array(response.body.readableBytesView))
             #expect(result.addResults.first?.objectId == 13)
@@ -153,23 +167,34 @@ import Testing
             #expect(String(buffer: response.body).contains(#""updateResults":[]"#))
 
             let malformed = ServerRequest(
-                method: "POST", path: Self.service + "/0/applyEdits", contentType: "multipart/form-data; boundary=XyZzY",
-                body: ByteBuffer(string: "--XyZzY\r\nContent-Disposition: form-data; name=\"adds\"\r\n\r\n[]"))
+                method: "POST",
+                path: Self.service + "/0/applyEdits",
+                contentType: "multipart/form-data; boundary=XyZzY",
+                body: ByteBuffer(string: "--XyZzY\r\nContent-Disposition: form-data; name=\"adds\"\r\n\r\n[]")
+            )
             let malformedError = try #require(WireJSON.error(in: Array(await responder.respond(to: malformed).body.readableBytesView)))
             #expect(malformedError.code == 400)
 
             let badJSON = ServerRequest(
-                method: "POST", path: Self.service + "/0/applyEdits", contentType: "application/x-www-form-urlencoded",
-                body: ByteBuffer(string: "f=json&adds=" + FormEncoding.escape(#"[{"attributes":{"name":"x"}"#)))
+                method: "POST",
+                path: Self.service + "/0/applyEdits",
+                contentType: "application/x-www-form-urlencoded",
+                body: ByteBuffer(string: "f=json&adds=" + FormEncoding.escape(#"[{"attributes":{"name":"x"}"#))
+            )
             let badJSONError = try #require(WireJSON.error(in: Array(await responder.respond(to: badJSON).body.readableBytesView)))
             #expect(badJSONError.code == 400)
             #expect(badJSONError.details.first == "'adds' parameter is invalid")
 
             let rolledBack = ServerRequest(
-                method: "POST", path: Self.service + "/0/applyEdits", contentType: "application/x-www-form-urlencoded",
-                body: ByteBuffer(string: "f=json&adds=" + FormEncoding.escape(#"[{"attributes":{"name":null}}]"#)))
+                method: "POST",
+                path: Self.service + "/0/applyEdits",
+                contentType: "application/x-www-form-urlencoded",
+                body: ByteBuffer(string: "f=json&adds=" + FormEncoding.escape(#"[{"attributes":{"name":null}}]"#))
+            )
             let rolledBackText = String(buffer: await responder.respond(to: rolledBack).body)
-            #expect(rolledBackText.hasPrefix(#"{"error":{"code":400,"extendedCode":-2147207418,"message":"Unable to complete operation.","details":["#))
+            #expect(
+                rolledBackText.hasPrefix(#"{"error":{"code":400,"extendedCode":-2147207418,"message":"Unable to complete operation.","details":["#)
+            )
             #expect(rolledBackText.hasSuffix(#""Operation rolled back."]}}"#))
         }
     }

@@ -20,7 +20,8 @@ struct TemporaryDirectory: Sendable {
 /// Opens a store for `definition` on a fresh file, runs `body`, closes and removes it.
 @discardableResult
 func withStore<T: Sendable>(
-    _ definition: ServiceDefinition = ParksDataset.definition, _ body: @Sendable (FeatureStore) async throws -> T
+    _ definition: ServiceDefinition = ParksDataset.definition,
+    _ body: @Sendable (FeatureStore) async throws -> T
 ) async throws -> T {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
@@ -47,7 +48,10 @@ extension FeatureStore {
     func features(layerId: Int, where whereClause: String = "1=1") async throws -> [Feature] {
         let schema = schemas[layerId]!
         let query = try LayerQuery.parse(
-            RequestParameters([FormField("where", whereClause), FormField("outFields", "*")]), layer: schema, maxRecordCount: 100_000)
+            RequestParameters([FormField("where", whereClause), FormField("outFields", "*")]),
+            layer: schema,
+            maxRecordCount: 100_000
+        )
         guard case .features(let features, _) = try await self.query(layerId: layerId, query) else { return [] }
         return features
     }

@@ -28,9 +28,15 @@ struct ThroughputProbeTests {
         try await withTestServer { server in
             try await withCurlTransport { transport in
                 func rate(batch: Int, requests: Int, concurrency: Int) async throws -> Double {
-                    let adds = "[" + (0..<batch).map { #"{"attributes":{"name":"P\#($0)","state":"CO","category":1,"visitors":\#($0)},"geometry":{"x":-105,"y":40}}"# }.joined(separator: ",") + "]"
+                    let adds =
+                        "["
+                        + (0..<batch).map {
+                            #"{"attributes":{"name":"P\#($0)","state":"CO","category":1,"visitors":\#($0)},"geometry":{"x":-105,"y":40}}"#
+                        }.joined(separator: ",") + "]"
                     let request = HTTPRequest.form(
-                        url: server.serviceURL + "/0/applyEdits", fields: [FormField("f", "json"), FormField("adds", adds), FormField("rollbackOnFailure", "true")])
+                        url: server.serviceURL + "/0/applyEdits",
+                        fields: [FormField("f", "json"), FormField("adds", adds), FormField("rollbackOnFailure", "true")]
+                    )
                     let clock = ContinuousClock()
                     let elapsed = try await clock.measure {
                         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -27,17 +27,25 @@ import Testing
         Accepted(clause: "state = 'CA' AND category = 1", sql: #"(("state" = ?) AND ("category" = ?))"#, bindings: [.text("CA"), .integer(1)]),
         Accepted(
             clause: "state = 'CA' or state = 'WY' and category = 2",
-            sql: #"(("state" = ?) OR (("state" = ?) AND ("category" = ?)))"#, bindings: [.text("CA"), .text("WY"), .integer(2)]),
+            sql: #"(("state" = ?) OR (("state" = ?) AND ("category" = ?)))"#,
+            bindings: [.text("CA"), .text("WY"), .integer(2)]
+        ),
         Accepted(
             clause: "(state = 'CA' OR state = 'WY') AND NOT category = 2",
-            sql: #"((("state" = ?) OR ("state" = ?)) AND (NOT ("category" = ?)))"#, bindings: [.text("CA"), .text("WY"), .integer(2)]),
+            sql: #"((("state" = ?) OR ("state" = ?)) AND (NOT ("category" = ?)))"#,
+            bindings: [.text("CA"), .text("WY"), .integer(2)]
+        ),
         Accepted(clause: "state IS NULL", sql: #"("state" IS NULL)"#, bindings: []),
         Accepted(clause: "state is not null", sql: #"("state" IS NOT NULL)"#, bindings: []),
         Accepted(clause: "category IN (1, 3)", sql: #"("category" IN (?, ?))"#, bindings: [.integer(1), .integer(3)]),
         Accepted(clause: "state NOT IN ('CA')", sql: #"("state" NOT IN (?))"#, bindings: [.text("CA")]),
         Accepted(clause: "name LIKE 'Yo%'", sql: #"("name" LIKE ?)"#, bindings: [.text("Yo%")]),
         Accepted(clause: "name NOT LIKE '%!_%' ESCAPE '!'", sql: #"("name" NOT LIKE ? ESCAPE ?)"#, bindings: [.text("%!_%"), .text("!")]),
-        Accepted(clause: "OBJECTID > 0 AND OBJECTID <= 1000", sql: #"(("OBJECTID" > ?) AND ("OBJECTID" <= ?))"#, bindings: [.integer(0), .integer(1000)]),
+        Accepted(
+            clause: "OBJECTID > 0 AND OBJECTID <= 1000",
+            sql: #"(("OBJECTID" > ?) AND ("OBJECTID" <= ?))"#,
+            bindings: [.integer(0), .integer(1000)]
+        ),
         Accepted(clause: "objectid = 1 OR objectid = 5", sql: #"(("OBJECTID" = ?) OR ("OBJECTID" = ?))"#, bindings: [.integer(1), .integer(5)]),
     ]
 
@@ -107,6 +115,8 @@ import Testing
             expression
                 == .and(
                     .not(.or(.comparison(.field("a"), .equal, .literal(.integer(1))), .isNull(.field("b"), negated: true))),
-                    .inList(.field("c"), [.literal(.string("x")), .literal(.real(-2.5))], negated: false)))
+                    .inList(.field("c"), [.literal(.string("x")), .literal(.real(-2.5))], negated: false)
+                )
+        )
     }
 }

@@ -18,7 +18,8 @@ enum ParksDataset {
         codedValues: [
             CodedValue(name: "National Park", code: 1), CodedValue(name: "National Monument", code: 2),
             CodedValue(name: "National Preserve", code: 3),
-        ])
+        ]
+    )
 
     static let conservationStatus = Domain.codedValue(
         name: "ConservationStatus",
@@ -26,7 +27,8 @@ enum ParksDataset {
             CodedValue(name: "Least Concern", code: "LC"), CodedValue(name: "Near Threatened", code: "NT"),
             CodedValue(name: "Vulnerable", code: "VU"), CodedValue(name: "Endangered", code: "EN"),
             CodedValue(name: "Critically Endangered", code: "CR"),
-        ])
+        ]
+    )
 
     private static func identityFields() -> [Field] {
         [
@@ -37,7 +39,11 @@ enum ParksDataset {
 
     static let parksLayer: LayerInfo = {
         var info = LayerInfo(
-            id: 0, name: "National Parks", type: "Feature Layer", geometryType: .point, objectIdField: "OBJECTID",
+            id: 0,
+            name: "National Parks",
+            type: "Feature Layer",
+            geometryType: .point,
+            objectIdField: "OBJECTID",
             globalIdField: "GlobalID",
             fields: identityFields() + [
                 Field(name: "name", type: .string, alias: "Name", length: 128, nullable: false),
@@ -49,10 +55,17 @@ enum ParksDataset {
             ],
             relationships: [
                 RelationshipInfo(
-                    id: 0, name: "Park_Species", relatedTableId: 1, cardinality: .oneToMany, role: .origin, keyField: "GlobalID",
-                    composite: true)
+                    id: 0,
+                    name: "Park_Species",
+                    relatedTableId: 1,
+                    cardinality: .oneToMany,
+                    role: .origin,
+                    keyField: "GlobalID",
+                    composite: true
+                )
             ],
-            hasAttachments: true)
+            hasAttachments: true
+        )
         info.description = "National parks, monuments and preserves."
         info.displayField = "name"
         info.extent = Extent(xmin: -151.2, ymin: 25.2, xmax: -68.2, ymax: 63.2, spatialReference: .wgs84)
@@ -61,7 +74,12 @@ enum ParksDataset {
 
     static let speciesTable: LayerInfo = {
         var info = LayerInfo(
-            id: 1, name: "Species", type: "Table", geometryType: nil, objectIdField: "OBJECTID", globalIdField: "GlobalID",
+            id: 1,
+            name: "Species",
+            type: "Table",
+            geometryType: nil,
+            objectIdField: "OBJECTID",
+            globalIdField: "GlobalID",
             fields: identityFields() + [
                 Field(name: "park_guid", type: .guid, alias: "Park", length: 38),
                 Field(name: "common_name", type: .string, alias: "Common name", length: 128, nullable: false),
@@ -71,10 +89,17 @@ enum ParksDataset {
             ],
             relationships: [
                 RelationshipInfo(
-                    id: 0, name: "Park_Species", relatedTableId: 0, cardinality: .oneToMany, role: .destination,
-                    keyField: "park_guid", composite: true)
+                    id: 0,
+                    name: "Park_Species",
+                    relatedTableId: 0,
+                    cardinality: .oneToMany,
+                    role: .destination,
+                    keyField: "park_guid",
+                    composite: true
+                )
             ],
-            hasAttachments: false)
+            hasAttachments: false
+        )
         info.description = "Species observed in each park."
         info.displayField = "common_name"
         return info
@@ -110,7 +135,8 @@ enum ParksDataset {
                 "area_km2": .double(area), "established": .int(epochMilliseconds(year: date.0, month: date.1, day: date.2)),
                 "visitors": .int(visitors),
             ],
-            geometry: .point(x: x, y: y))
+            geometry: .point(x: x, y: y)
+        )
     }
 
     /// (park index, common name, scientific name, status, observed)

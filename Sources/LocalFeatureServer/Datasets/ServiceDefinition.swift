@@ -16,6 +16,7 @@ public struct ServiceDefinition: Sendable, Hashable, Codable {
     /// Feature layers and tables, in id order.
     public var layers: [LayerDefinition]
 
+    /// A service definition.
     public init(name: String, serviceDescription: String, layers: [LayerDefinition]) {
         self.name = name
         self.serviceDescription = serviceDescription
@@ -43,6 +44,7 @@ public struct LayerDefinition: Sendable, Hashable, Codable {
     /// Rows inserted when the database is created. Attributes by field name; GlobalIDs, if given, are kept.
     public var seedRows: [Feature]
 
+    /// A layer definition with optional seed rows.
     public init(info: LayerInfo, seedRows: [Feature] = []) {
         self.info = info
         self.seedRows = seedRows

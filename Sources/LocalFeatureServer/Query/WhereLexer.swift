@@ -11,14 +11,30 @@ enum WhereToken: Sendable, Hashable {
 
 /// Reserved words, recognised case-insensitively. They can never name a field.
 enum WhereKeyword: String, Sendable, Hashable, CaseIterable {
-    case and = "AND", or = "OR", not = "NOT", `is` = "IS", null = "NULL", `in` = "IN", like = "LIKE"
-    case escape = "ESCAPE", between = "BETWEEN"
+    case and = "AND"
+    case or = "OR"
+    case not = "NOT"
+    case `is` = "IS"
+    case null = "NULL"
+    case `in` = "IN"
+    case like = "LIKE"
+    case escape = "ESCAPE"
+    case between = "BETWEEN"
 }
 
 /// Punctuation and operators.
 enum WhereSymbol: String, Sendable, Hashable {
-    case equal = "=", notEqual = "<>", bangEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">"
-    case greaterOrEqual = ">=", openParenthesis = "(", closeParenthesis = ")", comma = ",", minus = "-"
+    case equal = "="
+    case notEqual = "<>"
+    case bangEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    case openParenthesis = "("
+    case closeParenthesis = ")"
+    case comma = ","
+    case minus = "-"
 }
 
 /// Splits a `where` clause into tokens.
@@ -55,18 +71,35 @@ struct WhereLexer {
             return (.string(try readString()), start)
         case "0"..."9", ".":
             return (try readNumber(), start)
-        case "(": index += 1; return (.symbol(.openParenthesis), start)
-        case ")": index += 1; return (.symbol(.closeParenthesis), start)
-        case ",": index += 1; return (.symbol(.comma), start)
-        case "=": index += 1; return (.symbol(.equal), start)
+        case "(":
+            index += 1
+            return (.symbol(.openParenthesis), start)
+        case ")":
+            index += 1
+            return (.symbol(.closeParenthesis), start)
+        case ",":
+            index += 1
+            return (.symbol(.comma), start)
+        case "=":
+            index += 1
+            return (.symbol(.equal), start)
         case "<":
             index += 1
-            if peek == "=" { index += 1; return (.symbol(.lessOrEqual), start) }
-            if peek == ">" { index += 1; return (.symbol(.notEqual), start) }
+            if peek == "=" {
+                index += 1
+                return (.symbol(.lessOrEqual), start)
+            }
+            if peek == ">" {
+                index += 1
+                return (.symbol(.notEqual), start)
+            }
             return (.symbol(.less), start)
         case ">":
             index += 1
-            if peek == "=" { index += 1; return (.symbol(.greaterOrEqual), start) }
+            if peek == "=" {
+                index += 1
+                return (.symbol(.greaterOrEqual), start)
+            }
             return (.symbol(.greater), start)
         case "!":
             index += 1

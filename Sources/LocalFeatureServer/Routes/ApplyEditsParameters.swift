@@ -21,7 +21,7 @@ extension EditBatch {
     private static func features(_ text: String, parameter: String) throws(ServiceError) -> [FeatureEdit] {
         let json: JSONValue
         do {
-            json = try JSONText.parse(text)
+            json = try JSONReader.parse(text)
         } catch {
             throw ServiceError.invalidParameter(parameter, reason: "not valid JSON: \(error)")
         }
@@ -52,7 +52,7 @@ extension EditBatch {
         let trimmed = text.trimmed
         var items: [String] = []
         if trimmed.hasPrefix("[") {
-            guard case .array(let array) = try? JSONText.parse(trimmed) else {
+            guard case .array(let array) = try? JSONReader.parse(trimmed) else {
                 throw ServiceError.invalidParameter("deletes", reason: "not a valid JSON array")
             }
             for value in array {

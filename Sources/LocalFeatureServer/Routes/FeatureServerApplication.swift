@@ -18,11 +18,18 @@ enum FeatureServerApplication {
             let body = try await request.body.collect(upTo: maximumBodySize)
             let answer = await responder.respond(
                 to: ServerRequest(
-                    method: request.method.rawValue, path: request.uri.path, query: request.uri.query,
-                    contentType: request.headers[.contentType], body: body))
+                    method: request.method.rawValue,
+                    path: request.uri.path,
+                    query: request.uri.query,
+                    contentType: request.headers[.contentType],
+                    body: body
+                )
+            )
             return Response(
-                status: HTTPResponse.Status(code: answer.status), headers: [.contentType: FeatureServerResponder.contentType],
-                body: ResponseBody(byteBuffer: answer.body))
+                status: HTTPResponse.Status(code: answer.status),
+                headers: [.contentType: FeatureServerResponder.contentType],
+                body: ResponseBody(byteBuffer: answer.body)
+            )
         }
         router.get("**", use: handler)
         router.post("**", use: handler)

@@ -11,7 +11,10 @@ extension LayerQuery {
     ///   - rejectedWhere: Called with the reason when the `where` clause is rejected (for the log).
     /// - Throws: ``ServiceError`` (400) naming the first invalid parameter.
     static func parse(
-        _ parameters: RequestParameters, layer: LayerSchema, maxRecordCount: Int, rejectedWhere: (WhereClauseError) -> Void = { _ in }
+        _ parameters: RequestParameters,
+        layer: LayerSchema,
+        maxRecordCount: Int,
+        rejectedWhere: (WhereClauseError) -> Void = { _ in }
     ) throws(ServiceError) -> LayerQuery {
         let filter: SQLFragment
         do {
@@ -36,7 +39,14 @@ extension LayerQuery {
             guard requested >= 0 else { throw ServiceError.invalidParameter("resultRecordCount", reason: "must not be negative") }
             output = .features(offset: offset, limit: requested == 0 ? maxRecordCount : min(requested, maxRecordCount))
         }
-        return LayerQuery(filter: filter, objectIds: objectIds, outFields: outFields, returnGeometry: returnGeometry, orderBy: orderBy, output: output)
+        return LayerQuery(
+            filter: filter,
+            objectIds: objectIds,
+            outFields: outFields,
+            returnGeometry: returnGeometry,
+            orderBy: orderBy,
+            output: output
+        )
     }
 
     /// `1,2,3` (a JSON-style `[1,2,3]` is accepted too).

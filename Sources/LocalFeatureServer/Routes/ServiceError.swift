@@ -24,7 +24,8 @@ struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The fixed answer to any rejected `where` clause (the reason goes to the log only, as on ArcGIS).
     static let invalidWhere = ServiceError(
-        ArcGISError(code: 400, message: unableToComplete, details: ["'where' parameter is invalid"]))
+        ArcGISError(code: 400, message: unableToComplete, details: ["'where' parameter is invalid"])
+    )
 
     /// A request body that could not be read as a form.
     static func malformedBody(_ reason: String) -> ServiceError {
@@ -47,6 +48,11 @@ struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     static func rolledBack(_ failures: [String]) -> ServiceError {
         ServiceError(
             ArcGISError(
-                code: 400, message: unableToComplete, details: failures + ["Operation rolled back."], extendedCode: -2_147_207_418))
+                code: 400,
+                message: unableToComplete,
+                details: failures + ["Operation rolled back."],
+                extendedCode: -2_147_207_418
+            )
+        )
     }
 }

@@ -14,7 +14,8 @@ enum AttributeCoercion {
     /// The stored form of `value` for `field`, or the edit error it fails with.
     static func coerce(_ value: JSONValue, for field: Field) -> Result<SQLValue, EditFailure> {
         if case .null = value {
-            return field.isNullable ? .success(.null) : .failure(EditFailure(code: EditErrorCode.notNullable, description: "Field '\(field.name)' cannot be null."))
+            return field.isNullable
+                ? .success(.null) : .failure(EditFailure(code: EditErrorCode.notNullable, description: "Field '\(field.name)' cannot be null."))
         }
         let stored: SQLValue
         let type = field.type
@@ -27,7 +28,12 @@ enum AttributeCoercion {
                 default: Int64.min...Int64.max
                 }
             guard limits.contains(integer) else {
-                return .failure(EditFailure(code: EditErrorCode.settingValueFailed, description: "Setting of value for '\(field.name)' failed: \(integer) is out of range."))
+                return .failure(
+                    EditFailure(
+                        code: EditErrorCode.settingValueFailed,
+                        description: "Setting of value for '\(field.name)' failed: \(integer) is out of range."
+                    )
+                )
             }
             stored = .integer(integer)
         } else if type == .double || type == .single {
@@ -39,25 +45,43 @@ enum AttributeCoercion {
         } else if type == .guid || type == .globalID {
             guard let text = value.stringValue else { return mismatch(field, "a GUID string", value) }
             guard let normalized = GlobalID.normalized(text) else {
-                return .failure(EditFailure(code: EditErrorCode.settingValueFailed, description: "Setting of value for '\(field.name)' failed: '\(text)' is not a GUID."))
+                return .failure(
+                    EditFailure(
+                        code: EditErrorCode.settingValueFailed,
+                        description: "Setting of value for '\(field.name)' failed: '\(text)' is not a GUID."
+                    )
+                )
             }
             stored = .text(normalized)
         } else {
             guard let text = value.stringValue else { return mismatch(field, "a string", value) }
             if let length = field.length, length > 0, text.utf8.count > length, text.count > length {
                 return .failure(
-                    EditFailure(code: EditErrorCode.settingValueFailed, description: "Setting of value for '\(field.name)' failed: longer than \(length) characters."))
+                    EditFailure(
+                        code: EditErrorCode.settingValueFailed,
+                        description: "Setting of value for '\(field.name)' failed: longer than \(length) characters."
+                    )
+                )
             }
             stored = .text(text)
         }
         if let domain = field.domain, !domain.contains(value) {
             return .failure(
-                EditFailure(code: EditErrorCode.constraintViolated, description: "Value \(value) of field '\(field.name)' is not in domain '\(domain.name)'."))
+                EditFailure(
+                    code: EditErrorCode.constraintViolated,
+                    description: "Value \(value) of field '\(field.name)' is not in domain '\(domain.name)'."
+                )
+            )
         }
         return .success(stored)
     }
 
     private static func mismatch(_ field: Field, _ expected: String, _ value: JSONValue) -> Result<SQLValue, EditFailure> {
-        .failure(EditFailure(code: EditErrorCode.settingValueFailed, description: "Setting of value for '\(field.name)' failed: expected \(expected), got \(value)."))
+        .failure(
+            EditFailure(
+                code: EditErrorCode.settingValueFailed,
+                description: "Setting of value for '\(field.name)' failed: expected \(expected), got \(value)."
+            )
+        )
     }
 }

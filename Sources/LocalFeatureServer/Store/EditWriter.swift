@@ -119,7 +119,12 @@ struct EditWriter {
             let statement = try db.cachedStatement(sql: layer.insertSQL)
             try statement.execute(arguments: StatementArguments(values))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            return fail(label, EditErrorCode.uniqueConstraint, "Unique constraint violation: GlobalID \(globalId ?? "") already exists.", globalId: globalId)
+            return fail(
+                label,
+                EditErrorCode.uniqueConstraint,
+                "Unique constraint violation: GlobalID \(globalId ?? "") already exists.",
+                globalId: globalId
+            )
         }
         return EditResult(objectId: db.lastInsertedRowID, globalId: globalId, success: true)
     }
@@ -143,7 +148,9 @@ struct EditWriter {
                 continue
             }
             let field = layer.fields[fieldIndex]
-            guard field.isEditable else { return fail(label, EditErrorCode.fieldNotEditable, "Field '\(field.name)' is not editable.", objectId: objectId) }
+            guard field.isEditable else {
+                return fail(label, EditErrorCode.fieldNotEditable, "Field '\(field.name)' is not editable.", objectId: objectId)
+            }
             switch AttributeCoercion.coerce(value, for: field) {
             case .success(let stored): assignments.append((fieldIndex, stored))
             case .failure(let failure): return fail(label, failure.error, objectId: objectId)

@@ -18,12 +18,17 @@ actor FeatureStore {
     private let pool: DatabasePool
     private let now: @Sendable () -> Int64
     private var isClosed = false
+    private let executor: DispatchQueueExecutor
+
+    /// Runs the actor on its own serial queue: see ``DispatchQueueExecutor``.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private init(definition: ServiceDefinition, schemas: [Int: LayerSchema], pool: DatabasePool, now: @escaping @Sendable () -> Int64) {
         self.definition = definition
         self.schemas = schemas
         self.pool = pool
         self.now = now
+        self.executor = DispatchQueueExecutor(label: "featureload.store.\(definition.name)")
     }
 
     /// Opens (creating and seeding if new) the database at `path` for `definition`.
@@ -70,7 +75,9 @@ actor FeatureStore {
                     let columns = try db.columns(in: "layer_\(schema.info.id)").map(\.name)
                     guard columns == schema.expectedColumns else {
                         throw StoreOpenError(
-                            reason: "table layer_\(schema.info.id) has columns \(columns), expected \(schema.expectedColumns) (was it made by another version?)")
+                            reason:
+                                "table layer_\(schema.info.id) has columns \(columns), expected \(schema.expectedColumns) (was it made by another version?)"
+                        )
                     }
                 }
                 return
@@ -81,7 +88,8 @@ actor FeatureStore {
             for layer in definition.layers where !layer.seedRows.isEmpty {
                 let batch = EditBatch(
                     adds: layer.seedRows.map { FeatureEdit(attributes: $0.attributes, geometry: $0.geometry.flatMap(Self.jsonValue)) },
-                    useGlobalIds: true)
+                    useGlobalIds: true
+                )
                 var writer = EditWriter(db: db, layer: schemas[layer.info.id]!, schemas: schemas, batch: batch)
                 _ = try writer.apply()
                 guard writer.failures.isEmpty else {
@@ -94,7 +102,7 @@ actor FeatureStore {
 
     private static func jsonValue(_ geometry: Geometry) -> JSONValue? {
         guard let text = try? WireJSON.string(geometry) else { return nil }
-        return try? JSONText.parse(text)
+        return try? JSONReader.parse(text)
     }
 
     /// Applies `batch` to layer `layerId` in one transaction.

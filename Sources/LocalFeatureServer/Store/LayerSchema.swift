@@ -75,7 +75,8 @@ struct LayerSchema: Sendable {
                 let keyField = lowercased[relationship.keyField.lowercased()]
             else { continue }
             cascades.append(
-                Cascade(originKeyField: keyField, destinationLayerId: destination.id, foreignKeyColumn: SQLFragment.quoted(destinationSide.keyField)))
+                Cascade(originKeyField: keyField, destinationLayerId: destination.id, foreignKeyColumn: SQLFragment.quoted(destinationSide.keyField))
+            )
         }
         self.cascades = cascades
 
@@ -122,11 +123,13 @@ struct LayerSchema: Sendable {
         var statements = ["CREATE TABLE IF NOT EXISTS \(table) (\(columns.joined(separator: ", ")))"]
         if let globalIdField {
             statements.append(
-                "CREATE UNIQUE INDEX IF NOT EXISTS \(SQLFragment.quoted("layer_\(info.id)_globalid")) ON \(table)(\(column(globalIdField)))")
+                "CREATE UNIQUE INDEX IF NOT EXISTS \(SQLFragment.quoted("layer_\(info.id)_globalid")) ON \(table)(\(column(globalIdField)))"
+            )
         }
         for name in foreignKeyFields {
             statements.append(
-                "CREATE INDEX IF NOT EXISTS \(SQLFragment.quoted("layer_\(info.id)_\(name.lowercased())")) ON \(table)(\(SQLFragment.quoted(name)))")
+                "CREATE INDEX IF NOT EXISTS \(SQLFragment.quoted("layer_\(info.id)_\(name.lowercased())")) ON \(table)(\(SQLFragment.quoted(name)))"
+            )
         }
         return statements
     }

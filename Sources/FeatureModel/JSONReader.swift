@@ -1,38 +1,43 @@
-import FeatureModel
-
 /// A small, strict JSON reader that builds ``JSONValue`` trees straight from UTF-8 bytes.
 ///
 /// Edits arrive as JSON text inside form fields; reading them here (rather than through `JSONDecoder` and
 /// `JSONValue`'s trial decoding) keeps the per-edit cost of a 1000-feature applyEdits low, and gives a byte
 /// offset for malformed input. Integers that fit in `Int64` stay integers; other numbers become doubles.
-enum JSONText {
+public enum JSONReader {
     /// Deepest nesting accepted, so hostile input cannot exhaust the stack.
-    static let maximumDepth = 128
+    public static let maximumDepth = 128
 
     /// Why a text is not JSON.
-    struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
-        var reason: String
-        var offset: Int
-        var description: String { "\(reason) at byte \(offset)" }
+    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+        public var reason: String
+        public var offset: Int
+        public var description: String { "\(reason) at byte \(offset)" }
     }
 
     /// Parses one JSON value filling the whole of `text` (surrounding white space allowed).
     /// - Throws: ``SyntaxError`` when `text` is not exactly one JSON value.
-    static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
+    public static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
         var copy = text
-        let result: Result<JSONValue, SyntaxError> = copy.withUTF8 { bytes in
-            var reader = Reader(bytes: bytes)
-            do throws(SyntaxError) {
-                reader.skipWhitespace()
-                let value = try reader.readValue(depth: 0)
-                reader.skipWhitespace()
-                guard reader.index == bytes.count else { throw reader.error("unexpected text after the JSON value") }
-                return .success(value)
-            } catch {
-                return .failure(error)
-            }
+        return try copy.withUTF8 { bytes in read(bytes) }.get()
+    }
+
+    /// Parses one JSON value filling the whole of `bytes` (UTF-8; surrounding white space allowed).
+    /// - Throws: ``SyntaxError`` when the bytes are not exactly one JSON value.
+    public static func parse(bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer in read(buffer) }.get()
+    }
+
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, SyntaxError> {
+        var reader = Reader(bytes: bytes)
+        do throws(SyntaxError) {
+            reader.skipWhitespace()
+            let value = try reader.readValue(depth: 0)
+            reader.skipWhitespace()
+            guard reader.index == bytes.count else { throw reader.error("unexpected text after the JSON value") }
+            return .success(value)
+        } catch {
+            return .failure(error)
         }
-        return try result.get()
     }
 
     private struct Reader {
@@ -53,15 +58,21 @@ enum JSONText {
         }
 
         mutating func readValue(depth: Int) throws(SyntaxError) -> JSONValue {
-            guard depth < JSONText.maximumDepth else { throw error("nesting deeper than \(JSONText.maximumDepth)") }
+            guard depth < JSONReader.maximumDepth else { throw error("nesting deeper than \(JSONReader.maximumDepth)") }
             guard index < bytes.count else { throw error("unexpected end of JSON") }
             switch bytes[index] {
             case UInt8(ascii: "{"): return try readObject(depth: depth)
             case UInt8(ascii: "["): return try readArray(depth: depth)
             case UInt8(ascii: "\""): return .string(try readString())
-            case UInt8(ascii: "t"): try readLiteral("true"); return .bool(true)
-            case UInt8(ascii: "f"): try readLiteral("false"); return .bool(false)
-            case UInt8(ascii: "n"): try readLiteral("null"); return .null
+            case UInt8(ascii: "t"):
+                try readLiteral("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try readLiteral("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try readLiteral("null")
+                return .null
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try readNumber()
             default: throw error("unexpected character")
             }
