@@ -17,12 +17,13 @@ struct EditWriter {
     private let insertDefaults: [SQLValue]
     /// Insert positions of non-nullable fields (GlobalID excluded: the server fills it).
     private let requiredPositions: [(position: Int, field: Int)]
-    private var globalIds = GlobalIDFactory()
+    private(set) var globalIds: GlobalIDFactory
     /// One line per failed edit, e.g. `adds[2]: Field 'name' cannot be null. (code 1001)`.
     private(set) var failures: [String] = []
 
-    init(db: Database, layer: LayerSchema, schemas: [Int: LayerSchema], batch: EditBatch) {
+    init(db: Database, layer: LayerSchema, schemas: [Int: LayerSchema], batch: EditBatch, globalIds: GlobalIDFactory) {
         self.db = db
+        self.globalIds = globalIds
         self.layer = layer
         self.schemas = schemas
         self.batch = batch

@@ -18,6 +18,8 @@ actor FeatureStore {
     private let pool: DatabasePool
     private let now: @Sendable () -> Int64
     private var isClosed = false
+    /// The last GlobalID sequence handed out, so server-assigned GlobalIDs keep rising across requests.
+    private var globalIdSequence: UInt64 = 0
     private let executor: DispatchQueueExecutor
 
     /// Runs the actor on its own serial queue: see ``DispatchQueueExecutor``.
@@ -90,7 +92,9 @@ actor FeatureStore {
                     adds: layer.seedRows.map { FeatureEdit(attributes: $0.attributes, geometry: $0.geometry.flatMap(Self.jsonValue)) },
                     useGlobalIds: true
                 )
-                var writer = EditWriter(db: db, layer: schemas[layer.info.id]!, schemas: schemas, batch: batch)
+                var writer = EditWriter(
+                    db: db, layer: schemas[layer.info.id]!, schemas: schemas, batch: batch,
+                    globalIds: GlobalIDFactory(previous: 0, nowMilliseconds: 0, seed: UInt64(layer.info.id) &+ 1))
                 _ = try writer.apply()
                 guard writer.failures.isEmpty else {
                     throw StoreOpenError(reason: "seed rows of layer \(layer.info.id) are invalid: \(writer.failures.joined(separator: "; "))")
@@ -114,15 +118,18 @@ actor FeatureStore {
         guard !isClosed else { throw ServiceError.internalError("the store is closed") }
         guard let layer = schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
         let schemas = self.schemas
+        var globalIds = GlobalIDFactory(previous: globalIdSequence, nowMilliseconds: now())
         let (result, failures) = try pool.writeWithoutTransaction { db -> (ApplyEditsResult, [String]) in
             var outcome: (ApplyEditsResult, [String]) = (ApplyEditsResult(), [])
             try db.inTransaction(.immediate) {
-                var writer = EditWriter(db: db, layer: layer, schemas: schemas, batch: batch)
+                var writer = EditWriter(db: db, layer: layer, schemas: schemas, batch: batch, globalIds: globalIds)
                 outcome = (try writer.apply(), writer.failures)
+                globalIds = writer.globalIds
                 return batch.rollbackOnFailure && !writer.failures.isEmpty ? .rollback : .commit
             }
             return outcome
         }
+        globalIdSequence = globalIds.sequence
         if batch.rollbackOnFailure && !failures.isEmpty { throw ServiceError.rolledBack(failures) }
         var answer = result
         if batch.returnEditMoment { answer.editMoment = now() }
