@@ -58,6 +58,8 @@ let package = Package(
                 "FeatureModel",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API as GRDB links it, to bind values of the batched insert path directly.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -118,7 +118,7 @@ struct EditWriter {
         }
         do {
             let statement = try db.cachedStatement(sql: layer.insertSQL)
-            try statement.execute(arguments: StatementArguments(values))
+            try statement.execute(binding: values)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             return fail(
                 label,
