@@ -123,7 +123,7 @@ enum ParksDataset {
 
     /// Deterministic GlobalIDs for the parks, so species rows can point at them.
     static let parkGlobalIDs: [String] = {
-        var generator = SeededGenerator(seed: 0x5EED_0001)
+        var generator = SplitMix64(seed: 0x5EED_0001)
         return parks.map { _ in GlobalID.make(using: &generator) }
     }()
 
@@ -159,7 +159,7 @@ enum ParksDataset {
     ]
 
     static let speciesRows: [Feature] = {
-        var generator = SeededGenerator(seed: 0x5EED_0002)
+        var generator = SplitMix64(seed: 0x5EED_0002)
         return species.map { park, common, scientific, status, observed in
             Feature(attributes: [
                 "GlobalID": .string(GlobalID.make(using: &generator)), "park_guid": .string(parkGlobalIDs[park]),

@@ -34,7 +34,7 @@ extension StatementArguments {
 struct GlobalIDFactory {
     /// The last 60-bit timestamp-and-counter value handed out.
     private(set) var sequence: UInt64
-    private var generator: SeededGenerator
+    private var generator: SplitMix64
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
@@ -44,7 +44,7 @@ struct GlobalIDFactory {
     init(previous: UInt64, nowMilliseconds: Int64, seed: UInt64 = UInt64.random(in: UInt64.min...UInt64.max)) {
         let fromClock = UInt64(max(nowMilliseconds, 0)) << 12
         sequence = max(previous, fromClock == 0 ? 0 : fromClock - 1)
-        generator = SeededGenerator(seed: seed)
+        generator = SplitMix64(seed: seed)
     }
 
     mutating func make() -> String {
