@@ -90,6 +90,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Transport micro-benchmark against wrk: its own executable so a release build needs no CLI change.
+        .executableTarget(
+            name: "featureload-transport-bench",
+            dependencies: ["FeatureServiceClient", "LocalFeatureServer", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/transport/Sources",
+            swiftSettings: swiftSettings
+        ),
+        // Server batch benchmark (Benchmarks/README.md): drives `featureload serve` over libcurl and SQLite's C API directly.
+        .executableTarget(
+            name: "featureload-bench",
+            dependencies: [
+                "FeatureModel", "FeatureServiceClient",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/server-batches/Sources",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FeatureloadTestSupport",
             dependencies: [

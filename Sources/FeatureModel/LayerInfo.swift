@@ -72,6 +72,8 @@ public struct LayerInfo: Sendable, Hashable, Codable {
     public var globalIdField: String?
     public var typeIdField: String?
     public var fields: [Field]
+    /// Feature types (subtypes), each with its domains and templates.
+    public var types: [FeatureSubtype]?
     public var templates: [FeatureTemplate]?
     public var relationships: [RelationshipInfo]?
     public var hasAttachments: Bool?
@@ -170,6 +172,10 @@ public struct ServiceInfo: Sendable, Hashable, Codable {
     public var supportsApplyEditsWithGlobalIds: Bool?
     public var supportsRelationshipsResource: Bool?
     public var supportsQueryContingentValues: Bool?
+    /// `"JSON"` when `queryContingentValues` answers JSON.
+    public var supportedContingentValuesFormats: String?
+    /// 2 for the current JSON shape of contingent values.
+    public var supportsContingentValuesJson: Int?
     public var layers: [LayerSummary]
     public var tables: [LayerSummary]
 
@@ -197,7 +203,8 @@ public struct ServiceInfo: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case currentVersion, serviceDescription, hasVersionedData, maxRecordCount, supportedQueryFormats, capabilities,
             spatialReference, initialExtent, fullExtent, allowGeometryUpdates, units, syncEnabled,
-            supportsApplyEditsWithGlobalIds, supportsRelationshipsResource, supportsQueryContingentValues, layers, tables
+            supportsApplyEditsWithGlobalIds, supportsRelationshipsResource, supportsQueryContingentValues,
+            supportedContingentValuesFormats, supportsContingentValuesJson, layers, tables
     }
 
     public init(from decoder: any Decoder) throws {
@@ -217,6 +224,8 @@ public struct ServiceInfo: Sendable, Hashable, Codable {
         supportsApplyEditsWithGlobalIds = try c.decodeIfPresent(Bool.self, forKey: .supportsApplyEditsWithGlobalIds)
         supportsRelationshipsResource = try c.decodeIfPresent(Bool.self, forKey: .supportsRelationshipsResource)
         supportsQueryContingentValues = try c.decodeIfPresent(Bool.self, forKey: .supportsQueryContingentValues)
+        supportedContingentValuesFormats = try c.decodeIfPresent(String.self, forKey: .supportedContingentValuesFormats)
+        supportsContingentValuesJson = try c.decodeIfPresent(Int.self, forKey: .supportsContingentValuesJson)
         layers = try c.decodeIfPresent([LayerSummary].self, forKey: .layers) ?? []
         tables = try c.decodeIfPresent([LayerSummary].self, forKey: .tables) ?? []
     }

@@ -15,7 +15,7 @@ public import FeatureModel
 public struct FeatureLayerClient: Sendable {
     /// The layer URL, `…/FeatureServer/<id>`.
     public let url: String
-    private let exchange: FeatureServiceExchange
+    let exchange: FeatureServiceExchange
 
     /// A client for the layer at `url`.
     /// - Parameters:
@@ -24,6 +24,25 @@ public struct FeatureLayerClient: Sendable {
     public init(url: String, transport: any HTTPTransport) {
         self.url = url
         self.exchange = FeatureServiceExchange(transport: transport)
+    }
+
+    /// A client for the layer at `url` that authenticates with a token and times retries on `clock`.
+    /// - Parameters:
+    ///   - url: The layer or table URL, `…/FeatureServer/<id>`.
+    ///   - transport: Carries the HTTP requests.
+    ///   - authentication: The token provider and where the token goes; `nil` sends none. On a 498 answer the
+    ///     token is refreshed once (single-flight) and the request replayed once.
+    ///   - clock: Times attempts and backoff sleeps; a manual clock in tests. Default `ContinuousClock()`.
+    public init(
+        url: String, transport: any HTTPTransport, authentication: TokenAuthentication?, clock: some Clock<Duration> = ContinuousClock()
+    ) {
+        self.url = url
+        self.exchange = FeatureServiceExchange(transport: transport, authentication: authentication, clock: clock)
+    }
+
+    init(url: String, exchange: FeatureServiceExchange) {
+        self.url = url
+        self.exchange = exchange
     }
 
     /// Runs a query (`POST …/<id>/query`) and returns its features.
@@ -109,22 +128,26 @@ public struct FeatureLayerClient: Sendable {
     ///   the batch (rolled back); `CancellationError` when the task was cancelled — the edits may then have been
     ///   applied or not.
     public func applyEdits(_ edits: LayerEdits, options: ApplyEditsOptions = .init()) async throws -> ApplyEditsResult {
-        let fields: [FormField]
+        try await post("applyEdits", fields: applyEditsFields(edits, options: options), as: ApplyEditsResult.self)
+    }
+
+    /// The form fields of an applyEdits request.
+    /// - Throws: ``FeatureServiceError`` when an attribute cannot be encoded.
+    func applyEditsFields(_ edits: LayerEdits, options: ApplyEditsOptions) throws -> [FormField] {
         do {
-            fields = try edits.formFields(options: options)
+            return try edits.formFields(options: options)
         } catch {
             throw FeatureServiceError.invalidRequest(
                 "an attribute could not be encoded as JSON (a NaN or infinite number?)", operation: "applyEdits",
                 url: exchangeURL("applyEdits"))
         }
-        return try await post("applyEdits", fields: fields, as: ApplyEditsResult.self)
     }
 
-    private func exchangeURL(_ operation: String) -> String {
+    func exchangeURL(_ operation: String) -> String {
         FeatureServiceExchange.appending(operation, to: url)
     }
 
-    private func post<T: Decodable>(
+    func post<T: Decodable>(
         _ path: String, fields: [FormField], as type: T.Type, operation: String? = nil
     ) async throws -> T {
         let request = HTTPRequest.form(url: exchangeURL(path), fields: fields)

@@ -35,6 +35,20 @@ public actor FeatureService {
         self.exchange = FeatureServiceExchange(transport: transport)
     }
 
+    /// A client for the service at `url` that authenticates every request (its layers' too) with a token and
+    /// times retries on `clock`; nothing is fetched until needed.
+    /// - Parameters:
+    ///   - url: The service URL, `…/FeatureServer`.
+    ///   - transport: Carries the HTTP requests.
+    ///   - authentication: The token provider and where the token goes; `nil` sends none. On a 498 answer the
+    ///     token is refreshed once (single-flight) and the request replayed once.
+    ///   - clock: Times attempts and backoff sleeps; a manual clock in tests. Default `ContinuousClock()`.
+    public init(url: String, transport: any HTTPTransport, authentication: TokenAuthentication?, clock: some Clock<Duration> = ContinuousClock()) {
+        self.url = url.hasSuffix("/") ? String(url.dropLast()) : url
+        self.transport = transport
+        self.exchange = FeatureServiceExchange(transport: transport, authentication: authentication, clock: clock)
+    }
+
     /// Fetches the service metadata (`GET …/FeatureServer?f=json`) and then every layer's and table's metadata
     /// (`GET …/FeatureServer/<id>?f=json`, concurrently), and caches them all, replacing what was cached.
     ///
@@ -78,9 +92,10 @@ public actor FeatureService {
         return layer
     }
 
-    /// A client for layer or table `id`; no request is made.
+    /// A client for layer or table `id`, sharing this service's transport, authentication and clock; no request
+    /// is made.
     public nonisolated func layer(id: Int) -> FeatureLayerClient {
-        FeatureLayerClient(url: FeatureServiceExchange.appending(String(id), to: url), transport: transport)
+        FeatureLayerClient(url: FeatureServiceExchange.appending(String(id), to: url), exchange: exchange)
     }
 
     private func fetchServiceInfo() async throws -> ServiceInfo {

@@ -7,8 +7,13 @@ public import FeatureModel
 /// the JSON the operation expects (``isUndecodableResponse``). `description` names the operation, the URL without
 /// its query string, and what to do; it never contains request or response bodies or tokens.
 ///
-/// Per-edit failures of applyEdits are not errors: they come back in ``ApplyEditsResult/failures``. The
-/// all-or-nothing rollback of `rollbackOnFailure=true` arrives as an ArcGIS error body and is thrown as such.
+/// Per-edit failures of applyEdits are not errors: they come back in ``ApplyEditsResult/failures`` (each with its
+/// ArcGIS code and description, ``EditError``). The all-or-nothing rollback of `rollbackOnFailure=true` arrives as
+/// an ArcGIS error body and is thrown as such. Token failures (generateToken refused, 498 after a refresh) are
+/// ``isAuthenticationFailure``.
+///
+/// Every attempt made before the error was thrown is in ``attempts``; when a retry policy gave up, ``stopReason``
+/// says why and the description says how many attempts were made.
 public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
     private enum Reason: Sendable {
         case transport(TransportError)
@@ -16,6 +21,7 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
         case arcgis(ArcGISError, httpStatus: Int)
         case undecodable(expected: String, byteCount: Int, contentType: String?, problem: String)
         case invalidRequest(String)
+        case authentication(String)
     }
 
     /// The operation that failed, such as `query`, `applyEdits` or `service metadata`.
@@ -23,6 +29,20 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
     /// The URL of the failed request, without query string or user info.
     public let url: String
     private let reason: Reason
+    /// Every exchange made for the operation, the failed ones included (empty when the error arose before any).
+    public internal(set) var attempts: [Attempt] = []
+    /// Why a retry policy stopped retrying, when one was in use.
+    public internal(set) var stopReason: RetryPolicy.StopReason?
+    /// The failed response's status, `Retry-After` and `Date` headers and timing, for the retry loop.
+    var response: ResponseContext?
+
+    /// What the retry loop needs from a failed response.
+    struct ResponseContext: Sendable {
+        var status: Int
+        var retryAfter: String?
+        var date: String?
+        var timing: TransferTiming?
+    }
 
     private init(operation: String, url: String, reason: Reason) {
         self.operation = operation
@@ -54,6 +74,44 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
         FeatureServiceError(operation: operation, url: url, reason: .invalidRequest(problem))
     }
 
+    /// A token could not be obtained or was refused after a refresh; `problem` must hold no token or password.
+    static func authentication(_ problem: String, operation: String, url: String) -> FeatureServiceError {
+        FeatureServiceError(operation: operation, url: url, reason: .authentication(problem))
+    }
+
+    /// Whether one of ``attempts`` may have applied the operation's edits although none reported success: a
+    /// request that may have reached the service and got no answer, or HTTP 500/502/504. Check the service (by
+    /// GlobalID) before sending the edits again.
+    public var mayHaveBeenApplied: Bool {
+        attempts.contains { $0.purpose == .request && $0.failure?.mayHaveBeenApplied == true }
+    }
+
+    /// Whether the service refused the token: ArcGIS code 498 in the body, or HTTP 498.
+    var isInvalidToken: Bool {
+        switch reason {
+        case .arcgis(let error, let status): error.code == 498 || status == 498
+        case .httpStatus(let status, _): status == 498
+        default: false
+        }
+    }
+
+    /// Whether the failure is about credentials: generateToken refused them, or the service kept refusing the token.
+    public var isAuthenticationFailure: Bool {
+        if case .authentication = reason { return true }
+        return false
+    }
+
+    /// The failure reduced to what retry decisions need.
+    public var attemptFailure: AttemptFailure {
+        switch reason {
+        case .transport(let error): .transport(error.kind, mayHaveBeenSent: error.mayHaveBeenSent)
+        case .httpStatus(let status, _): .httpStatus(status)
+        case .arcgis(let error, let status): .arcgis(code: error.code, httpStatus: status)
+        case .undecodable: .undecodable(httpStatus: response?.status ?? 200)
+        case .invalidRequest, .authentication: .invalidRequest
+        }
+    }
+
     /// The ArcGIS error the service answered with (an `{"error":…}` body, whatever the HTTP status), if that is
     /// why the operation failed. Its `code` carries 400, 403, 498 (invalid token), 499 (token required) and so on.
     public var arcgisError: ArcGISError? {
@@ -80,6 +138,11 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
+        guard let stopReason, attempts.count > 1 || stopReason != .notRetryable else { return failureDescription }
+        return failureDescription + " The client \(stopReason) (\(attempts.summary))."
+    }
+
+    private var failureDescription: String {
         let subject = "\(operation) at \(url)"
         switch reason {
         case .transport(let error):
@@ -104,6 +167,8 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
                 + "(\(problem)). Check that the URL points at an ArcGIS feature service and that it honours f=json."
         case .invalidRequest(let problem):
             return "\(subject) could not be sent: \(problem)."
+        case .authentication(let problem):
+            return "\(subject) could not authenticate: \(problem). Check the user name and password (or the token) and the token URL."
         }
     }
 
@@ -120,6 +185,7 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
         case 499: "The service needs a token; supply one."
         case 403: "The token or user lacks permission for this operation."
         case 404: "Check the layer id and the service URL."
+        case 429, 502, 503, 504: "The service is throttling or unavailable; lower the request rate or retry with a RetryPolicy."
         case 400:
             "Check the request's parameters (where clause, field names, edit values); with rollbackOnFailure=true one bad edit rolls back the whole batch."
         default: "Check the service's logs."

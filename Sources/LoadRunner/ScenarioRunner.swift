@@ -44,9 +44,10 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
 
     /// Loads the service's metadata, runs every scenario, verifies, and evaluates the gates.
     /// - Parameter onEvent: Called as scenarios start and finish; from the calling task.
-    /// - Returns: The report; its verdict says whether every gate passed.
+    /// - Returns: The report; its verdict says whether every gate passed. When the task is cancelled (Ctrl-C) the
+    ///   report holds what ran so far and its verdict fails as interrupted.
     /// - Throws: ``LoadRunnerError`` when the service's metadata cannot be loaded or a scenario names a layer the
-    ///   service lacks; `CancellationError` when cancelled.
+    ///   service lacks; `CancellationError` when cancelled before the metadata was loaded.
     public func run(onEvent: @Sendable (RunEvent) -> Void = { _ in }) async throws -> RunReport {
         let startedAt = wallClock()
         let service = FeatureService(url: serviceURL, transport: transport)
@@ -71,7 +72,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         var results: [ScenarioResult] = []
         var indexBase = 0
         for spec in plan.scenarios {
-            try Task.checkCancellation()
+            if Task.isCancelled { break }
             onEvent(.scenarioStarted(spec))
             let layer = service.layer(id: spec.layer)
             let countBefore = plan.verify ? try await layer.count() : 0
@@ -80,14 +81,23 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
                 clock: clock, indexBase: indexBase)
             indexBase += spec.plannedEdits
             let outcome = await execution.run()
-            try Task.checkCancellation()
-            let verification = plan.verify ? try await verify(outcome, layer: layer, countBefore: countBefore) : nil
+            // An interrupted scenario is reported as far as it got; its verification would need the network
+            // requests that cancellation just stopped.
+            let verification =
+                plan.verify && !Task.isCancelled ? try await verify(outcome, layer: layer, countBefore: countBefore) : nil
             let result = Self.result(spec: spec, outcome: outcome, verification: verification)
             results.append(result)
             onEvent(.scenarioFinished(result))
         }
         let comparisons = Self.compare(plan.comparisons, results: results)
-        let verdict = Self.verdict(results: results, comparisons: comparisons, maxFailedEditRate: plan.maxFailedEditRate)
+        var verdict = Self.verdict(results: results, comparisons: comparisons, maxFailedEditRate: plan.maxFailedEditRate)
+        let interrupted = results.contains { $0.stopReason == .cancelled } || results.count < plan.scenarios.count
+        if interrupted {
+            verdict.passed = false
+            verdict.failures.insert(
+                "the run was interrupted: \(results.filter { $0.stopReason != .cancelled }.count) of \(plan.scenarios.count) scenarios completed",
+                at: 0)
+        }
         return RunReport(
             tool: .init(name: "featureload", version: toolVersion),
             plan: .init(

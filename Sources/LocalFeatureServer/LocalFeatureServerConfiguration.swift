@@ -14,6 +14,18 @@ public struct LocalFeatureServerConfiguration: Sendable {
     /// Most features one query answers (`maxRecordCount` in the metadata). Default 2000. Keep it ≥ 200: the
     /// `arcgis` Python client fetches in chunks of 200 object IDs without paging inside a chunk.
     public var maxRecordCount: Int = 2000
+    /// The services to host: dataset names or dataset file paths (see ``DatasetCatalog``). Empty (the default):
+    /// the single ``dataset``.
+    public var datasets: [String] = []
+    /// Rows to generate in every layer whose dataset has a `generator` (`serve --rows N`); nil (the default): the
+    /// dataset's own count.
+    public var generatedRows: Int? = nil
+    /// Token security (`--users`). Default: off, every resource is public.
+    public var auth: Auth = Auth()
+    /// Injected faults and latency (`--fault`, `--latency`, or `POST /arcgis/admin/faults`). Default: none.
+    public var faults: Faults = Faults()
+    /// Request size limits. Default: 64 MiB per request body.
+    public var limits: Limits = Limits()
 
     /// A configuration; every parameter defaults to the documented property default.
     public init(host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, dataset: String = "parks", maxRecordCount: Int = 2000) {

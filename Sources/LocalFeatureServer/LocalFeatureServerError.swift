@@ -7,6 +7,9 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
         case unknownDataset(name: String, known: [String])
         case databaseOpen(path: String, reason: String)
         case bind(host: String, port: Int, reason: String)
+        case invalidDataset(file: String, issues: [DatasetIssue])
+        case invalidFaults(source: String, problems: [String])
+        case invalidUsers(path: String, reason: String)
     }
 
     private let kind: Kind
@@ -23,6 +26,36 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
 
     static func bind(host: String, port: Int, reason: String) -> LocalFeatureServerError {
         LocalFeatureServerError(.bind(host: host, port: port, reason: reason))
+    }
+
+    static func invalidDataset(file: String, issues: [DatasetIssue]) -> LocalFeatureServerError {
+        LocalFeatureServerError(.invalidDataset(file: file, issues: issues))
+    }
+
+    /// The problems of a malformed dataset file (empty for other errors).
+    public var datasetIssues: [DatasetIssue] {
+        if case .invalidDataset(_, let issues) = kind { return issues }
+        return []
+    }
+
+    static func invalidFaults(_ source: String, problems: [String]) -> LocalFeatureServerError {
+        LocalFeatureServerError(.invalidFaults(source: source, problems: problems))
+    }
+
+    static func invalidUsers(path: String, reason: String) -> LocalFeatureServerError {
+        LocalFeatureServerError(.invalidUsers(path: path, reason: reason))
+    }
+
+    /// Whether a fault specification (flag, file or admin document) is invalid.
+    public var isInvalidFaults: Bool {
+        if case .invalidFaults = kind { return true }
+        return false
+    }
+
+    /// Whether the users file (`--users`) cannot be read or is malformed.
+    public var isInvalidUsers: Bool {
+        if case .invalidUsers = kind { return true }
+        return false
     }
 
     /// Whether this is an unknown-dataset error.
@@ -51,6 +84,13 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
             return "cannot open database \(path): \(reason)"
         case .bind(let host, let port, let reason):
             return "cannot listen on \(host):\(port): \(reason)"
+        case .invalidDataset(let file, let issues):
+            let count = issues.count == 1 ? "1 problem" : "\(issues.count) problems"
+            return "dataset file \(file) has \(count):\n" + issues.map { "  \(file): \($0)" }.joined(separator: "\n")
+        case .invalidFaults(let source, let problems):
+            return "invalid fault settings in \(source): \(problems.joined(separator: "; "))"
+        case .invalidUsers(let path, let reason):
+            return "cannot use users file \(path): \(reason)"
         }
     }
 }

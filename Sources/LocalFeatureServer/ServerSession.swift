@@ -4,46 +4,72 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Everything one server run owns besides the HTTP listener: the dataset, the store, and the temporary
-/// directory (if the database is temporary), with the setup and teardown both entry points share.
+/// Everything one server run owns besides the HTTP listener: the datasets, their stores, and the temporary
+/// directory (if the databases are temporary), with the setup and teardown both entry points share.
 struct ServerSession: Sendable {
     let configuration: LocalFeatureServerConfiguration
-    let store: FeatureStore
+    /// One store per hosted service, in the order of the configuration's datasets.
+    let stores: [FeatureStore]
+    /// The database file (one service) or the directory of database files (several services).
     let databasePath: String
     /// Removed by ``close(logger:)`` when the database is temporary.
     let temporaryDirectory: URL?
 
-    /// Resolves the dataset and opens (or creates) the database.
-    /// - Throws: ``LocalFeatureServerError`` for an unknown dataset or a database that cannot be opened.
+    /// Resolves the datasets (see ``DatasetCatalog``, relative to the working directory) and opens (or creates)
+    /// one database per service: at `databasePath` for a single service; as `<name>.sqlite` inside the directory
+    /// `databasePath` (created if missing) for several.
+    /// - Throws: ``LocalFeatureServerError`` for an unknown or malformed dataset, two services of the same name, or
+    ///   a database that cannot be opened.
     static func open(_ configuration: LocalFeatureServerConfiguration, logger: Logger) throws -> ServerSession {
-        guard let definition = ServiceDefinition.builtIn(named: configuration.dataset) else {
-            throw LocalFeatureServerError.unknownDataset(configuration.dataset, known: ServiceDefinition.builtIn.map(\.name))
+        let references = configuration.datasets.isEmpty ? [configuration.dataset] : configuration.datasets
+        let workingDirectory = FileManager.default.currentDirectoryPath
+        var definitions: [ServiceDefinition] = []
+        for reference in references {
+            let definition = try DatasetCatalog.resolve(reference, workingDirectory: workingDirectory, generatedRows: configuration.generatedRows)
+            if definitions.contains(where: { $0.name.lowercased() == definition.name.lowercased() }) {
+                throw LocalFeatureServerError.invalidDataset(
+                    file: reference,
+                    issues: [DatasetIssue(path: "name", problem: "service '\(definition.name)' is already served", fix: "give each dataset its own name")])
+            }
+            definitions.append(definition)
         }
         var temporaryDirectory: URL?
-        let path: String
-        if let configured = configuration.databasePath {
-            path = configured
+        var paths: [String] = []
+        let location: String
+        if let configured = configuration.databasePath, definitions.count == 1 {
+            location = configured
+            paths = [configured]
         } else {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-serve-\(UUID().uuidString)")
+            let directory: URL
+            if let configured = configuration.databasePath {
+                directory = URL(fileURLWithPath: configured)
+            } else {
+                directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-serve-\(UUID().uuidString)")
+                temporaryDirectory = directory
+            }
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             } catch {
-                throw LocalFeatureServerError.databaseOpen(path: directory.path, reason: "cannot create a temporary directory: \(error)")
+                throw LocalFeatureServerError.databaseOpen(path: directory.path, reason: "cannot create the directory: \(error)")
             }
-            temporaryDirectory = directory
-            path = directory.appendingPathComponent("\(definition.name).sqlite").path
+            paths = definitions.map { directory.appendingPathComponent("\($0.name).sqlite").path }
+            location = definitions.count == 1 ? paths[0] : directory.path
         }
-        let store: FeatureStore
-        do {
-            store = try FeatureStore.open(path: path, definition: definition) {
-                Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        var stores: [FeatureStore] = []
+        for (definition, path) in zip(definitions, paths) {
+            do {
+                stores.append(
+                    try FeatureStore.open(path: path, definition: definition) {
+                        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+                    })
+            } catch {
+                for store in stores { store.closeSynchronously() }
+                if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
+                throw LocalFeatureServerError.databaseOpen(path: path, reason: "\(error)")
             }
-        } catch {
-            if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
-            throw LocalFeatureServerError.databaseOpen(path: path, reason: "\(error)")
+            logger.debug("database open", metadata: ["path": "\(path)", "dataset": "\(definition.name)"])
         }
-        logger.debug("database open", metadata: ["path": "\(path)", "dataset": "\(definition.name)"])
-        return ServerSession(configuration: configuration, store: store, databasePath: path, temporaryDirectory: temporaryDirectory)
+        return ServerSession(configuration: configuration, stores: stores, databasePath: location, temporaryDirectory: temporaryDirectory)
     }
 
     /// The endpoint for the bound `port`.
@@ -51,17 +77,17 @@ struct ServerSession: Sendable {
         LocalFeatureServerEndpoint(
             host: configuration.host,
             port: port,
-            serviceNames: [store.definition.name],
+            serviceNames: stores.map(\.definition.name),
             databasePath: databasePath
         )
     }
 
     /// The Hummingbird application serving the store, calling `onServerRunning` with the bound port.
     func makeApplication(logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let responder = FeatureServerResponder(stores: [store], maxRecordCount: configuration.maxRecordCount, logger: logger)
+        let responder = FeatureServerResponder(stores: stores, maxRecordCount: configuration.maxRecordCount, logger: logger)
         let requestedPort = configuration.port
         return Application(
-            router: FeatureServerApplication.makeRouter(responder: responder),
+            router: FeatureServerApplication.makeRouter(responder: responder, configuration: configuration, logger: logger),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? requestedPort) },
             logger: logger
@@ -70,10 +96,12 @@ struct ServerSession: Sendable {
 
     /// Closes the database (checkpointed, intact) and removes the temporary directory, logging failures.
     func close(logger: Logger) async {
-        do {
-            try await store.close()
-        } catch {
-            logger.error("closing the database failed", metadata: ["path": "\(databasePath)", "error": "\(error)"])
+        for store in stores {
+            do {
+                try await store.close()
+            } catch {
+                logger.error("closing the database failed", metadata: ["path": "\(databasePath)", "error": "\(error)"])
+            }
         }
         if let temporaryDirectory {
             do {

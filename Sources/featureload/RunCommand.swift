@@ -20,7 +20,11 @@ struct RunCommand: AsyncParsableCommand {
             127.0.0.1 on a free port, over a temporary SQLite database unless --data names one; it shares the \
             machine's cores with the load generator, which the report notes.
 
-            Exit codes: 0 every gate passed; 1 a gate failed; 2 the scenario file is invalid or the run could not start.
+            Ctrl-C (or SIGTERM) stops the run: requests in flight are cancelled, and the reports are still written \
+            with what ran so far (exit code 130).
+
+            Exit codes: 0 every gate passed; 1 a gate failed; 2 the scenario file is invalid or the run could not start; \
+            130 interrupted.
             """
     )
 
@@ -73,8 +77,10 @@ struct RunCommand: AsyncParsableCommand {
         let finalPlan = plan
         let maxConnections = max(plan.scenarios.map(\.vus).max() ?? 1, 1)
         let report: RunReport
+        let interrupted: Bool
         do {
-            report = try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: maxConnections)) {
+            (report, interrupted) = try await InterruptSignals.cancellingWork {
+                try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: maxConnections)) {
                 transport in
                 switch finalPlan.target {
                 case .url(let url):
@@ -94,6 +100,7 @@ struct RunCommand: AsyncParsableCommand {
                         return try await execute(finalPlan, serviceURL: url, info: info, transport: transport)
                     }
                 }
+                }
             }
         } catch let error as ExitCode {
             throw error
@@ -106,6 +113,7 @@ struct RunCommand: AsyncParsableCommand {
         if !quiet { print(ReportRenderer.summary(report)) } else { print(report.verdict.passed ? "result: PASS" : "result: FAIL") }
         print("report: \(folder)/report.json")
         print("report: \(folder)/report.md")
+        if interrupted { throw ExitCode(130) }
         if !report.verdict.passed { throw ExitCode(1) }
     }
 
@@ -120,16 +128,22 @@ struct RunCommand: AsyncParsableCommand {
             guard !quiet else { return }
             switch event {
             case .metadataLoaded(let service, let layers):
-                print("target: \(service) (\(layers.joined(separator: ", ")))")
+                progress("target: \(service) (\(layers.joined(separator: ", ")))")
             case .scenarioStarted(let spec):
-                print(
+                progress(
                     "running \(spec.name): \(spec.iterations) iterations × \(spec.batchSize) adds, \(spec.vus) VUs, layer \(spec.layer) …"
                 )
             case .scenarioFinished(let result):
-                print(
+                progress(
                     "  done in \(String(format: "%.2f", result.durationSeconds)) s: \(result.metrics.editsSucceeded) edits ok, \(result.metrics.editsFailed) failed"
                 )
             }
         }
     }
+}
+
+/// Prints a progress line and flushes it, so it reaches a pipe (CI logs, `| tee`) as it happens.
+private func progress(_ line: String) {
+    print(line)
+    fflush(nil)
 }

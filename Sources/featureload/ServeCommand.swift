@@ -9,7 +9,7 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the local ArcGIS-REST-compatible feature service (SQLite) until interrupted.",
         discussion: """
-            Serves a built-in dataset as an ArcGIS feature service over HTTP: the services directory \
+            Serves one or more datasets as ArcGIS feature services over HTTP: the services directory \
             (/arcgis/rest/services), the service and layer documents, query and applyEdits, answering JSON and \
             ArcGIS error envelopes (HTTP 200). On start it prints one line per service to standard output, e.g.
             featureload serve: listening on http://127.0.0.1:8080/arcgis/rest/services/parks/FeatureServer
@@ -22,13 +22,38 @@ struct ServeCommand: AsyncParsableCommand {
             address lets anyone who can reach it read and edit the data; a warning is printed.
 
             --data: the SQLite file. A new file is created and seeded with the dataset; an existing one is reopened \
-            with its rows (it must hold the same dataset). Without --data a temporary file is used and deleted on exit.
+            with its rows (it must hold the same dataset). With several --dataset options it is a directory holding \
+            one <service>.sqlite per service. Without --data temporary files are used and deleted on exit.
 
-            --dataset: the built-in dataset (default parks: layer 0 National Parks, points; table 1 Species, \
-            related one-to-many, composite).
+            --dataset PATH|NAME (repeatable: one service each): a dataset file (a path containing '/' or ending in \
+            .json), or a NAME looked up as Scenarios/datasets/NAME.json under the working directory, then among the \
+            built-in datasets (copies of those files, so the binary works from any directory): parks (national parks \
+            → species, one-to-many composite), birdnests (contingent values), servicerequests (requests ← comments, \
+            one-to-many simple), ownerscars (one-to-one), supplierproducts (many-to-many through a relationship \
+            table), customerorders (zero-or-one-to-many, nullable key). Default: parks. A malformed file is reported \
+            with every problem: the file, the JSON path of the field, and the fix.
+
+            --rows N: generate N seeded rows in every layer whose dataset has a "generator" (all built-in datasets \
+            do), after the seed rows; foreign keys point at existing origins. Only when the database is created.
 
             --max-record-count: the most features one query returns (default 2000). Keep it at least 200: the \
             arcgis Python client fetches 200 object IDs at a time without paging.
+
+            --users FILE: token security. Every resource except /arcgis/rest/info needs a token from \
+            POST /arcgis/tokens/generateToken (username, password, expiration in minutes: default 60, at most 1440), \
+            sent as X-Esri-Authorization: Bearer, Authorization: Bearer or a token parameter. Without one: error 499; \
+            with a wrong or expired one: 498 (HTTP 200 with the envelope, or the real status with \
+            --token-errors-http-status). The file is YAML ("users:" then "- username: qa" / "password: secret" \
+            entries, or "qa: secret" lines) or JSON ({"users":[{"username":"qa","password":"secret"}]}).
+
+            --fault, --latency, --faults, --fault-seed: fault injection for reliability tests. KIND is http500, \
+            http503, http429 (retryAfter=S), arcgisError500, arcgisError503 (HTTP 200 error bodies), editFailure \
+            (RATE per edit inside applyEdits), dropBeforeHandler, dropAfterCommit (the connection closes without an \
+            answer), truncatedResponse, stall (seconds=S). Request-level rates are exclusive and add up to at most 1. \
+            Example: --fault http503:0.05 --fault editFailure:0.01@applyEdits --latency lognormal:20,0.5. Answers \
+            that carry a fault have an X-Featureload-Fault header, and each is logged at notice level. While running, \
+            GET/POST /arcgis/admin/faults reads or replaces the settings (JSON) and GET /arcgis/admin/stats counts \
+            requests and faults by kind (--no-admin turns both off).
 
             --log-level: diagnostics on standard error (default warning); debug also logs rejected where clauses \
             and other request errors.
@@ -47,17 +72,45 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var data: String?
 
-    @Option(help: "Built-in dataset to serve.")
-    var dataset: String = "parks"
+    @Option(help: ArgumentHelp("Dataset to serve: a dataset file path or a name (repeatable).", valueName: "path|name"))
+    var dataset: [String] = []
+
+    @Option(help: ArgumentHelp("Generated rows per layer with a generator (new databases only).", valueName: "n"))
+    var rows: Int?
 
     @Option(help: "Most features one query returns.")
     var maxRecordCount: Int = 2000
+
+    @Option(help: ArgumentHelp("Users file (YAML or JSON username/password pairs); turns on token security.", valueName: "file"))
+    var users: String?
+
+    @Flag(help: "Also send token errors as HTTP 498/499 (default: HTTP 200 with the ArcGIS envelope).")
+    var tokenErrorsHttpStatus = false
+
+    @Option(help: ArgumentHelp("Largest request body accepted, in bytes or with a K, M or G suffix (default 64M).", valueName: "size"))
+    var maxRequestBody: String = "64M"
+
+    @Option(help: ArgumentHelp("Inject a fault (repeatable): KIND:RATE[:retryAfter=S|seconds=S|path=PATTERN][@operation].", valueName: "spec"))
+    var fault: [String] = []
+
+    @Option(help: ArgumentHelp("Added latency in ms: fixed:MS, uniform:MIN,MAX, normal:MEAN,SD or lognormal:MEDIAN,SIGMA[@operation].", valueName: "spec"))
+    var latency: String?
+
+    @Option(help: ArgumentHelp("Fault settings file (the JSON of POST /arcgis/admin/faults); --fault and --latency add to it.", valueName: "file"))
+    var faults: String?
+
+    @Option(help: ArgumentHelp("Seed of the fault random stream (same seed, same faults).", valueName: "n"))
+    var faultSeed: UInt64?
+
+    @Flag(help: "Disable the /arcgis/admin/faults and /arcgis/admin/stats endpoints.")
+    var noAdmin = false
 
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port)") }
         guard maxRecordCount >= 1 else { throw ValidationError("--max-record-count must be at least 1, got \(maxRecordCount)") }
+        if let rows, rows < 0 { throw ValidationError("--rows must be 0 or more, got \(rows)") }
     }
 
     func run() async throws {
@@ -74,14 +127,17 @@ struct ServeCommand: AsyncParsableCommand {
                 to: .standardError
             )
         }
-        let configuration = LocalFeatureServerConfiguration(
+        var configuration = LocalFeatureServerConfiguration(
             host: host,
             port: port,
             databasePath: data,
-            dataset: dataset,
+            dataset: dataset.first ?? "parks",
             maxRecordCount: maxRecordCount
         )
-        // A LocalFeatureServerError (unknown dataset, database, bind) propagates: ArgumentParser prints its description.
+        configuration.datasets = dataset
+        configuration.generatedRows = rows
+        try applySecurityAndFaultOptions(to: &configuration)
+        // A LocalFeatureServerError (unknown or malformed dataset, database, bind) propagates: ArgumentParser prints its description.
         let temporary = data == nil
         try await runLocalFeatureServer(configuration, logger: logger) { endpoint in
             for name in endpoint.serviceNames {

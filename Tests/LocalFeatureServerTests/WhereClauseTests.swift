@@ -4,7 +4,9 @@ import Testing
 @testable import LocalFeatureServer
 
 @Suite struct WhereClauseTests {
-    let compiler = WhereCompiler(fields: ParksDataset.parksLayer.fields)
+    /// 2023-11-14T22:13:20Z.
+    static let now: Int64 = 1_700_000_000_000
+    let compiler = WhereCompiler(fields: ParksDataset.parksLayer.fields, now: WhereClauseTests.now)
 
     struct Accepted: Sendable, CustomStringConvertible {
         var clause: String
@@ -47,6 +49,77 @@ import Testing
             bindings: [.integer(0), .integer(1000)]
         ),
         Accepted(clause: "objectid = 1 OR objectid = 5", sql: #"(("OBJECTID" = ?) OR ("OBJECTID" = ?))"#, bindings: [.integer(1), .integer(5)]),
+        Accepted(clause: "visitors BETWEEN 10 AND 20", sql: #"("visitors" BETWEEN ? AND ?)"#, bindings: [.integer(10), .integer(20)]),
+        Accepted(
+            clause: "visitors NOT BETWEEN 1 AND 2 AND category = 1",
+            sql: #"(("visitors" NOT BETWEEN ? AND ?) AND ("category" = ?))"#,
+            bindings: [.integer(1), .integer(2), .integer(1)]
+        ),
+        Accepted(
+            clause: "(visitors + 1) * 2 > area_km2 / -2",
+            sql: #"((("visitors" + ?) * ?) > ("area_km2" / ?))"#,
+            bindings: [.integer(1), .integer(2), .integer(-2)]
+        ),
+        Accepted(clause: "visitors - 1 >= 0", sql: #"(("visitors" - ?) >= ?)"#, bindings: [.integer(1), .integer(0)]),
+        Accepted(clause: "-visitors < 0", sql: #"((- "visitors") < ?)"#, bindings: [.integer(0)]),
+        Accepted(clause: "UPPER(name) = 'ZION'", sql: #"(upper("name") = ?)"#, bindings: [.text("ZION")]),
+        Accepted(clause: "lower(state) IN ('ca', 'wy')", sql: #"(lower("state") IN (?, ?))"#, bindings: [.text("ca"), .text("wy")]),
+        Accepted(clause: "CHAR_LENGTH(name) > 4", sql: #"(length("name") > ?)"#, bindings: [.integer(4)]),
+        Accepted(
+            clause: "SUBSTRING(name FROM 1 FOR 3) = 'Yel'",
+            sql: #"(substr("name", ?, ?) = ?)"#,
+            bindings: [.integer(1), .integer(3), .text("Yel")]
+        ),
+        Accepted(clause: "SUBSTRING(name, 2) = 'ion'", sql: #"(substr("name", ?) = ?)"#, bindings: [.integer(2), .text("ion")]),
+        Accepted(clause: "POSITION('on' IN name) = 3", sql: #"(instr("name", ?) = ?)"#, bindings: [.text("on"), .integer(3)]),
+        Accepted(clause: "TRIM(name) = 'Zion'", sql: #"(trim("name") = ?)"#, bindings: [.text("Zion")]),
+        Accepted(clause: "TRIM(LEADING 'Z' FROM name) = 'ion'", sql: #"(ltrim("name", ?) = ?)"#, bindings: [.text("Z"), .text("ion")]),
+        Accepted(clause: "TRIM(TRAILING FROM name) = 'Zion'", sql: #"(rtrim("name") = ?)"#, bindings: [.text("Zion")]),
+        Accepted(
+            clause: "CONCAT(state, name) = 'UTZion'",
+            sql: #"((ifnull("state", '') || ifnull("name", '')) = ?)"#,
+            bindings: [.text("UTZion")]
+        ),
+        Accepted(clause: "ABS(visitors) > 1", sql: #"(abs("visitors") > ?)"#, bindings: [.integer(1)]),
+        Accepted(clause: "ROUND(area_km2, 1) = 595.9", sql: #"(round("area_km2", ?) = ?)"#, bindings: [.integer(1), .real(595.9)]),
+        Accepted(
+            clause: "TRUNCATE(area_km2, 1) = 595.9",
+            sql: #"((trunc("area_km2" * power(10.0, ?)) / power(10.0, ?)) = ?)"#,
+            bindings: [.integer(1), .integer(1), .real(595.9)]
+        ),
+        Accepted(clause: "MOD(visitors, 2) = 0", sql: #"(mod("visitors", ?) = ?)"#, bindings: [.integer(2), .integer(0)]),
+        Accepted(clause: "CEILING(area_km2) = FLOOR(area_km2)", sql: #"(ceiling("area_km2") = floor("area_km2"))"#, bindings: []),
+        Accepted(clause: "CAST(category AS VARCHAR(10)) = '1'", sql: #"(CAST("category" AS TEXT) = ?)"#, bindings: [.text("1")]),
+        Accepted(clause: "COALESCE(state, 'none') <> 'none'", sql: #"(coalesce("state", ?) <> ?)"#, bindings: [.text("none"), .text("none")]),
+        Accepted(clause: "established = date '2012-05-29'", sql: #"("established" = ?)"#, bindings: [.integer(1_338_249_600_000)]),
+        Accepted(
+            clause: "established >= TIMESTAMP '2012-05-29 15:14:25'",
+            sql: #"("established" >= ?)"#,
+            bindings: [.integer(1_338_304_465_000)]
+        ),
+        Accepted(clause: "established < '2012-05-29'", sql: #"("established" < ?)"#, bindings: [.integer(1_338_249_600_000)]),
+        Accepted(
+            clause: "established BETWEEN '1900-01-01' AND date '2012-05-29'",
+            sql: #"("established" BETWEEN ? AND ?)"#,
+            bindings: [.integer(-2_208_988_800_000), .integer(1_338_249_600_000)]
+        ),
+        Accepted(clause: "established < CURRENT_DATE", sql: #"("established" < ?)"#, bindings: [.integer(1_699_920_000_000)]),
+        Accepted(clause: "established < current_timestamp()", sql: #"("established" < ?)"#, bindings: [.integer(now)]),
+        Accepted(
+            clause: "established > CURRENT_TIMESTAMP - INTERVAL '3' DAY",
+            sql: #"("established" > (? - ?))"#,
+            bindings: [.integer(now), .integer(3 * 86_400_000)]
+        ),
+        Accepted(
+            clause: "established <= date '2012-05-29' + INTERVAL '1.5' HOUR",
+            sql: #"("established" <= (? + ?))"#,
+            bindings: [.integer(1_338_249_600_000), .integer(5_400_000)]
+        ),
+        Accepted(
+            clause: "EXTRACT(YEAR FROM established) = 1872",
+            sql: #"(CAST(strftime('%Y', "established" / 1000.0, 'unixepoch') AS INTEGER) = ?)"#,
+            bindings: [.integer(1872)]
+        ),
     ]
 
     @Test("accepted clauses compile to parameterised SQL", arguments: accepted)
@@ -64,7 +137,45 @@ import Testing
         "name = (SELECT name FROM layer_0)",
         "name IN (SELECT name FROM layer_0)",
         "EXISTS (SELECT 1)",
-        "UPPER(name) = 'X'",
+        "SHOUT(name) = 'X'",
+        "sqlite_version() = '3'",
+        "hex(name) = '00'",
+        "randomblob(8) = 1",
+        "UPPER(name, name) = 'X'",
+        "name = 'a' || 'b'",
+        "name = 'a' | 'b'",
+        "1=1; PRAGMA writable_schema = 1",
+        "PRAGMA table_info(layer_0)",
+        "1=1; ATTACH DATABASE '/tmp/x' AS x",
+        "ATTACH '/tmp/x' AS x",
+        "name = ?",
+        "name = :name",
+        "name = @name",
+        "name = $name",
+        "[name] = 'x'",
+        "`name` = 'x'",
+        "category = 1 /* comment */",
+        "category = 1 */",
+        "category = 1 -- drop",
+        "category =-- 1",
+        "(category = 1) + 1 = 2",
+        "NOT category",
+        "category AND 1 = 1",
+        "established = date '2012-13-01'",
+        "established = date '2012-02-30'",
+        "established = timestamp '2012-05-29 25:00:00'",
+        "established = 'yesterday'",
+        "established > CURRENT_DATE - 3",
+        "visitors > INTERVAL '3' DAY",
+        "established > CURRENT_DATE - INTERVAL 'x' DAY",
+        "established > CURRENT_DATE - INTERVAL '3' FORTNIGHT",
+        "EXTRACT(WEEK FROM established) = 1",
+        "EXTRACT(YEAR FROM name) = 1",
+        "CAST(name AS BLOB) = 1",
+        "TRIM(SIDEWAYS FROM name) = 'x'",
+        "name = (SELECT 1)",
+        "name IN (1, 2",
+        "category NOT = 1",
         "load_extension('x') = 1",
         "name = 'unterminated",
         "name = 'a'' ",
@@ -82,7 +193,7 @@ import Testing
         "name LIKE 'a' ESCAPE 'ab'",
         "category = 1 category = 2",
         "1 = 1 UNION SELECT * FROM sqlite_master",
-        "category BETWEEN 1 AND 2",
+        "category BETWEEN 1 OR 2",
         "x'00' = 1",
         "category = 1e",
         "category = 12abc",

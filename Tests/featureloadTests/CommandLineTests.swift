@@ -15,7 +15,7 @@ import Testing
         let options: [String: [String]] = [
             "run": ["--target", "--out", "--data", "--quiet", "--log-level"],
             "validate": ["scenario.yaml"],
-            "serve": ["--port", "--host", "--data", "--dataset", "--max-record-count", "--log-level"],
+            "serve": ["--port", "--host", "--data", "--dataset", "--rows", "--max-record-count", "--log-level"],
         ]
         for (command, words) in options {
             let help = try Featureload.run([command, "--help"])
@@ -111,6 +111,45 @@ import Testing
         let result = try Featureload.run(["run", file, "--target", url, "--out", directory.path])
         #expect(result.status == 2)
         #expect(result.errorOutput.contains(url))
+    }
+
+    @Test("Ctrl-C stops a run, still writes the reports and exits 130", .timeLimit(.minutes(2)))
+    func interrupted() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/long.yaml"
+        try """
+        name: long
+        target: local
+        scenarios:
+          endless:
+            executor: shared-iterations
+            vus: 2
+            iterations: 10000000
+            maxDuration: 60s
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = Featureload.binary
+        process.arguments = ["run", file, "--out", directory.path + "/out"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var seen = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !seen.contains("running endless"), Date() < deadline {
+            seen += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        #expect(seen.contains("running endless"))
+        usleep(300_000)
+        process.interrupt()
+        seen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let report = try Self.report(in: directory.path + "/out", output: seen)
+        #expect(!report.verdict.passed)
+        #expect(report.verdict.failures.first?.contains("interrupted") == true)
+        #expect(report.scenarios.first?.stopReason == .cancelled)
+        #expect((report.scenarios.first?.metrics.editsSucceeded ?? 0) > 0)
     }
 
     static func scenario(name: String, minRatio: Double?) -> String {

@@ -34,13 +34,16 @@ enum WhereSymbol: String, Sendable, Hashable {
     case openParenthesis = "("
     case closeParenthesis = ")"
     case comma = ","
+    case plus = "+"
     case minus = "-"
+    case asterisk = "*"
+    case slash = "/"
 }
 
 /// Splits a `where` clause into tokens.
 ///
-/// Anything outside the dialect is an error here already: `;`, comments (`--`, `/*`), double quotes, `*`, `|`,
-/// and unterminated strings. A `-` is only accepted directly before a number (a negative literal).
+/// Anything outside the dialect is an error here already: `;`, comments (`--`, `/*`), double quotes, `|` (so
+/// `||` too), brackets, parameters (`?`, `:x`, `@x`, `$x`), blob literals, and unterminated strings.
 struct WhereLexer {
     private let scalars: [Unicode.Scalar]
     private var index = 0
@@ -108,10 +111,19 @@ struct WhereLexer {
             return (.symbol(.bangEqual), start)
         case "-":
             index += 1
-            guard let following = peek, ("0"..."9").contains(following) || following == "." else {
-                throw WhereClauseError(reason: "'-' is only allowed before a number", offset: start)
-            }
+            if peek == "-" { throw WhereClauseError(reason: "comments are not allowed", offset: start) }
             return (.symbol(.minus), start)
+        case "+":
+            index += 1
+            return (.symbol(.plus), start)
+        case "*":
+            index += 1
+            if peek == "/" { throw WhereClauseError(reason: "comments are not allowed", offset: start) }
+            return (.symbol(.asterisk), start)
+        case "/":
+            index += 1
+            if peek == "*" { throw WhereClauseError(reason: "comments are not allowed", offset: start) }
+            return (.symbol(.slash), start)
         default:
             if Self.isIdentifierStart(scalar) {
                 var word = ""

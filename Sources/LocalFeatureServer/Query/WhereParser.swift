@@ -1,25 +1,52 @@
-/// Parses a `where` clause into a ``WhereExpression``.
+/// Parses a `where` clause into a ``WhereExpression``: the dialect of ArcGIS standardized queries.
+///
+/// ## The dialect
+///
+/// - Predicates: `=`, `<>` (also `!=`), `<`, `<=`, `>`, `>=`; `IS [NOT] NULL`; `[NOT] IN (v, …)`;
+///   `[NOT] BETWEEN low AND high`; `[NOT] LIKE 'pattern' [ESCAPE 'c']` (`%` and `_` wildcards).
+/// - Logic: `AND`, `OR`, `NOT` (that precedence, loosest last) and parentheses; `1=1` means every row.
+/// - Values: field names (case-insensitive), integers, decimals (`1.5`, `2e3`), strings in single quotes (`''` for a
+///   quote), arithmetic `+ - * /` with unary minus, and the functions of ``WhereFunction``.
+/// - Dates (stored as epoch milliseconds, compared in UTC): `date 'yyyy-mm-dd'`, `timestamp 'yyyy-mm-dd HH:MI:SS'`
+///   (optionally `.fff`), `CURRENT_DATE`, `CURRENT_TIMESTAMP`, `INTERVAL 'n' DAY|HOUR|MINUTE|SECOND` added to or
+///   subtracted from a date (`CURRENT_TIMESTAMP - INTERVAL '3' DAY`), and `EXTRACT(YEAR FROM d)`. A plain string
+///   compared with a Date field is read as a date or timestamp literal.
 ///
 /// Grammar (case-insensitive keywords):
 /// ```
-/// expression := and ( OR and )*
+/// clause     := or
+/// or         := and ( OR and )*
 /// and        := not ( AND not )*
-/// not        := NOT not | '(' expression ')' | predicate
-/// predicate  := operand ( compare operand
-///                       | IS [NOT] NULL
-///                       | [NOT] IN '(' operand ( ',' operand )* ')'
-///                       | [NOT] LIKE operand [ ESCAPE string ] )
-/// operand    := field | number | '-' number | string
+/// not        := NOT not | predicate
+/// predicate  := sum [ compare sum | IS [NOT] NULL | [NOT] IN '(' sum ( ',' sum )* ')'
+///                   | [NOT] BETWEEN sum AND sum | [NOT] LIKE sum [ ESCAPE string ] ]
+/// sum        := product ( ( '+' | '-' ) product )*
+/// product    := unary ( ( '*' | '/' ) unary )*
+/// unary      := ( '-' | '+' ) unary | primary
+/// primary    := '(' or ')' | number | string | field | DATE string | TIMESTAMP string | INTERVAL string unit
+///             | function '(' arguments ')' | CURRENT_DATE | CURRENT_TIMESTAMP
 /// ```
-/// Anything else (subqueries, functions, `;`, comments, unknown operators) is rejected. Field names are not
-/// checked here; ``WhereCompiler`` does that against the layer's fields.
+/// A parenthesised `or` is a condition or a value depending on what it holds; conditions are only accepted where
+/// a condition belongs, values where a value belongs.
+///
+/// Rejected, always: subqueries (`SELECT`, `EXISTS`), functions outside the list, `;`, comments (`--`, `/* */`),
+/// `||`, double-quoted identifiers, parameters, blob literals, unbalanced quotes or parentheses, `NULL` outside
+/// `IS [NOT] NULL`, and nesting deeper than ``maximumDepth``. Field names are not checked here;
+/// ``WhereCompiler`` does that against the layer's fields.
 struct WhereParser {
-    /// Deepest nesting of parentheses and `NOT` accepted, so hostile input cannot exhaust the stack.
+    /// Deepest nesting of parentheses, `NOT`, signs and function calls accepted, so hostile input cannot exhaust
+    /// the stack.
     static let maximumDepth = 64
 
-    private let tokens: [(token: WhereToken, offset: Int)]
-    private var position = 0
-    private var depth = 0
+    /// What a sub-clause turned out to be: a condition (true/false/unknown) or a value.
+    enum Node {
+        case condition(WhereExpression)
+        case value(WhereOperand)
+    }
+
+    let tokens: [(token: WhereToken, offset: Int)]
+    var position = 0
+    var depth = 0
 
     private init(tokens: [(token: WhereToken, offset: Int)]) {
         self.tokens = tokens
@@ -31,80 +58,122 @@ struct WhereParser {
         let tokens = try WhereLexer.tokenize(text)
         if tokens.count == 1 { return .comparison(.literal(.integer(1)), .equal, .literal(.integer(1))) }
         var parser = WhereParser(tokens: tokens)
-        let expression = try parser.parseOr()
+        let node = try parser.parseOr()
         guard parser.current == .end else { throw parser.error("unexpected \(parser.describe(parser.current))") }
-        return expression
+        return try parser.condition(node)
     }
 
-    private var current: WhereToken { tokens[position].token }
+    var current: WhereToken { tokens[position].token }
 
-    private mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+    /// The token after the current one.
+    var next: WhereToken { tokens[min(position + 1, tokens.count - 1)].token }
 
-    private func error(_ reason: String) -> WhereClauseError {
+    mutating func advance() { if position < tokens.count - 1 { position += 1 } }
+
+    func error(_ reason: String) -> WhereClauseError {
         WhereClauseError(reason: reason, offset: tokens[position].offset)
     }
 
-    private mutating func accept(_ keyword: WhereKeyword) -> Bool {
+    mutating func accept(_ keyword: WhereKeyword) -> Bool {
         guard current == .keyword(keyword) else { return false }
         advance()
         return true
     }
 
-    private mutating func expect(_ symbol: WhereSymbol) throws(WhereClauseError) {
+    mutating func accept(_ symbol: WhereSymbol) -> Bool {
+        guard current == .symbol(symbol) else { return false }
+        advance()
+        return true
+    }
+
+    /// Accepts the identifier `word` (compared case-insensitively): contextual words such as `FROM`, `FOR`, `AS`.
+    mutating func accept(word: String) -> Bool {
+        guard case .identifier(let name) = current, name.uppercased() == word else { return false }
+        advance()
+        return true
+    }
+
+    mutating func expect(_ symbol: WhereSymbol) throws(WhereClauseError) {
         guard current == .symbol(symbol) else { throw error("expected '\(symbol.rawValue)', found \(describe(current))") }
         advance()
     }
 
-    private mutating func parseOr() throws(WhereClauseError) -> WhereExpression {
-        var left = try parseAnd()
-        while accept(.or) { left = .or(left, try parseAnd()) }
-        return left
-    }
-
-    private mutating func parseAnd() throws(WhereClauseError) -> WhereExpression {
-        var left = try parseNot()
-        while accept(.and) { left = .and(left, try parseNot()) }
-        return left
-    }
-
-    private mutating func parseNot() throws(WhereClauseError) -> WhereExpression {
+    /// Runs `body` one nesting level deeper, failing past ``maximumDepth``.
+    mutating func nested<T>(_ body: (inout WhereParser) throws(WhereClauseError) -> T) throws(WhereClauseError) -> T {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
-        if accept(.not) { return .not(try parseNot()) }
-        if current == .symbol(.openParenthesis) {
-            advance()
-            let inner = try parseOr()
-            try expect(.closeParenthesis)
-            return inner
+        return try body(&self)
+    }
+
+    func condition(_ node: Node) throws(WhereClauseError) -> WhereExpression {
+        guard case .condition(let expression) = node else {
+            throw error("expected a comparison, IS, IN, BETWEEN or LIKE, found \(describe(current))")
+        }
+        return expression
+    }
+
+    func value(_ node: Node) throws(WhereClauseError) -> WhereOperand {
+        guard case .value(let operand) = node else { throw error("a condition cannot be used as a value") }
+        return operand
+    }
+
+    mutating func parseOr() throws(WhereClauseError) -> Node {
+        var left = try parseAnd()
+        while accept(.or) {
+            let right = try parseAnd()
+            left = .condition(.or(try condition(left), try condition(right)))
+        }
+        return left
+    }
+
+    private mutating func parseAnd() throws(WhereClauseError) -> Node {
+        var left = try parseNot()
+        while accept(.and) {
+            let right = try parseNot()
+            left = .condition(.and(try condition(left), try condition(right)))
+        }
+        return left
+    }
+
+    private mutating func parseNot() throws(WhereClauseError) -> Node {
+        if accept(.not) {
+            return try nested { parser throws(WhereClauseError) in .condition(.not(try parser.condition(try parser.parseNot()))) }
         }
         return try parsePredicate()
     }
 
-    private mutating func parsePredicate() throws(WhereClauseError) -> WhereExpression {
-        let left = try parseOperand()
+    private mutating func parsePredicate() throws(WhereClauseError) -> Node {
+        let leftNode = try parseSum()
         if case .symbol(let symbol) = current, let comparison = Self.comparison(for: symbol) {
+            let left = try value(leftNode)
             advance()
-            return .comparison(left, comparison, try parseOperand())
+            return .condition(.comparison(left, comparison, try parseValue()))
         }
         if accept(.is) {
+            let left = try value(leftNode)
             let negated = accept(.not)
             guard accept(.null) else { throw error("expected NULL after IS, found \(describe(current))") }
-            return .isNull(left, negated: negated)
+            return .condition(.isNull(left, negated: negated))
         }
         let negated = accept(.not)
         if accept(.in) {
+            let left = try value(leftNode)
             try expect(.openParenthesis)
-            var items = [try parseOperand()]
-            while current == .symbol(.comma) {
-                advance()
-                items.append(try parseOperand())
-            }
+            var items = [try parseValue()]
+            while accept(.comma) { items.append(try parseValue()) }
             try expect(.closeParenthesis)
-            return .inList(left, items, negated: negated)
+            return .condition(.inList(left, items, negated: negated))
+        }
+        if accept(.between) {
+            let left = try value(leftNode)
+            let low = try parseValue()
+            guard accept(.and) else { throw error("expected AND in BETWEEN, found \(describe(current))") }
+            return .condition(.between(left, low: low, high: try parseValue(), negated: negated))
         }
         if accept(.like) {
-            let pattern = try parseOperand()
+            let left = try value(leftNode)
+            let pattern = try parseValue()
             var escape: String?
             if accept(.escape) {
                 guard case .string(let text) = current, text.unicodeScalars.count == 1 else {
@@ -113,41 +182,11 @@ struct WhereParser {
                 escape = text
                 advance()
             }
-            return .like(left, pattern: pattern, escape: escape, negated: negated)
+            return .condition(.like(left, pattern: pattern, escape: escape, negated: negated))
         }
-        throw error("expected a comparison, IS, IN or LIKE, found \(describe(current))")
-    }
-
-    private mutating func parseOperand() throws(WhereClauseError) -> WhereOperand {
-        switch current {
-        case .identifier(let name):
-            advance()
-            if current == .symbol(.openParenthesis) { throw error("function '\(name)' is not supported") }
-            return .field(name)
-        case .integer(let value):
-            advance()
-            return .literal(.integer(value))
-        case .real(let value):
-            advance()
-            return .literal(.real(value))
-        case .string(let value):
-            advance()
-            return .literal(.string(value))
-        case .symbol(.minus):
-            advance()
-            switch current {
-            case .integer(let value):
-                advance()
-                return .literal(.integer(-value))
-            case .real(let value):
-                advance()
-                return .literal(.real(-value))
-            default:
-                throw error("expected a number after '-'")
-            }
-        default:
-            throw error("expected a field or a literal, found \(describe(current))")
-        }
+        if negated { throw error("expected IN, BETWEEN or LIKE after NOT, found \(describe(current))") }
+        // A parenthesised condition, or a value whose use decides (a bare value where a condition belongs fails there).
+        return leftNode
     }
 
     private static func comparison(for symbol: WhereSymbol) -> ComparisonOperator? {
@@ -162,7 +201,7 @@ struct WhereParser {
         }
     }
 
-    private func describe(_ token: WhereToken) -> String {
+    func describe(_ token: WhereToken) -> String {
         switch token {
         case .identifier(let name): return "'\(name)'"
         case .keyword(let keyword): return keyword.rawValue

@@ -18,13 +18,21 @@ extension EditBatch {
         return batch
     }
 
-    private static func features(_ text: String, parameter: String) throws(ServiceError) -> [FeatureEdit] {
+    /// The features of `text`, a JSON array of `{attributes, geometry}` (a single object is accepted too).
+    /// - Throws: ``ServiceError`` (400) naming `parameter` when the text is not JSON of that shape.
+    static func features(_ text: String, parameter: String) throws(ServiceError) -> [FeatureEdit] {
         let json: JSONValue
         do {
             json = try JSONReader.parse(text)
         } catch {
             throw ServiceError.invalidParameter(parameter, reason: "not valid JSON: \(error)")
         }
+        return try features(json: json, parameter: parameter)
+    }
+
+    /// The features of an already parsed JSON array of `{attributes, geometry}`.
+    /// - Throws: ``ServiceError`` (400) naming `parameter` when the value is not of that shape.
+    static func features(json: JSONValue, parameter: String) throws(ServiceError) -> [FeatureEdit] {
         let items: [JSONValue]
         switch json {
         case .array(let array): items = array
@@ -48,25 +56,42 @@ extension EditBatch {
         return edits
     }
 
-    private static func deletes(_ text: String, useGlobalIds: Bool) throws(ServiceError) -> [DeleteKey] {
+    /// Delete keys from `1,2`, `[1,2]` or GlobalIDs (with `useGlobalIds`).
+    /// - Throws: ``ServiceError`` (400) naming `parameter` for an item that is neither.
+    static func deletes(_ text: String, useGlobalIds: Bool, parameter: String = "deletes") throws(ServiceError) -> [DeleteKey] {
         let trimmed = text.trimmed
-        var items: [String] = []
         if trimmed.hasPrefix("[") {
-            guard case .array(let array) = try? JSONReader.parse(trimmed) else {
-                throw ServiceError.invalidParameter("deletes", reason: "not a valid JSON array")
+            guard let json = try? JSONReader.parse(trimmed) else {
+                throw ServiceError.invalidParameter(parameter, reason: "not a valid JSON array")
             }
+            return try deletes(json: json, useGlobalIds: useGlobalIds, parameter: parameter)
+        }
+        return try deleteKeys(trimmed.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }, useGlobalIds: useGlobalIds, parameter: parameter)
+    }
+
+    /// Delete keys from a parsed JSON array of object IDs or GlobalID strings, or a comma-separated string.
+    /// - Throws: ``ServiceError`` (400) naming `parameter` for an item that is neither.
+    static func deletes(json: JSONValue, useGlobalIds: Bool, parameter: String) throws(ServiceError) -> [DeleteKey] {
+        var items: [String] = []
+        switch json {
+        case .string(let text): return try deletes(text, useGlobalIds: useGlobalIds, parameter: parameter)
+        case .int(let objectId): return [.objectId(objectId)]
+        case .array(let array):
             for value in array {
                 if let integer = value.intValue {
                     items.append(String(integer))
                 } else if let string = value.stringValue {
                     items.append(string)
                 } else {
-                    throw ServiceError.invalidParameter("deletes", reason: "\(value) is neither an object ID nor a GlobalID")
+                    throw ServiceError.invalidParameter(parameter, reason: "\(value) is neither an object ID nor a GlobalID")
                 }
             }
-        } else {
-            items = trimmed.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        default: throw ServiceError.invalidParameter(parameter, reason: "expected a list of object IDs or GlobalIDs")
         }
+        return try deleteKeys(items, useGlobalIds: useGlobalIds, parameter: parameter)
+    }
+
+    private static func deleteKeys(_ items: [String], useGlobalIds: Bool, parameter: String) throws(ServiceError) -> [DeleteKey] {
         var keys: [DeleteKey] = []
         keys.reserveCapacity(items.count)
         for item in items {
@@ -75,7 +100,7 @@ extension EditBatch {
             } else if useGlobalIds {
                 keys.append(.globalId(item))
             } else {
-                throw ServiceError.invalidParameter("deletes", reason: "'\(item)' is not an object ID (GlobalIDs need useGlobalIds=true)")
+                throw ServiceError.invalidParameter(parameter, reason: "'\(item)' is not an object ID (GlobalIDs need useGlobalIds=true)")
             }
         }
         return keys

@@ -3,19 +3,42 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The Hummingbird shell around ``FeatureServerResponder``: one catch-all route for GET and POST, and a
-/// middleware that turns anything thrown (unknown paths, other methods, oversized bodies) into the ArcGIS
-/// envelope instead of Hummingbird's default empty error responses.
+/// The Hummingbird shell around ``FeatureServerResponder``: one catch-all route for GET and POST behind a short
+/// middleware chain.
+///
+/// ```
+/// request ─▶ ArcGISErrorMiddleware ─▶ TokenAuthMiddleware ─▶ FaultAdminMiddleware ─▶ FaultMiddleware ─▶ responder
+///            (anything thrown → envelope) (--users only)      (/arcgis/admin/…)        (faults, stats)
+/// ```
+/// The body is read once, up to ``LocalFeatureServerConfiguration/Limits/maximumRequestBodySize``; a larger one
+/// is answered with the envelope (code 413) instead of being processed.
 enum FeatureServerApplication {
-    /// Largest request body accepted (applyEdits batches of thousands of features fit easily).
-    static let maximumBodySize = 64 * 1024 * 1024
+    /// Largest request body accepted by default (applyEdits batches of thousands of features fit easily).
+    static let maximumBodySize = LocalFeatureServerConfiguration.Limits().maximumRequestBodySize
 
-    /// The router serving `responder`.
-    static func makeRouter(responder: FeatureServerResponder) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    /// The router serving `responder` with `configuration`'s token security, faults and limits.
+    ///
+    /// The fault settings and counters live as long as the router; the admin endpoint replaces the settings.
+    static func makeRouter(
+        responder: FeatureServerResponder, configuration: LocalFeatureServerConfiguration, logger: Logger,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> Router<FeatureServerRequestContext> {
+        let limit = configuration.limits.maximumRequestBodySize
+        let faults = FaultController(configuration.faults)
+        let router = Router(context: FeatureServerRequestContext.self)
         router.add(middleware: ArcGISErrorMiddleware())
-        let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
-            let body = try await request.body.collect(upTo: maximumBodySize)
+        if configuration.auth.isEnabled {
+            router.add(
+                middleware: TokenAuthMiddleware(
+                    tokens: TokenService(configuration.auth), settings: configuration.auth, bodyLimit: limit, statistics: faults, logger: logger))
+        }
+        if configuration.faults.isAdminEnabled {
+            router.add(middleware: FaultAdminMiddleware(controller: faults, bodyLimit: limit, logger: logger))
+        }
+        router.add(middleware: FaultMiddleware(controller: faults, logger: logger, clock: clock))
+        let handler: @Sendable (Request, FeatureServerRequestContext) async throws -> Response = { request, _ in
+            var request = request
+            let body = try await RequestBodyLimit.collect(&request, limit: limit)
             let answer = await responder.respond(
                 to: ServerRequest(
                     method: request.method.rawValue,

@@ -37,10 +37,11 @@ struct FeatureServerResponder: Sendable {
     /// The content type of every answer.
     static let contentType = "application/json; charset=utf-8"
 
-    private let stores: [String: FeatureStore]
-    private let services: [ServiceDefinition]
-    private let maxRecordCount: Int
-    private let logger: Logger
+    let stores: [String: FeatureStore]
+    let services: [ServiceDefinition]
+    /// The server's `maxRecordCount`; a dataset may lower it for its service (``maxRecordCount(for:)``).
+    let maxRecordCount: Int
+    let logger: Logger
 
     /// A responder for the services held by `stores`.
     init(stores: [FeatureStore], maxRecordCount: Int, logger: Logger) {
@@ -81,53 +82,53 @@ struct FeatureServerResponder: Sendable {
             return Self.render(MetadataDocuments.catalog(services), pretty: pretty)
         case .service(let name):
             let store = try store(named: name)
-            return Self.render(MetadataDocuments.serviceInfo(store.definition, maxRecordCount: maxRecordCount), pretty: pretty)
+            return Self.render(MetadataDocuments.serviceInfo(store.definition, maxRecordCount: maxRecordCount(for: store)), pretty: pretty)
         case .layer(let name, let id):
             let layer = try layerDefinition(service: name, id: id)
-            return Self.render(MetadataDocuments.layerInfo(layer, maxRecordCount: maxRecordCount), pretty: pretty)
+            return Self.render(MetadataDocuments.layerInfo(layer, maxRecordCount: maxRecordCount(for: try store(named: name))), pretty: pretty)
         case .query(let name, let id):
-            return try await query(store: try store(named: name), layerId: id, parameters: parameters)
+            let store = try store(named: name)
+            return try await LayerQueryResponse.answer(
+                store: store, layerId: id, parameters: parameters, maxRecordCount: maxRecordCount(for: store), logger: logger)
         case .applyEdits(let name, let id):
             let store = try store(named: name)
             _ = try layerDefinition(service: name, id: id)
             let batch = try EditBatch.parse(parameters)
             let result = try await store.applyEdits(layerId: id, batch: batch)
             return Self.render(result, pretty: pretty)
+        case .editOperation(let name, let id, let operation):
+            return try await editOperation(operation, store: try store(named: name), layerId: id, parameters: parameters)
+        case .serviceApplyEdits(let name):
+            return try await serviceApplyEdits(store: try store(named: name), parameters: parameters)
+        case .queryRelatedRecords(let name, let id):
+            return try await queryRelatedRecords(store: try store(named: name), layerId: id, parameters: parameters)
+        case .relationships(let name):
+            return Self.render(MetadataDocuments.relationships(try store(named: name).definition), pretty: pretty)
+        case .contingentValues(let name, let id):
+            let layer = try layerDefinition(service: name, id: id)
+            return Self.render(MetadataDocuments.contingentValues(of: [layer], serviceLevel: false), pretty: pretty)
+        case .queryContingentValues(let name):
+            let store = try store(named: name)
+            var layers = store.definition.layers.filter { $0.contingentValues?.isEmpty == false }
+            if let text = parameters["layers"] {
+                let wanted = try LayerQuery.parseObjectIds(text)
+                layers = layers.filter { wanted.contains(Int64($0.info.id)) }
+            }
+            return Self.render(MetadataDocuments.contingentValues(of: layers, serviceLevel: true), pretty: pretty)
         }
     }
 
-    private func query(store: FeatureStore, layerId: Int, parameters: RequestParameters) async throws -> ServerResponse {
-        guard let layer = store.schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
-        let query = try LayerQuery.parse(parameters, layer: layer, maxRecordCount: maxRecordCount) { error in
-            logger.debug("rejected where clause", metadata: ["where": "\(parameters["where"] ?? "")", "reason": "\(error)"])
-        }
-        let pretty = parameters.wantsPrettyJSON
-        switch try await store.query(layerId: layerId, query) {
-        case .count(let count):
-            return Self.render(CountResult(count: count), pretty: pretty)
-        case .objectIds(let ids):
-            return Self.render(ObjectIdsResult(objectIdFieldName: layer.fields[layer.objectIdField].name, objectIds: ids), pretty: pretty)
-        case .features(let features, let exceeded):
-            let info = layer.info
-            let set = FeatureSet(
-                objectIdFieldName: layer.fields[layer.objectIdField].name,
-                globalIdFieldName: layer.globalIdField.map { layer.fields[$0].name },
-                geometryType: info.geometryType,
-                spatialReference: info.geometryType == nil ? nil : (info.spatialReference ?? .wgs84),
-                fields: query.outFields.map { layer.fields[$0] },
-                features: features,
-                exceededTransferLimit: exceeded
-            )
-            return Self.render(set, pretty: pretty)
-        }
+    /// The `maxRecordCount` of `store`'s service: the server's, or the dataset's when that is smaller.
+    func maxRecordCount(for store: FeatureStore) -> Int {
+        min(maxRecordCount, store.definition.maxRecordCount ?? maxRecordCount)
     }
 
-    private func store(named name: String) throws(ServiceError) -> FeatureStore {
+    func store(named name: String) throws(ServiceError) -> FeatureStore {
         guard let store = stores[name.lowercased()] else { throw ServiceError.notFound("Service \(name)/FeatureServer does not exist.") }
         return store
     }
 
-    private func layerDefinition(service: String, id: Int) throws(ServiceError) -> LayerDefinition {
+    func layerDefinition(service: String, id: Int) throws(ServiceError) -> LayerDefinition {
         guard let layer = try store(named: service).definition.layer(id: id) else {
             throw ServiceError.notFound("Layer \(id) of service \(service) does not exist.")
         }

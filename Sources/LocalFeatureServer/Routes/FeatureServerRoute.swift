@@ -17,6 +17,25 @@ enum FeatureServerRoute: Sendable, Hashable {
     case query(service: String, layer: Int)
     /// `…/FeatureServer/<id>/applyEdits`.
     case applyEdits(service: String, layer: Int)
+    /// `…/FeatureServer/<id>/addFeatures`, `updateFeatures` or `deleteFeatures`.
+    case editOperation(service: String, layer: Int, operation: EditOperation)
+    /// `…/FeatureServer/<id>/queryRelatedRecords`.
+    case queryRelatedRecords(service: String, layer: Int)
+    /// `…/FeatureServer/<id>/contingentValues`.
+    case contingentValues(service: String, layer: Int)
+    /// `…/FeatureServer/applyEdits` (edits of several layers in one transaction).
+    case serviceApplyEdits(String)
+    /// `…/FeatureServer/relationships`.
+    case relationships(String)
+    /// `…/FeatureServer/queryContingentValues`.
+    case queryContingentValues(String)
+
+    /// The per-operation edit endpoints of a layer.
+    enum EditOperation: String, Sendable, Hashable {
+        case addFeatures
+        case updateFeatures
+        case deleteFeatures
+    }
 
     /// The route for `path`, or nil when the server has no such resource.
     init?(path: String) {
@@ -42,11 +61,36 @@ enum FeatureServerRoute: Sendable, Hashable {
             self = .service(service)
             return
         }
+        if lowered.count == 6 {
+            switch lowered[5] {
+            case "applyedits":
+                self = .serviceApplyEdits(service)
+                return
+            case "relationships":
+                self = .relationships(service)
+                return
+            case "querycontingentvalues":
+                self = .queryContingentValues(service)
+                return
+            default: break
+            }
+        }
         guard let layer = Int(lowered[5]), layer >= 0 else { return nil }
-        switch lowered.count {
-        case 6: self = .layer(service: service, layer: layer)
-        case 7 where lowered[6] == "query": self = .query(service: service, layer: layer)
-        case 7 where lowered[6] == "applyedits": self = .applyEdits(service: service, layer: layer)
+        guard lowered.count == 7 else {
+            if lowered.count == 6 {
+                self = .layer(service: service, layer: layer)
+                return
+            }
+            return nil
+        }
+        switch lowered[6] {
+        case "query": self = .query(service: service, layer: layer)
+        case "applyedits": self = .applyEdits(service: service, layer: layer)
+        case "addfeatures": self = .editOperation(service: service, layer: layer, operation: .addFeatures)
+        case "updatefeatures": self = .editOperation(service: service, layer: layer, operation: .updateFeatures)
+        case "deletefeatures": self = .editOperation(service: service, layer: layer, operation: .deleteFeatures)
+        case "queryrelatedrecords": self = .queryRelatedRecords(service: service, layer: layer)
+        case "contingentvalues": self = .contingentValues(service: service, layer: layer)
         default: return nil
         }
     }
@@ -55,7 +99,10 @@ enum FeatureServerRoute: Sendable, Hashable {
     var serviceName: String? {
         switch self {
         case .restInfo, .catalog: return nil
-        case .service(let name), .layer(let name, _), .query(let name, _), .applyEdits(let name, _): return name
+        case .service(let name), .layer(let name, _), .query(let name, _), .applyEdits(let name, _), .editOperation(let name, _, _),
+            .queryRelatedRecords(let name, _), .contingentValues(let name, _), .serviceApplyEdits(let name), .relationships(let name),
+            .queryContingentValues(let name):
+            return name
         }
     }
 }

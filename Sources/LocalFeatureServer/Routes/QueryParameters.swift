@@ -3,49 +3,82 @@ import FeatureModel
 extension LayerQuery {
     /// Reads a layer query from request parameters.
     ///
-    /// `where` (default all rows; see ``WhereParser``), `objectIds` (comma list), `outFields` (`*` or a comma
-    /// list; default the object ID only, as ArcGIS), `returnGeometry` (default true), `returnCountOnly` (ignores
-    /// paging; wins over `returnIdsOnly`), `returnIdsOnly` (uncapped), `orderByFields` (`a ASC, b DESC`),
-    /// `resultOffset` and `resultRecordCount` (default and cap `maxRecordCount`). Other parameters are ignored.
+    /// Filters (ANDed): `where` (default all rows; dialect on ``WhereParser``), `objectIds` (comma list), and
+    /// `geometry` with `geometryType`, `inSR` and `spatialRel` (see ``EnvelopeFilter``).
+    /// Output: `outFields` (`*` or a comma list; default the object ID only, as ArcGIS), `returnGeometry` (default
+    /// true), `outSR` (4326 or 102100/3857; default 4326) and `geometryPrecision` (0…17 decimals), `orderByFields`
+    /// (`a ASC, b DESC`), `resultOffset` and `resultRecordCount` (default and cap `maxRecordCount`).
+    /// Forms, first match wins: `returnCountOnly` (ignores paging; with `returnDistinctValues` counts distinct
+    /// combinations of `outFields`; with `returnExtentOnly` adds the extent), `returnIdsOnly` (uncapped),
+    /// `returnExtentOnly`, `outStatistics` (with `groupByFieldsForStatistics`; see ``StatisticsQuery``),
+    /// `returnDistinctValues` (distinct `outFields`, paged), features. Other parameters are ignored.
     /// - Parameters:
+    ///   - now: The current time in epoch milliseconds, for `CURRENT_DATE`/`CURRENT_TIMESTAMP` in `where`.
     ///   - rejectedWhere: Called with the reason when the `where` clause is rejected (for the log).
-    /// - Throws: ``ServiceError`` (400) naming the first invalid parameter.
+    /// - Throws: ``ServiceError`` (400) naming the first invalid parameter; a rejected `where` is always ArcGIS'
+    ///   fixed ``ServiceError/invalidWhere``.
     static func parse(
         _ parameters: RequestParameters,
         layer: LayerSchema,
         maxRecordCount: Int,
+        now: Int64 = WhereCompiler.systemMilliseconds(),
         rejectedWhere: (WhereClauseError) -> Void = { _ in }
     ) throws(ServiceError) -> LayerQuery {
         let filter: SQLFragment
         do {
-            filter = try WhereCompiler(fields: layer.fields).compile(parameters["where"] ?? "1=1")
+            filter = try WhereCompiler(fields: layer.fields, now: now).compile(parameters["where"] ?? "1=1")
         } catch {
             rejectedWhere(error)
             throw ServiceError.invalidWhere
         }
         let objectIds = try parameters["objectIds"].map { text throws(ServiceError) in try parseObjectIds(text) }
+        let envelope = try EnvelopeFilter.parse(parameters, storage: layer.geometry)
+        let geometryOutput = try parseGeometryOutput(parameters)
         let outFields = try parseOutFields(parameters["outFields"], layer: layer)
-        let orderBy = try parameters["orderByFields"].map { text throws(ServiceError) in try parseOrderBy(text, layer: layer) } ?? []
+        let orderTerms = try parameters["orderByFields"].map { text throws(ServiceError) in try parseOrderTerms(text) } ?? []
         let returnGeometry = try parameters.bool("returnGeometry", default: true)
+        let distinct = try parameters.bool("returnDistinctValues", default: false)
+        let extentOnly = try parameters.bool("returnExtentOnly", default: false)
+
+        var orderBy: [OrderTerm] = []
         let output: Output
         if try parameters.bool("returnCountOnly", default: false) {
-            output = .count
+            output = distinct ? .distinctCount : extentOnly ? .extent(withCount: true) : .count
         } else if try parameters.bool("returnIdsOnly", default: false) {
+            orderBy = try resolve(orderTerms, layer: layer)
             output = .objectIds
+        } else if extentOnly {
+            output = .extent(withCount: false)
+        } else if let statistics = parameters["outStatistics"] {
+            output = .statistics(
+                try StatisticsQuery.parse(statistics, groupBy: parameters["groupByFieldsForStatistics"], orderBy: orderTerms, layer: layer)
+            )
         } else {
+            orderBy = try resolve(orderTerms, layer: layer)
             let offset = try parameters.int("resultOffset") ?? 0
             guard offset >= 0 else { throw ServiceError.invalidParameter("resultOffset", reason: "must not be negative") }
             let requested = try parameters.int("resultRecordCount") ?? 0
             guard requested >= 0 else { throw ServiceError.invalidParameter("resultRecordCount", reason: "must not be negative") }
-            output = .features(offset: offset, limit: requested == 0 ? maxRecordCount : min(requested, maxRecordCount))
+            let limit = requested == 0 ? maxRecordCount : min(requested, maxRecordCount)
+            if distinct {
+                for term in orderBy where !outFields.contains(term.field) {
+                    throw ServiceError.invalidParameter(
+                        "orderByFields", reason: "with returnDistinctValues, '\(layer.fields[term.field].name)' must be one of outFields")
+                }
+                output = .distinct(offset: offset, limit: limit)
+            } else {
+                output = .features(offset: offset, limit: limit)
+            }
         }
         return LayerQuery(
             filter: filter,
             objectIds: objectIds,
+            envelope: envelope,
             outFields: outFields,
             returnGeometry: returnGeometry,
             orderBy: orderBy,
-            output: output
+            output: output,
+            geometryOutput: geometryOutput
         )
     }
 
@@ -63,6 +96,21 @@ extension LayerQuery {
         return ids
     }
 
+    private static func parseGeometryOutput(_ parameters: RequestParameters) throws(ServiceError) -> GeometryOutput {
+        var output = GeometryOutput()
+        if let text = parameters["outSR"] {
+            guard let reference = QuerySpatialReference(parameter: text) else {
+                throw ServiceError.invalidParameter("outSR", reason: "supported: 4326, 102100 (3857)")
+            }
+            output.spatialReference = reference
+        }
+        if let precision = try parameters.int("geometryPrecision") {
+            guard (0...17).contains(precision) else { throw ServiceError.invalidParameter("geometryPrecision", reason: "must be 0…17") }
+            output.precision = precision
+        }
+        return output
+    }
+
     private static func parseOutFields(_ text: String?, layer: LayerSchema) throws(ServiceError) -> [Int] {
         guard let text else { return [layer.objectIdField] }
         var indexes: [Int] = []
@@ -78,12 +126,13 @@ extension LayerQuery {
         return indexes.isEmpty ? [layer.objectIdField] : indexes
     }
 
-    private static func parseOrderBy(_ text: String, layer: LayerSchema) throws(ServiceError) -> [OrderTerm] {
-        var terms: [OrderTerm] = []
+    /// `name [ASC|DESC], …` as names and directions, not yet resolved (statistics order by output names).
+    private static func parseOrderTerms(_ text: String) throws(ServiceError) -> [(name: String, descending: Bool)] {
+        var terms: [(name: String, descending: Bool)] = []
         for item in text.split(separator: ",") {
             let words = item.split(whereSeparator: \.isWhitespace)
             guard !words.isEmpty else { continue }
-            guard words.count <= 2, let index = layer.fieldIndex(named: String(words[0])) else {
+            guard words.count <= 2 else {
                 throw ServiceError.invalidParameter("orderByFields", reason: "'\(String(item).trimmed)' is not '<field> [ASC|DESC]'")
             }
             var descending = false
@@ -94,8 +143,19 @@ extension LayerQuery {
                 default: throw ServiceError.invalidParameter("orderByFields", reason: "'\(words[1])' is not ASC or DESC")
                 }
             }
-            terms.append(OrderTerm(field: index, descending: descending))
+            terms.append((String(words[0]), descending))
         }
         return terms
+    }
+
+    private static func resolve(_ terms: [(name: String, descending: Bool)], layer: LayerSchema) throws(ServiceError) -> [OrderTerm] {
+        var resolved: [OrderTerm] = []
+        for term in terms {
+            guard let index = layer.fieldIndex(named: term.name) else {
+                throw ServiceError.invalidParameter("orderByFields", reason: "Field '\(term.name)' does not exist.")
+            }
+            resolved.append(OrderTerm(field: index, descending: term.descending))
+        }
+        return resolved
     }
 }

@@ -19,15 +19,37 @@ struct EditBatch: Sendable, Hashable {
     var adds: [FeatureEdit] = []
     var updates: [FeatureEdit] = []
     var deletes: [DeleteKey] = []
+    /// Also delete every row matching this compiled `where` clause (deleteFeatures by `where`).
+    var deleteWhere: SQLFragment? = nil
     /// All or nothing (default true).
     var rollbackOnFailure = true
     /// Keep submitted GlobalIDs on adds; address updates and deletes by GlobalID.
     var useGlobalIds = false
     /// Report `editMoment` in the answer.
     var returnEditMoment = false
+    /// Injected per-edit failures (fault injection): picked up from the request's task when the batch is made.
+    var injectedFailures: EditFaultInjection? = EditFaultInjection.current
 
-    /// Number of edits in the batch.
+    /// Number of edits in the batch (rows matched by ``deleteWhere`` not included).
     var count: Int { adds.count + updates.count + deletes.count }
+}
+
+/// The edits of a service-level applyEdits: one ``EditBatch`` per layer, in request order, applied in one
+/// transaction.
+///
+/// The service-level options (`rollbackOnFailure`, `useGlobalIds`, `returnEditMoment`) are those of every layer
+/// batch; with `useGlobalIds` a child added after its parent can carry the parent's client-chosen GlobalID.
+struct ServiceEditBatch: Sendable, Hashable {
+    /// The edits of one layer.
+    struct LayerEdits: Sendable, Hashable {
+        var layerId: Int
+        var batch: EditBatch
+    }
+
+    var layers: [LayerEdits] = []
+    var rollbackOnFailure = true
+    var useGlobalIds = false
+    var returnEditMoment = false
 }
 
 /// The ArcGIS edit error codes the store reports (see arcgis-rest.md §2).

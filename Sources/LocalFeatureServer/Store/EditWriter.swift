@@ -50,19 +50,41 @@ struct EditWriter {
         requiredPositions = required
     }
 
+    /// Prefixed to every line of ``failures`` (e.g. `layer 1 ` in a service-level applyEdits).
+    var labelPrefix = ""
+
     /// Applies the whole batch and returns the per-edit results.
+    ///
+    /// A batch with ``EditBatch/deleteWhere`` first selects the matching object IDs, inside the same transaction,
+    /// and deletes them after the explicit ``EditBatch/deletes``.
     /// - Throws: `DatabaseError` for SQLite failures other than constraint violations (those become edit results).
     mutating func apply() throws -> ApplyEditsResult {
         var result = ApplyEditsResult()
+        var deletes = batch.deletes
+        if let filter = batch.deleteWhere {
+            let oid = layer.column(layer.objectIdField)
+            let sql = "SELECT \(oid) FROM \(layer.table) WHERE \(filter.sql) ORDER BY \(oid)"
+            deletes += try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(filter.bindings)).map { .objectId($0) }
+        }
         result.addResults.reserveCapacity(batch.adds.count)
-        for (index, edit) in batch.adds.enumerated() { result.addResults.append(try add(edit, label: "adds[\(index)]")) }
-        for (index, edit) in batch.updates.enumerated() { result.updateResults.append(try update(edit, label: "updates[\(index)]")) }
-        for (index, key) in batch.deletes.enumerated() { result.deleteResults.append(try delete(key, label: "deletes[\(index)]")) }
+        let injected = batch.injectedFailures
+        for (index, edit) in batch.adds.enumerated() {
+            if let error = injected?.failure(.add, index: index) { result.addResults.append(fail("adds[\(index)]", error)); continue }
+            result.addResults.append(try add(edit, label: "adds[\(index)]"))
+        }
+        for (index, edit) in batch.updates.enumerated() {
+            if let error = injected?.failure(.update, index: index) { result.updateResults.append(fail("updates[\(index)]", error)); continue }
+            result.updateResults.append(try update(edit, label: "updates[\(index)]"))
+        }
+        for (index, key) in deletes.enumerated() {
+            if let error = injected?.failure(.delete, index: index) { result.deleteResults.append(fail("deletes[\(index)]", error)); continue }
+            result.deleteResults.append(try delete(key, label: "deletes[\(index)]"))
+        }
         return result
     }
 
     private mutating func fail(_ label: String, _ error: EditError, objectId: Int64? = nil, globalId: String? = nil) -> EditResult {
-        failures.append("\(label): \(error.description) (code \(error.code))")
+        failures.append("\(labelPrefix)\(label): \(error.description) (code \(error.code))")
         return EditResult(objectId: objectId, globalId: globalId, success: false, error: error)
     }
 
@@ -230,16 +252,23 @@ struct EditWriter {
         return EditResult(objectId: row[0], globalId: row[1], success: true)
     }
 
-    /// Deletes the rows related to `deleted` through composite relationships, recursively.
+    /// Applies the layer's delete rules to the rows related to `deleted`: cascades (recursively), nulled keys,
+    /// removed many-to-many links.
     private func deleteRelated(from origin: LayerSchema, deleted: Row, depth: Int) throws {
         guard depth < 8 else { return }
-        for (index, cascade) in origin.cascades.enumerated() {
+        for (index, rule) in origin.deleteRules.enumerated() {
             let keyValue: DatabaseValue = deleted[2 + index]
-            guard !keyValue.isNull, let destination = schemas[cascade.destinationLayerId] else { continue }
-            let sql = "DELETE FROM \(destination.table) WHERE \(cascade.foreignKeyColumn) = ? RETURNING \(destination.returningSQL)"
-            let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [keyValue])
-            if !destination.cascades.isEmpty {
-                for row in rows { try deleteRelated(from: destination, deleted: row, depth: depth + 1) }
+            guard !keyValue.isNull, let target = schemas[rule.targetLayerId] else { continue }
+            switch rule.action {
+            case .setNull:
+                let sql = "UPDATE \(target.table) SET \(rule.targetColumn) = NULL WHERE \(rule.targetColumn) = ?"
+                try db.cachedStatement(sql: sql).execute(arguments: [keyValue])
+            case .delete where target.deleteRules.isEmpty:
+                try db.cachedStatement(sql: "DELETE FROM \(target.table) WHERE \(rule.targetColumn) = ?").execute(arguments: [keyValue])
+            case .delete:
+                let sql = "DELETE FROM \(target.table) WHERE \(rule.targetColumn) = ? RETURNING \(target.returningSQL)"
+                let rows = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [keyValue])
+                for row in rows { try deleteRelated(from: target, deleted: row, depth: depth + 1) }
             }
         }
     }

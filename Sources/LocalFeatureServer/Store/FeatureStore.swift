@@ -115,25 +115,60 @@ actor FeatureStore {
     /// written and the ArcGIS "Operation rolled back." envelope is thrown instead.
     /// - Throws: ``ServiceError`` (404 for an unknown layer, 400 rolled back); `DatabaseError` for SQLite failures.
     func applyEdits(layerId: Int, batch: EditBatch) throws -> ApplyEditsResult {
-        guard !isClosed else { throw ServiceError.internalError("the store is closed") }
+        try checkOpen()
         guard let layer = schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
         let schemas = self.schemas
-        var globalIds = GlobalIDFactory(previous: globalIdSequence, nowMilliseconds: now())
-        let (result, failures) = try pool.writeWithoutTransaction { db -> (ApplyEditsResult, [String]) in
-            var outcome: (ApplyEditsResult, [String]) = (ApplyEditsResult(), [])
-            try db.inTransaction(.immediate) {
-                var writer = EditWriter(db: db, layer: layer, schemas: schemas, batch: batch, globalIds: globalIds)
-                outcome = (try writer.apply(), writer.failures)
-                globalIds = writer.globalIds
-                return batch.rollbackOnFailure && !writer.failures.isEmpty ? .rollback : .commit
-            }
-            return outcome
+        var globalIds = makeGlobalIdFactory()
+        let (result, failures) = try writeInTransaction { db -> (ApplyEditsResult, [String], Bool) in
+            var writer = EditWriter(db: db, layer: layer, schemas: schemas, batch: batch, globalIds: globalIds)
+            let result = try writer.apply()
+            globalIds = writer.globalIds
+            return (result, writer.failures, batch.rollbackOnFailure && !writer.failures.isEmpty)
         }
-        globalIdSequence = globalIds.sequence
+        remember(globalIds)
         if batch.rollbackOnFailure && !failures.isEmpty { throw ServiceError.rolledBack(failures) }
         var answer = result
         if batch.returnEditMoment { answer.editMoment = now() }
         return answer
+    }
+
+    /// Throws when the store has been closed.
+    /// - Throws: ``ServiceError`` (500).
+    func checkOpen() throws(ServiceError) {
+        guard !isClosed else { throw ServiceError.internalError("the store is closed") }
+    }
+
+    /// A GlobalID factory continuing after the last GlobalID handed out.
+    func makeGlobalIdFactory() -> GlobalIDFactory {
+        GlobalIDFactory(previous: globalIdSequence, nowMilliseconds: now())
+    }
+
+    /// Records the GlobalIDs `factory` handed out, so later ones keep rising.
+    func remember(_ factory: GlobalIDFactory) {
+        globalIdSequence = max(globalIdSequence, factory.sequence)
+    }
+
+    /// The current time in epoch milliseconds.
+    func currentTime() -> Int64 { now() }
+
+    /// Runs `body` in one immediate write transaction, which commits unless `body` answers `rollback` true.
+    /// - Throws: `DatabaseError` for SQLite failures; whatever `body` throws (the transaction rolls back).
+    func writeInTransaction<A, B>(_ body: (Database) throws -> (A, B, rollback: Bool)) throws -> (A, B) {
+        try pool.writeWithoutTransaction { db -> (A, B) in
+            var outcome: (A, B)?
+            try db.inTransaction(.immediate) {
+                let (a, b, rollback) = try body(db)
+                outcome = (a, b)
+                return rollback ? .rollback : .commit
+            }
+            return outcome!
+        }
+    }
+
+    /// Runs `body` on a read connection (never waits for the writer).
+    /// - Throws: `DatabaseError` for SQLite failures; `CancellationError`.
+    nonisolated func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(body)
     }
 
     /// Runs `query` on layer `layerId` on a read connection (never waits for the writer).
@@ -148,6 +183,11 @@ actor FeatureStore {
     nonisolated func rowCount(layerId: Int) throws -> Int {
         guard let layer = schemas[layerId] else { return 0 }
         return try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(layer.table)") ?? 0 }
+    }
+
+    /// Closes every connection without checkpointing, for a store that was opened but never served (a failed start).
+    nonisolated func closeSynchronously() {
+        try? pool.close()
     }
 
     /// Checkpoints the WAL into the main file and closes every connection. Later writes fail.

@@ -1,6 +1,9 @@
 import FeatureModel
 
-/// A checked layer query, ready for the store: compiled filter, chosen fields, order and page.
+/// A checked layer query, ready for the store: compiled filters, chosen fields, order, page and output form.
+///
+/// Every output form reads the same rows: those matching ``filter`` AND ``objectIds`` AND ``envelope``. So a
+/// count, the ids, the extent and the statistics always agree with the features a client pages through.
 struct LayerQuery: Sendable, Hashable {
     /// What the query answers with.
     enum Output: Sendable, Hashable {
@@ -10,6 +13,14 @@ struct LayerQuery: Sendable, Hashable {
         case count
         /// `{"objectIds": […]}`; never capped.
         case objectIds
+        /// `{"extent": …}`, with `count` too when `withCount` (`returnExtentOnly` with `returnCountOnly`).
+        case extent(withCount: Bool)
+        /// Distinct combinations of ``LayerQuery/outFields`` (`returnDistinctValues`), paged like features.
+        case distinct(offset: Int, limit: Int)
+        /// The number of distinct combinations of ``LayerQuery/outFields`` (`returnDistinctValues` with `returnCountOnly`).
+        case distinctCount
+        /// One row per group of `outStatistics` (one row without `groupByFieldsForStatistics`); paging is ignored.
+        case statistics(StatisticsQuery)
     }
 
     /// One `orderByFields` term.
@@ -22,12 +33,16 @@ struct LayerQuery: Sendable, Hashable {
     var filter: SQLFragment
     /// `objectIds`, ANDed with the filter.
     var objectIds: [Int64]?
+    /// The `geometry` envelope filter (point layers), ANDed with the filter.
+    var envelope: EnvelopeFilter?
     /// Indexes into ``LayerSchema/fields`` of the fields to return, in order.
     var outFields: [Int]
     var returnGeometry: Bool
-    /// Requested order; the object ID always breaks ties.
+    /// Requested order; the object ID always breaks ties (except for distinct values, which have no object ID).
     var orderBy: [OrderTerm]
     var output: Output
+    /// The spatial reference and precision of answered geometries and extents (`outSR`, `geometryPrecision`).
+    var geometryOutput = GeometryOutput()
 }
 
 /// The store's answer to a ``LayerQuery``.
@@ -35,4 +50,9 @@ enum QueryAnswer: Sendable, Hashable {
     case features([Feature], exceededTransferLimit: Bool)
     case count(Int)
     case objectIds([Int64])
+    /// The bounding box of the matching geometries in the output spatial reference (nil when none has one), and
+    /// the count when asked for.
+    case extent(Extent?, count: Int?)
+    /// Statistics rows: attributes only.
+    case statistics([Feature])
 }

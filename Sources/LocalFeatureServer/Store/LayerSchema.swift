@@ -13,11 +13,23 @@ struct LayerSchema: Sendable {
         case json
     }
 
-    /// A composite relationship in which this layer is the origin: deleting a row deletes its related rows.
-    struct Cascade: Sendable, Hashable {
-        var originKeyField: Int
-        var destinationLayerId: Int
-        var foreignKeyColumn: String
+    /// What deleting a row of this layer does to related rows (arcgis-rest.md §8; cardinality is never enforced).
+    ///
+    /// - composite relationship, this layer the origin: the related destination rows are deleted (recursively);
+    /// - simple relationship, this layer the origin: the destination's foreign key is set to null;
+    /// - many-to-many, either side: the row's links in the relationship table are deleted.
+    struct DeleteRule: Sendable, Hashable {
+        enum Action: Sendable, Hashable {
+            case delete
+            case setNull
+        }
+
+        /// The key field in this layer (index into ``LayerSchema/fields``).
+        var keyField: Int
+        var targetLayerId: Int
+        /// The quoted column in the target that holds the key.
+        var targetColumn: String
+        var action: Action
     }
 
     let info: LayerInfo
@@ -28,13 +40,15 @@ struct LayerSchema: Sendable {
     let objectIdField: Int
     let globalIdField: Int?
     let geometry: GeometryStorage
-    /// Composite relationships where this layer is the origin.
-    let cascades: [Cascade]
+    /// What a delete does to related rows, in order.
+    let deleteRules: [DeleteRule]
+    /// Link-table columns of many-to-many relationships whose relationship table is this layer (indexed).
+    private let linkColumns: [String]
     /// Fields written by an insert: all but the object ID, in order; geometry columns follow them.
     let insertFields: [Int]
     /// The insert statement for ``insertFields`` plus geometry columns.
     let insertSQL: String
-    /// `OBJECTID`, `GlobalID` (or NULL) and the origin keys of ``cascades``, for `RETURNING` clauses.
+    /// `OBJECTID`, `GlobalID` (or NULL) and the key fields of ``deleteRules``, for `RETURNING` clauses.
     let returningSQL: String
 
     private let exactNames: [String: Int]
@@ -44,7 +58,7 @@ struct LayerSchema: Sendable {
     static let yColumn = "\"__shape_y\""
     static let jsonColumn = "\"__shape\""
 
-    /// The schema of `info`, with composite cascades resolved against the other layers of its service.
+    /// The schema of `info`, with relationship delete rules resolved against the other layers of its service.
     init(info: LayerInfo, serviceLayers: [LayerInfo]) {
         self.info = info
         table = SQLFragment.quoted("layer_\(info.id)")
@@ -68,17 +82,29 @@ struct LayerSchema: Sendable {
         default: geometry = .json
         }
 
-        var cascades: [Cascade] = []
-        for relationship in info.relationships ?? [] where relationship.role == .origin && relationship.composite {
-            guard let destination = serviceLayers.first(where: { $0.id == relationship.relatedTableId }),
-                let destinationSide = destination.relationships?.first(where: { $0.id == relationship.id && $0.role == .destination }),
-                let keyField = lowercased[relationship.keyField.lowercased()]
-            else { continue }
-            cascades.append(
-                Cascade(originKeyField: keyField, destinationLayerId: destination.id, foreignKeyColumn: SQLFragment.quoted(destinationSide.keyField))
-            )
+        var rules: [DeleteRule] = []
+        for relationship in info.relationships ?? [] {
+            guard let keyField = lowercased[relationship.keyField.lowercased()] else { continue }
+            if relationship.cardinality == .manyToMany {
+                guard let tableId = relationship.relationshipTableId, let column = relationship.keyFieldInRelationshipTable,
+                    serviceLayers.contains(where: { $0.id == tableId })
+                else { continue }
+                rules.append(DeleteRule(keyField: keyField, targetLayerId: tableId, targetColumn: SQLFragment.quoted(column), action: .delete))
+            } else if relationship.role == .origin {
+                guard let destination = serviceLayers.first(where: { $0.id == relationship.relatedTableId }),
+                    let destinationSide = destination.relationships?.first(where: { $0.id == relationship.id && $0.role == .destination })
+                else { continue }
+                rules.append(
+                    DeleteRule(
+                        keyField: keyField, targetLayerId: destination.id, targetColumn: SQLFragment.quoted(destinationSide.keyField),
+                        action: relationship.composite ? .delete : .setNull))
+            }
         }
-        self.cascades = cascades
+        deleteRules = rules
+        linkColumns = serviceLayers.flatMap { other in
+            (other.relationships ?? []).filter { $0.cardinality == .manyToMany && $0.relationshipTableId == info.id }
+                .compactMap(\.keyFieldInRelationshipTable)
+        }
 
         insertFields = fields.indices.filter { $0 != objectIdField }
         var columns = insertFields.map { SQLFragment.quoted(fields[$0].name) }
@@ -92,7 +118,7 @@ struct LayerSchema: Sendable {
 
         var returning = [SQLFragment.quoted(fields[objectIdField].name)]
         returning.append(globalIdField.map { SQLFragment.quoted(fields[$0].name) } ?? "NULL")
-        returning += cascades.map { SQLFragment.quoted(fields[$0.originKeyField].name) }
+        returning += deleteRules.map { SQLFragment.quoted(fields[$0.keyField].name) }
         returningSQL = returning.joined(separator: ", ")
     }
 
@@ -104,9 +130,15 @@ struct LayerSchema: Sendable {
     /// Quoted column name of field `index`.
     func column(_ index: Int) -> String { SQLFragment.quoted(fields[index].name) }
 
-    /// Foreign-key columns of this layer that are the destination side of some relationship (indexed for cascades).
+    /// Foreign-key columns of this layer: destination sides of relationships and relationship-table links (indexed for
+    /// related-record queries and delete rules).
     var foreignKeyFields: [String] {
-        (info.relationships ?? []).filter { $0.role == .destination }.compactMap { fieldIndex(named: $0.keyField).map { fields[$0].name } }
+        let keys = (info.relationships ?? []).filter { $0.role == .destination && $0.cardinality != .manyToMany }.map(\.keyField) + linkColumns
+        var names: [String] = []
+        for key in keys {
+            if let index = fieldIndex(named: key), !names.contains(fields[index].name) { names.append(fields[index].name) }
+        }
+        return names
     }
 
     /// The statements that create this layer's table and indexes (idempotent).

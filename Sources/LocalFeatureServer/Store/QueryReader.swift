@@ -5,77 +5,136 @@ import GRDB
 ///
 /// ```
 /// SELECT <outFields> [, x, y] FROM layer_<id>
-///  WHERE (<where>) [AND OBJECTID IN (SELECT value FROM json_each(?))]
+///  WHERE (<where>) [AND OBJECTID IN (SELECT value FROM json_each(?))] [AND x BETWEEN ? AND ? AND y BETWEEN ? AND ?]
 ///  ORDER BY <orderByFields>, OBJECTID LIMIT <limit + 1> OFFSET <offset>
 /// ```
-/// One extra row is read to tell whether more rows exist past the page (`exceededTransferLimit`).
+/// One extra row is read to tell whether more rows exist past the page (`exceededTransferLimit`). Counts, ids,
+/// extents, distinct values and statistics use the same `WHERE`. Every value is bound; the SQL text holds only
+/// quoted column names from the schema.
 enum QueryReader {
     /// The answer to `query` on `layer`.
     /// - Throws: `DatabaseError` when SQLite fails.
     static func run(_ query: LayerQuery, layer: LayerSchema, db: Database) throws -> QueryAnswer {
-        var condition = query.filter.sql
-        var arguments = query.filter.bindings
-        if let objectIds = query.objectIds {
-            condition = "(\(condition)) AND \(layer.column(layer.objectIdField)) IN (SELECT value FROM json_each(?))"
-            arguments.append(.text("[" + objectIds.map(String.init).joined(separator: ",") + "]"))
-        }
+        let condition = self.condition(query, layer: layer)
         var order = query.orderBy.map { "\(layer.column($0.field))\($0.descending ? " DESC" : "")" }
         if !query.orderBy.contains(where: { $0.field == layer.objectIdField }) { order.append(layer.column(layer.objectIdField)) }
         let orderSQL = order.joined(separator: ", ")
+        let arguments = condition.bindings
 
         switch query.output {
         case .count:
-            let sql = "SELECT COUNT(*) FROM \(layer.table) WHERE \(condition)"
-            let count = try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0
-            return .count(count)
+            let sql = "SELECT COUNT(*) FROM \(layer.table) WHERE \(condition.sql)"
+            return .count(try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0)
         case .objectIds:
-            let sql = "SELECT \(layer.column(layer.objectIdField)) FROM \(layer.table) WHERE \(condition) ORDER BY \(orderSQL)"
+            let sql = "SELECT \(layer.column(layer.objectIdField)) FROM \(layer.table) WHERE \(condition.sql) ORDER BY \(orderSQL)"
             return .objectIds(try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)))
         case .features(let offset, let limit):
-            var columns = query.outFields.map { layer.column($0) }
-            let geometryColumn = columns.count
-            let withGeometry = query.returnGeometry && layer.geometry != .none
-            if withGeometry {
-                switch layer.geometry {
-                case .point: columns += [LayerSchema.xColumn, LayerSchema.yColumn]
-                default: columns.append(LayerSchema.jsonColumn)
-                }
-            }
-            if columns.isEmpty { columns.append("NULL") }
-            let sql = "SELECT \(columns.joined(separator: ", ")) FROM \(layer.table) WHERE \(condition) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
-            arguments += [.integer(Int64(limit) + 1), .integer(Int64(offset))]
-            let fields = query.outFields.map { layer.fields[$0] }
-            var features: [Feature] = []
-            features.reserveCapacity(min(limit, 2_000))
-            var exceeded = false
-            let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
-            while let row = try cursor.next() {
-                if features.count == limit {
-                    exceeded = true
-                    break
-                }
-                var attributes: [String: JSONValue] = [:]
-                attributes.reserveCapacity(fields.count)
-                for (index, field) in fields.enumerated() {
-                    attributes[field.name] = jsonValue(row[index] as DatabaseValue, type: field.type)
-                }
-                var geometry: Geometry?
-                if withGeometry { geometry = readGeometry(row, at: geometryColumn, storage: layer.geometry) }
-                features.append(Feature(attributes: attributes, geometry: geometry))
-            }
-            return .features(features, exceededTransferLimit: exceeded)
+            return try features(query, layer: layer, condition: condition, orderSQL: orderSQL, offset: offset, limit: limit, db: db)
+        case .distinct(let offset, let limit):
+            return try distinct(query, layer: layer, condition: condition, offset: offset, limit: limit, db: db)
+        case .distinctCount:
+            let columns = query.outFields.map { layer.column($0) }.joined(separator: ", ")
+            let sql = "SELECT COUNT(*) FROM (SELECT DISTINCT \(columns) FROM \(layer.table) WHERE \(condition.sql))"
+            return .count(try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) ?? 0)
+        case .extent(let withCount):
+            return try extent(query, layer: layer, condition: condition, withCount: withCount, db: db)
+        case .statistics(let statistics):
+            return try self.statistics(statistics, layer: layer, condition: condition, db: db)
         }
     }
 
-    private static func readGeometry(_ row: Row, at column: Int, storage: LayerSchema.GeometryStorage) -> Geometry? {
+    /// The `WHERE` condition shared by every output form.
+    static func condition(_ query: LayerQuery, layer: LayerSchema) -> SQLFragment {
+        var condition = query.filter
+        if let objectIds = query.objectIds {
+            condition.sql = "(\(condition.sql)) AND \(layer.column(layer.objectIdField)) IN (SELECT value FROM json_each(?))"
+            condition.bindings.append(.text("[" + objectIds.map(String.init).joined(separator: ",") + "]"))
+        }
+        if let envelope = query.envelope {
+            let spatial = envelope.sql
+            condition.sql = "(\(condition.sql)) AND \(spatial.sql)"
+            condition.bindings += spatial.bindings
+        }
+        return condition
+    }
+
+    private static func features(
+        _ query: LayerQuery, layer: LayerSchema, condition: SQLFragment, orderSQL: String, offset: Int, limit: Int, db: Database
+    ) throws -> QueryAnswer {
+        var columns = query.outFields.map { layer.column($0) }
+        let geometryColumn = columns.count
+        let withGeometry = query.returnGeometry && layer.geometry != .none
+        if withGeometry {
+            switch layer.geometry {
+            case .point: columns += [LayerSchema.xColumn, LayerSchema.yColumn]
+            default: columns.append(LayerSchema.jsonColumn)
+            }
+        }
+        if columns.isEmpty { columns.append("NULL") }
+        let sql =
+            "SELECT \(columns.joined(separator: ", ")) FROM \(layer.table) WHERE \(condition.sql) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
+        let arguments = condition.bindings + [.integer(Int64(limit) + 1), .integer(Int64(offset))]
+        let fields = query.outFields.map { layer.fields[$0] }
+        var features: [Feature] = []
+        features.reserveCapacity(min(limit, 2_000))
+        var exceeded = false
+        let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+        while let row = try cursor.next() {
+            if features.count == limit {
+                exceeded = true
+                break
+            }
+            var geometry: Geometry?
+            if withGeometry { geometry = readGeometry(row, at: geometryColumn, storage: layer.geometry, output: query.geometryOutput) }
+            features.append(Feature(attributes: attributes(row, fields: fields), geometry: geometry))
+        }
+        return .features(features, exceededTransferLimit: exceeded)
+    }
+
+    private static func distinct(
+        _ query: LayerQuery, layer: LayerSchema, condition: SQLFragment, offset: Int, limit: Int, db: Database
+    ) throws -> QueryAnswer {
+        let columns = query.outFields.map { layer.column($0) }
+        var order = query.orderBy.map { "\(layer.column($0.field))\($0.descending ? " DESC" : "")" }
+        for index in query.outFields where !query.orderBy.contains(where: { $0.field == index }) { order.append(layer.column(index)) }
+        let sql = """
+            SELECT DISTINCT \(columns.joined(separator: ", ")) FROM \(layer.table) WHERE \(condition.sql) \
+            ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?
+            """
+        let arguments = condition.bindings + [.integer(Int64(limit) + 1), .integer(Int64(offset))]
+        let fields = query.outFields.map { layer.fields[$0] }
+        var features: [Feature] = []
+        var exceeded = false
+        let cursor = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments))
+        while let row = try cursor.next() {
+            if features.count == limit {
+                exceeded = true
+                break
+            }
+            features.append(Feature(attributes: attributes(row, fields: fields)))
+        }
+        return .features(features, exceededTransferLimit: exceeded)
+    }
+
+    /// The attributes of `row`, whose first columns hold `fields` in order.
+    static func attributes(_ row: Row, fields: [Field]) -> [String: JSONValue] {
+        var attributes: [String: JSONValue] = [:]
+        attributes.reserveCapacity(fields.count)
+        for (index, field) in fields.enumerated() {
+            attributes[field.name] = jsonValue(row[index] as DatabaseValue, type: field.type)
+        }
+        return attributes
+    }
+
+    static func readGeometry(_ row: Row, at column: Int, storage: LayerSchema.GeometryStorage, output: GeometryOutput) -> Geometry? {
         switch storage {
         case .none: return nil
         case .point:
             guard let x = row[column] as Double?, let y = row[column + 1] as Double? else { return nil }
-            return .point(x: x, y: y)
+            return output.point(x: x, y: y)
         case .json:
-            guard let text = row[column] as String? else { return nil }
-            return try? WireJSON.decode(Geometry.self, from: text)
+            guard let text = row[column] as String?, let geometry = try? WireJSON.decode(Geometry.self, from: text) else { return nil }
+            return output.transform(geometry)
         }
     }
 

@@ -1,0 +1,75 @@
+import Foundation
+
+/// The comparison written to `Reports/benchmarks/transport-<time>.json` and `.md`.
+struct BenchmarkResult {
+    let options: Options
+    let url: String
+    let client: ClientLoad
+    let wrk: WrkRun
+    let date = Date()
+
+    var ratio: Double { wrk.requestsPerSecond == 0 ? 0 : client.requestsPerSecond / wrk.requestsPerSecond }
+    static let target = 0.7
+
+    var stamp: String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
+    }
+
+    var json: [String: Any] {
+        [
+            "schema": "featureload.transport-benchmark", "schemaVersion": 1,
+            "date": ISO8601DateFormatter().string(from: date),
+            "url": url, "connections": options.connections, "durationSeconds": options.duration,
+            "machine": ["cores": ProcessInfo.processInfo.activeProcessorCount, "os": ProcessInfo.processInfo.operatingSystemVersionString],
+            "featureload": [
+                "requests": client.requests, "errors": client.errors, "elapsedSeconds": client.elapsed.seconds,
+                "requestsPerSecond": client.requestsPerSecond, "cpuSeconds": client.cpu.seconds,
+                "cpuMicrosecondsPerRequest": client.cpuPerRequest.microseconds, "connectionsOpened": client.connectionsOpened,
+                "latenciesRecorded": client.latencies.count,
+                "latencyMilliseconds": [
+                    "p50": client.latency(0.5).milliseconds, "p75": client.latency(0.75).milliseconds,
+                    "p90": client.latency(0.9).milliseconds, "p99": client.latency(0.99).milliseconds,
+                    "max": client.latency(1).milliseconds,
+                ],
+            ],
+            "wrk": [
+                "command": wrk.command, "requests": wrk.requests, "requestsPerSecond": wrk.requestsPerSecond,
+                "nonSuccess": wrk.nonSuccess, "socketErrors": wrk.socketErrors ?? "none", "latencyMilliseconds": wrk.percentiles,
+            ],
+            "ratio": ratio, "target": Self.target, "meetsTarget": ratio >= Self.target,
+        ]
+    }
+
+    var markdown: String {
+        func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+        let p = wrk.percentiles
+        return """
+            # Transport micro-benchmark (\(stamp))
+
+            `GET \(url)` on the local feature service (a child process), \(options.connections) connections, \(options.duration) s, \
+            \(ProcessInfo.processInfo.activeProcessorCount) cores shared by server and client.
+
+            | | requests/s | requests | errors | p50 ms | p90 ms | p99 ms | client CPU µs/request |
+            |---|---:|---:|---:|---:|---:|---:|---:|
+            | featureload (CurlTransport) | \(f(client.requestsPerSecond)) | \(client.requests) | \(client.errors) | \(f(client.latency(0.5).milliseconds, 2)) | \(f(client.latency(0.9).milliseconds, 2)) | \(f(client.latency(0.99).milliseconds, 2)) | \(f(client.cpuPerRequest.microseconds)) |
+            | `\(wrk.command)` | \(f(wrk.requestsPerSecond)) | \(wrk.requests) | \(wrk.nonSuccess) | \(p["50%"].map { f($0, 2) } ?? "–") | \(p["90%"].map { f($0, 2) } ?? "–") | \(p["99%"].map { f($0, 2) } ?? "–") | – |
+
+            **Ratio: \(f(ratio, 2))× wrk's request rate** (target ≥ \(Self.target)×: \(ratio >= Self.target ? "met" : "not met")). \
+            Every featureload latency was recorded (\(client.latencies.count)); connections opened: \(client.connectionsOpened).
+
+            """
+    }
+
+    func write(to directory: String) throws -> (json: String, markdown: String) {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let base = (directory as NSString).appendingPathComponent("transport-\(stamp)")
+        let data = try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: URL(fileURLWithPath: base + ".json"))
+        try Data(markdown.utf8).write(to: URL(fileURLWithPath: base + ".md"))
+        return (base + ".json", base + ".md")
+    }
+}

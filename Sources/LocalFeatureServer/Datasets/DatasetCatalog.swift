@@ -1,0 +1,66 @@
+import FeatureModel
+import Foundation
+
+/// Finds the service definition a `--dataset` argument names.
+///
+/// Resolution of a reference `R`:
+/// 1. `R` contains `/` or ends in `.json`: the file at that path (relative to the working directory).
+/// 2. Otherwise `R` is a name: `Scenarios/datasets/R.json` under the working directory, if that file exists;
+/// 3. else the built-in dataset `R` (``ServiceDefinition/builtIn``), so the binary works from any directory.
+///
+/// A malformed file is reported with every problem, each with its JSON path and a fix.
+public enum DatasetCatalog {
+    /// The directory, relative to the working directory, searched for dataset names.
+    public static let directory = "Scenarios/datasets"
+
+    /// The definition `reference` names, with generated rows added (see ``RowGenerator``).
+    /// - Parameters:
+    ///   - reference: A dataset name or a path to a dataset file.
+    ///   - workingDirectory: Where relative paths and `Scenarios/datasets/` are looked up.
+    ///   - generatedRows: Overrides the row count of every layer that has a `generator`.
+    /// - Throws: ``LocalFeatureServerError`` for an unknown name, an unreadable file or a malformed one.
+    public static func resolve(_ reference: String, workingDirectory: String, generatedRows: Int? = nil) throws -> ServiceDefinition {
+        let definition: ServiceDefinition
+        if reference.contains("/") || reference.hasSuffix(".json") {
+            let path = reference.hasPrefix("/") ? reference : "\(workingDirectory)/\(reference)"
+            definition = try load(path: path, shownAs: reference)
+        } else {
+            let path = "\(workingDirectory)/\(directory)/\(reference).json"
+            if FileManager.default.fileExists(atPath: path) {
+                definition = try load(path: path, shownAs: "\(directory)/\(reference).json")
+            } else if let builtIn = ServiceDefinition.builtIn(named: reference) {
+                definition = builtIn
+            } else {
+                throw LocalFeatureServerError.unknownDataset(reference, known: knownNames(workingDirectory: workingDirectory))
+            }
+        }
+        return RowGenerator.addingGeneratedRows(to: definition, rowsOverride: generatedRows)
+    }
+
+    /// The definition in the dataset file at `path`.
+    /// - Parameters:
+    ///   - shownAs: How the file is named in errors (default: `path`).
+    /// - Throws: ``LocalFeatureServerError`` when the file cannot be read or is malformed.
+    public static func load(path: String, shownAs: String? = nil) throws -> ServiceDefinition {
+        let name = shownAs ?? path
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw LocalFeatureServerError.invalidDataset(
+                file: name, issues: [DatasetIssue(path: "$", problem: "cannot read the file", fix: "check the path (relative to the working directory)")]
+            )
+        }
+        switch DatasetFile.read(text) {
+        case .success(let definition): return definition
+        case .failure(let error): throw LocalFeatureServerError.invalidDataset(file: name, issues: error.issues)
+        }
+    }
+
+    /// Names usable as a reference: the files in `Scenarios/datasets/` and the built-ins, sorted, without duplicates.
+    public static func knownNames(workingDirectory: String) -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: "\(workingDirectory)/\(directory)")) ?? []
+        let names = files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) } + ServiceDefinition.builtIn.map(\.name)
+        return Array(Set(names)).sorted()
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+extension LocalFeatureServerConfiguration {
+    /// Token security: who may sign in and how long tokens live.
+    ///
+    /// With ``users`` set, every resource except `/arcgis/rest/info` and the token service needs a token from
+    /// `POST /arcgis/tokens/generateToken` (arcgis-rest.md §6). Without it (the default) everything is public.
+    public struct Auth: Sendable {
+        /// Who may sign in. `nil` (the default): token security is off.
+        public var users: UserDirectory?
+        /// Token lifetime when `generateToken` gets no `expiration`, in minutes. Default 60 (ArcGIS' default).
+        public var defaultExpirationMinutes: Int
+        /// The longest token lifetime granted, in minutes; longer requests are capped. Default 1440 (one day).
+        public var maximumExpirationMinutes: Int
+        /// Whether 498/499 token errors also set the HTTP status. Default false: HTTP 200 with the envelope, as ArcGIS
+        /// answers most clients (arcgis-rest.md §6; esridump fails on any non-200 status).
+        public var tokenErrorsUseHTTPStatus: Bool
+        /// The current time in epoch milliseconds; tests inject a manual clock to expire tokens without sleeping.
+        public var now: @Sendable () -> Int64
+
+        /// Token settings; every parameter defaults to the documented property default.
+        public init(
+            users: UserDirectory? = nil, defaultExpirationMinutes: Int = 60, maximumExpirationMinutes: Int = 1440,
+            tokenErrorsUseHTTPStatus: Bool = false, now: @escaping @Sendable () -> Int64 = Auth.wallClockMilliseconds
+        ) {
+            self.users = users
+            self.defaultExpirationMinutes = defaultExpirationMinutes
+            self.maximumExpirationMinutes = maximumExpirationMinutes
+            self.tokenErrorsUseHTTPStatus = tokenErrorsUseHTTPStatus
+            self.now = now
+        }
+
+        /// Whether token security is on.
+        public var isEnabled: Bool { users != nil }
+
+        /// The system clock in epoch milliseconds.
+        public static let wallClockMilliseconds: @Sendable () -> Int64 = {
+            Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        }
+    }
+
+    /// Request size limits.
+    public struct Limits: Sendable, Hashable {
+        /// The largest request body read, in bytes; a larger one gets the ArcGIS envelope with code 413 and is not
+        /// processed. Default 64 MiB (a batch of several thousand features fits easily).
+        public var maximumRequestBodySize: Int
+
+        /// Limits; every parameter defaults to the documented property default.
+        public init(maximumRequestBodySize: Int = 64 * 1024 * 1024) {
+            self.maximumRequestBodySize = maximumRequestBodySize
+        }
+    }
+
+    /// Faults and latency injected into answers, for reliability and capacity tests.
+    ///
+    /// Each request draws from one seeded ``SplitMix64`` stream, so a serial run with the same settings injects the
+    /// same faults into the same requests. The admin endpoint `POST /arcgis/admin/faults` replaces these settings
+    /// (and restarts the stream) while the server runs; `GET /arcgis/admin/stats` counts what was injected.
+    public struct Faults: Sendable, Hashable {
+        /// Seed of the random stream. Default 1.
+        public var seed: UInt64
+        /// Latency added before matching requests are answered. Default none.
+        public var latency: FaultLatency?
+        /// The faults, each with its rate and scope. Request-level rates are exclusive: one draw picks at most one
+        /// of them, in order, so their sum must be at most 1. ``FaultKind/editFailure`` rates apply per edit.
+        public var rules: [FaultRule]
+        /// Whether `/arcgis/admin/faults` and `/arcgis/admin/stats` answer. Default true (with token security on
+        /// they need a token like any other resource).
+        public var isAdminEnabled: Bool
+
+        /// Fault settings; every parameter defaults to the documented property default (no faults).
+        public init(seed: UInt64 = 1, latency: FaultLatency? = nil, rules: [FaultRule] = [], isAdminEnabled: Bool = true) {
+            self.seed = seed
+            self.latency = latency
+            self.rules = rules
+            self.isAdminEnabled = isAdminEnabled
+        }
+
+        /// Whether any fault or latency is set.
+        public var isActive: Bool { latency != nil || rules.contains { $0.rate > 0 } }
+    }
+}

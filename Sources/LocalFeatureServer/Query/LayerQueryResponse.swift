@@ -1,0 +1,82 @@
+import FeatureModel
+import Logging
+
+/// Answers `…/FeatureServer/<id>/query`: parameters → ``LayerQuery`` → the store's read connections → JSON.
+///
+/// Isolation: none of its own; the query runs on the store's `DatabasePool` readers (WAL), so it neither waits
+/// for nor blocks the writer.
+enum LayerQueryResponse {
+    /// The JSON answer to a layer query.
+    /// - Throws: ``ServiceError`` (404 unknown layer, 400 invalid parameters); `DatabaseError`; `CancellationError`.
+    static func answer(
+        store: FeatureStore, layerId: Int, parameters: RequestParameters, maxRecordCount: Int, logger: Logger
+    ) async throws -> ServerResponse {
+        guard let layer = store.schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
+        let query = try LayerQuery.parse(parameters, layer: layer, maxRecordCount: maxRecordCount) { error in
+            logger.debug("rejected where clause", metadata: ["where": "\(parameters["where"] ?? "")", "reason": "\(error)"])
+        }
+        let pretty = parameters.wantsPrettyJSON
+        let answer = try await store.query(layerId: layerId, query)
+        return FeatureServerResponder.render(try body(answer, query: query, layer: layer), pretty: pretty)
+    }
+
+    /// The wire value of `answer`.
+    static func body(_ answer: QueryAnswer, query: LayerQuery, layer: LayerSchema) throws -> any Encodable {
+        switch answer {
+        case .count(let count):
+            return CountResult(count: count)
+        case .objectIds(let ids):
+            return ObjectIdsResult(objectIdFieldName: layer.fields[layer.objectIdField].name, objectIds: ids)
+        case .extent(let extent, let count):
+            let reference = query.geometryOutput.spatialReference.wire
+            return QueryExtentResult(count: count, extent: extent, spatialReference: reference)
+        case .statistics(let rows):
+            guard case .statistics(let statistics) = query.output else { throw ServiceError.internalError("statistics answer without statistics") }
+            return FeatureSet(
+                objectIdFieldName: nil, globalIdFieldName: nil, geometryType: nil, spatialReference: nil,
+                fields: statistics.outputFields(layer: layer), features: rows, exceededTransferLimit: nil
+            )
+        case .features(let features, let exceeded):
+            let info = layer.info
+            let isDistinct: Bool
+            if case .distinct = query.output { isDistinct = true } else { isDistinct = false }
+            let geometryType = isDistinct ? nil : info.geometryType
+            return FeatureSet(
+                objectIdFieldName: layer.fields[layer.objectIdField].name,
+                globalIdFieldName: layer.globalIdField.map { layer.fields[$0].name },
+                geometryType: geometryType,
+                spatialReference: geometryType == nil ? nil : query.geometryOutput.spatialReference.wire,
+                fields: query.outFields.map { layer.fields[$0] },
+                features: features,
+                exceededTransferLimit: exceeded
+            )
+        }
+    }
+}
+
+/// The answer to `returnExtentOnly=true`: `{"extent":{…}}`, plus `count` with `returnCountOnly=true`.
+///
+/// With no matching geometry the extent is empty, written as ArcGIS writes empty geometries: `"NaN"` coordinates.
+struct QueryExtentResult: Sendable, Hashable, Encodable {
+    var count: Int?
+    var extent: Extent?
+    var spatialReference: SpatialReference
+
+    private enum CodingKeys: String, CodingKey { case count, extent }
+    private enum ExtentKeys: String, CodingKey { case xmin, ymin, xmax, ymax, spatialReference }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(count, forKey: .count)
+        var box = container.nestedContainer(keyedBy: ExtentKeys.self, forKey: .extent)
+        if let extent {
+            try box.encode(extent.xmin, forKey: .xmin)
+            try box.encode(extent.ymin, forKey: .ymin)
+            try box.encode(extent.xmax, forKey: .xmax)
+            try box.encode(extent.ymax, forKey: .ymax)
+        } else {
+            for key in [ExtentKeys.xmin, .ymin, .xmax, .ymax] { try box.encode("NaN", forKey: key) }
+        }
+        try box.encode(extent?.spatialReference ?? spatialReference, forKey: .spatialReference)
+    }
+}

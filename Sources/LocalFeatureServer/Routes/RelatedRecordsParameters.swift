@@ -1,0 +1,71 @@
+import FeatureModel
+
+extension RelatedRecordsQuery {
+    /// Reads a queryRelatedRecords request on layer `source`.
+    ///
+    /// `objectIds` (required, comma list of source object IDs), `relationshipId` (default 0), `outFields` (`*` or a
+    /// comma list of the related layer's fields; default its object ID), `definitionExpression` (the query dialect,
+    /// on the related rows), `returnGeometry` (default true), `orderByFields`, `returnCountOnly`, `resultOffset` and
+    /// `resultRecordCount` (default and cap `maxRecordCount`, over all groups). Other parameters are ignored.
+    /// - Parameters:
+    ///   - rejectedWhere: Called with the reason when the definition expression is rejected (for the log).
+    /// - Throws: ``ServiceError`` (400) naming the first invalid parameter.
+    static func parse(
+        _ parameters: RequestParameters, source: LayerSchema, schemas: [Int: LayerSchema], maxRecordCount: Int,
+        rejectedWhere: (WhereClauseError) -> Void = { _ in }
+    ) throws(ServiceError) -> RelatedRecordsQuery {
+        guard let idsText = parameters["objectIds"] else { throw ServiceError.invalidParameter("objectIds", reason: "required") }
+        let objectIds = try LayerQuery.parseObjectIds(idsText)
+        let relationshipId = try parameters.int("relationshipId") ?? 0
+        let path = try RelationshipPath.resolve(relationshipId, from: source, schemas: schemas)
+        guard let related = schemas[path.related] else { throw ServiceError.notFound("Layer \(path.related) does not exist.") }
+        let filter: SQLFragment
+        do {
+            filter = try WhereCompiler(fields: related.fields).compile(parameters["definitionExpression"] ?? "1=1")
+        } catch {
+            rejectedWhere(error)
+            throw ServiceError(ArcGISError(code: 400, message: ServiceError.unableToComplete, details: ["'definitionExpression' parameter is invalid"]))
+        }
+        let outFields = try fieldList(parameters["outFields"], layer: related)
+        var orderBy: [LayerQuery.OrderTerm] = []
+        for item in (parameters["orderByFields"] ?? "").split(separator: ",") {
+            let words = item.split(whereSeparator: \.isWhitespace)
+            guard !words.isEmpty else { continue }
+            guard words.count <= 2, let index = related.fieldIndex(named: String(words[0])),
+                words.count == 1 || ["ASC", "DESC"].contains(words[1].uppercased())
+            else {
+                throw ServiceError.invalidParameter("orderByFields", reason: "'\(String(item).trimmed)' is not '<field> [ASC|DESC]'")
+            }
+            orderBy.append(LayerQuery.OrderTerm(field: index, descending: words.count == 2 && words[1].uppercased() == "DESC"))
+        }
+        let output: Output
+        if try parameters.bool("returnCountOnly", default: false) {
+            output = .count
+        } else {
+            let offset = try parameters.int("resultOffset") ?? 0
+            guard offset >= 0 else { throw ServiceError.invalidParameter("resultOffset", reason: "must not be negative") }
+            let requested = try parameters.int("resultRecordCount") ?? 0
+            guard requested >= 0 else { throw ServiceError.invalidParameter("resultRecordCount", reason: "must not be negative") }
+            output = .records(offset: offset, limit: requested == 0 ? maxRecordCount : min(requested, maxRecordCount))
+        }
+        return RelatedRecordsQuery(
+            relationshipId: relationshipId, objectIds: objectIds, filter: filter, outFields: outFields,
+            returnGeometry: try parameters.bool("returnGeometry", default: true), orderBy: orderBy, output: output
+        )
+    }
+
+    private static func fieldList(_ text: String?, layer: LayerSchema) throws(ServiceError) -> [Int] {
+        guard let text else { return [layer.objectIdField] }
+        var indexes: [Int] = []
+        for item in text.split(separator: ",") {
+            let name = String(item).trimmed
+            if name.isEmpty { continue }
+            if name == "*" { return Array(layer.fields.indices) }
+            guard let index = layer.fieldIndex(named: name) else {
+                throw ServiceError.invalidParameter("outFields", reason: "Field '\(name)' does not exist.")
+            }
+            if !indexes.contains(index) { indexes.append(index) }
+        }
+        return indexes.isEmpty ? [layer.objectIdField] : indexes
+    }
+}
