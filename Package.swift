@@ -32,6 +32,9 @@ let package = Package(
         // multipart). Its streaming parser keeps large attachments out of memory; it only depends on
         // swift-nio and swift-collections, which Hummingbird already brings in.
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        // HTTPS for `serve --tls-*` (the ArcGIS API for Python only talks to a portal over https). Hummingbird's TLS
+        // layer already depends on it; named to load PEM files. Adds about 100 s to a clean debug build (README).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -61,6 +64,8 @@ let package = Package(
                 // SQLite's C API as GRDB links it, to bind values of the batched insert path directly.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -130,12 +135,20 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalFeatureServerTests",
-            dependencies: ["LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient"],
+            dependencies: [
+                "LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient",
+                // A TLS client for the HTTPS listener's tests (CurlTransport cannot trust a self-signed certificate).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "LoadRunnerTests",
-            dependencies: ["LoadRunner", "FeatureModel", "FeatureloadTestSupport"],
+            dependencies: [
+                "LoadRunner", "FeatureModel", "FeatureServiceClient", "LocalFeatureServer", "FeatureloadTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -35,6 +35,11 @@ static inline CURLcode ccurl_easy_setopt_write_callback(CURL *handle, CURLoption
     return (curl_easy_setopt)(handle, option, value);
 }
 
+/// For CURLOPT_READFUNCTION.
+static inline CURLcode ccurl_easy_setopt_read_callback(CURL *handle, curl_read_callback value) {
+    return (curl_easy_setopt)(handle, CURLOPT_READFUNCTION, value);
+}
+
 // MARK: easy getinfo
 
 static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {

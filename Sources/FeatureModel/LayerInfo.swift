@@ -77,6 +77,8 @@ public struct LayerInfo: Sendable, Hashable, Codable {
     public var templates: [FeatureTemplate]?
     public var relationships: [RelationshipInfo]?
     public var hasAttachments: Bool?
+    /// Which attachment properties the layer reports (`[{name, isEnabled}]`), when it has attachments.
+    public var attachmentProperties: [AttachmentProperty]?
     public var capabilities: String?
     public var maxRecordCount: Int?
     public var standardMaxRecordCount: Int?

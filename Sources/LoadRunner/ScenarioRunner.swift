@@ -68,6 +68,10 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
             }
             layerInfos[spec.layer] = try await service.layerInfo(id: spec.layer)
         }
+        for spec in plan.scenarios where spec.clientGlobalIds && layerInfos[spec.layer]?.globalIdField == nil {
+            throw LoadRunnerError(
+                "scenario '\(spec.name)' sets clientGlobalIds, but layer \(spec.layer) of \(serviceURL) has no GlobalID field; remove clientGlobalIds or pick a layer with GlobalIDs")
+        }
 
         var results: [ScenarioResult] = []
         var indexBase = 0
@@ -78,7 +82,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
             let countBefore = plan.verify ? try await layer.count() : 0
             let execution = ScenarioExecution(
                 spec: spec, layer: layer, generator: FeatureGenerator(layer: layerInfos[spec.layer]!, seed: plan.seed),
-                clock: clock, indexBase: indexBase)
+                clock: clock, indexBase: indexBase, globalIdField: layerInfos[spec.layer]?.globalIdField)
             indexBase += spec.plannedEdits
             let outcome = await execution.run()
             // An interrupted scenario is reported as far as it got; its verification would need the network

@@ -39,15 +39,30 @@ extension LocalFeatureServerConfiguration {
         }
     }
 
-    /// Request size limits.
+    /// Request, attachment and upload size limits.
     public struct Limits: Sendable, Hashable {
         /// The largest request body read, in bytes; a larger one gets the ArcGIS envelope with code 413 and is not
         /// processed. Default 64 MiB (a batch of several thousand features fits easily).
         public var maximumRequestBodySize: Int
+        /// The largest attachment or upload, in bytes: the file parts of one multipart request together, an uploaded
+        /// item, and an attachment's data. A larger one gets the envelope with code 413. Default 256 MiB. Multipart
+        /// bodies are streamed, so their file parts count against this limit, not ``maximumRequestBodySize``.
+        public var maximumAttachmentSize: Int
+        /// File parts up to this size stay in memory while a request is parsed; larger ones are streamed to a
+        /// temporary file. Default 256 KiB.
+        public var inMemoryFilePartSize: Int
+        /// Where temporary files of streamed uploads go; nil (the default): the system's temporary directory.
+        public var temporaryDirectory: String?
 
         /// Limits; every parameter defaults to the documented property default.
-        public init(maximumRequestBodySize: Int = 64 * 1024 * 1024) {
+        public init(
+            maximumRequestBodySize: Int = 64 * 1024 * 1024, maximumAttachmentSize: Int = 256 * 1024 * 1024,
+            inMemoryFilePartSize: Int = 256 * 1024, temporaryDirectory: String? = nil
+        ) {
             self.maximumRequestBodySize = maximumRequestBodySize
+            self.maximumAttachmentSize = maximumAttachmentSize
+            self.inMemoryFilePartSize = inMemoryFilePartSize
+            self.temporaryDirectory = temporaryDirectory
         }
     }
 

@@ -26,6 +26,8 @@ public struct LocalFeatureServerConfiguration: Sendable {
     public var faults: Faults = Faults()
     /// Request size limits. Default: 64 MiB per request body.
     public var limits: Limits = Limits()
+    /// HTTPS (`--tls-cert`/`--tls-key` or `--tls-self-signed`). `nil` (the default): plain HTTP.
+    public var tls: TLS? = nil
 
     /// A configuration; every parameter defaults to the documented property default.
     public init(host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, dataset: String = "parks", maxRecordCount: Int = 2000) {
@@ -47,19 +49,31 @@ public struct LocalFeatureServerEndpoint: Sendable, Hashable {
     public let serviceNames: [String]
     /// The SQLite file the data lives in (a temporary file unless one was configured).
     public let databasePath: String
+    /// `https` when the server listens with TLS, otherwise `http`.
+    public let scheme: String
+    /// The PEM certificate the server presents over HTTPS (the generated one with
+    /// ``LocalFeatureServerConfiguration/TLS/Certificate/selfSigned``, deleted when the server stops); nil over HTTP.
+    public let certificatePath: String?
 
     /// An endpoint (made by the server; public for tests and fakes).
-    public init(host: String, port: Int, serviceNames: [String], databasePath: String) {
+    public init(host: String, port: Int, serviceNames: [String], databasePath: String, scheme: String = "http", certificatePath: String? = nil) {
         self.host = host
         self.port = port
         self.serviceNames = serviceNames
         self.databasePath = databasePath
+        self.scheme = scheme
+        self.certificatePath = certificatePath
     }
 
-    /// `http://host:port/arcgis/rest/services`.
-    public var rootURL: String {
+    /// `http(s)://host:port/arcgis`: the portal and server root the ArcGIS API for Python connects to.
+    public var siteURL: String {
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        return "http://\(hostPart):\(port)/arcgis/rest/services"
+        return "\(scheme)://\(hostPart):\(port)/arcgis"
+    }
+
+    /// `http(s)://host:port/arcgis/rest/services`.
+    public var rootURL: String {
+        "\(siteURL)/rest/services"
     }
 
     /// `…/rest/services/<name>/FeatureServer`.

@@ -10,6 +10,7 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
         case invalidDataset(file: String, issues: [DatasetIssue])
         case invalidFaults(source: String, problems: [String])
         case invalidUsers(path: String, reason: String)
+        case tls(reason: String)
     }
 
     private let kind: Kind
@@ -44,6 +45,17 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
 
     static func invalidUsers(path: String, reason: String) -> LocalFeatureServerError {
         LocalFeatureServerError(.invalidUsers(path: path, reason: reason))
+    }
+
+    static func tls(_ reason: String) -> LocalFeatureServerError {
+        LocalFeatureServerError(.tls(reason: reason))
+    }
+
+    /// Whether the HTTPS listener could not be set up (unreadable certificate or key, no `openssl` for a
+    /// self-signed certificate).
+    public var isTLSFailure: Bool {
+        if case .tls = kind { return true }
+        return false
     }
 
     /// Whether a fault specification (flag, file or admin document) is invalid.
@@ -91,6 +103,8 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
             return "invalid fault settings in \(source): \(problems.joined(separator: "; "))"
         case .invalidUsers(let path, let reason):
             return "cannot use users file \(path): \(reason)"
+        case .tls(let reason):
+            return "cannot set up HTTPS: \(reason)"
         }
     }
 }

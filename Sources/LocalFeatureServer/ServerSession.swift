@@ -14,13 +14,26 @@ struct ServerSession: Sendable {
     let databasePath: String
     /// Removed by ``close(logger:)`` when the database is temporary.
     let temporaryDirectory: URL?
+    /// The HTTPS listener's certificate and key; nil for plain HTTP.
+    let tls: ServerTLS?
 
     /// Resolves the datasets (see ``DatasetCatalog``, relative to the working directory) and opens (or creates)
     /// one database per service: at `databasePath` for a single service; as `<name>.sqlite` inside the directory
     /// `databasePath` (created if missing) for several.
-    /// - Throws: ``LocalFeatureServerError`` for an unknown or malformed dataset, two services of the same name, or
-    ///   a database that cannot be opened.
+    /// With ``LocalFeatureServerConfiguration/tls`` set it first loads (or generates) the certificate.
+    /// - Throws: ``LocalFeatureServerError`` for an unknown or malformed dataset, two services of the same name, a
+    ///   database that cannot be opened, or a certificate that cannot be read or made.
     static func open(_ configuration: LocalFeatureServerConfiguration, logger: Logger) throws -> ServerSession {
+        let tls = try configuration.tls.map { try ServerTLS.prepare($0, host: configuration.host) }
+        do {
+            return try open(configuration, tls: tls, logger: logger)
+        } catch {
+            tls?.removeTemporaryFiles()
+            throw error
+        }
+    }
+
+    private static func open(_ configuration: LocalFeatureServerConfiguration, tls: ServerTLS?, logger: Logger) throws -> ServerSession {
         let references = configuration.datasets.isEmpty ? [configuration.dataset] : configuration.datasets
         let workingDirectory = FileManager.default.currentDirectoryPath
         var definitions: [ServiceDefinition] = []
@@ -69,7 +82,7 @@ struct ServerSession: Sendable {
             }
             logger.debug("database open", metadata: ["path": "\(path)", "dataset": "\(definition.name)"])
         }
-        return ServerSession(configuration: configuration, stores: stores, databasePath: location, temporaryDirectory: temporaryDirectory)
+        return ServerSession(configuration: configuration, stores: stores, databasePath: location, temporaryDirectory: temporaryDirectory, tls: tls)
     }
 
     /// The endpoint for the bound `port`.
@@ -78,24 +91,30 @@ struct ServerSession: Sendable {
             host: configuration.host,
             port: port,
             serviceNames: stores.map(\.definition.name),
-            databasePath: databasePath
+            databasePath: databasePath,
+            scheme: tls == nil ? "http" : "https",
+            certificatePath: tls?.certificatePath
         )
     }
 
-    /// The Hummingbird application serving the store, calling `onServerRunning` with the bound port.
+    /// The Hummingbird application serving the store (HTTP/1.1, inside TLS when configured), calling
+    /// `onServerRunning` with the bound port.
     func makeApplication(logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let responder = FeatureServerResponder(stores: stores, maxRecordCount: configuration.maxRecordCount, logger: logger)
         let requestedPort = configuration.port
         return Application(
             router: FeatureServerApplication.makeRouter(responder: responder, configuration: configuration, logger: logger),
+            server: tls?.serverBuilder ?? .http1(),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? requestedPort) },
             logger: logger
         )
     }
 
-    /// Closes the database (checkpointed, intact) and removes the temporary directory, logging failures.
+    /// Closes the database (checkpointed, intact) and removes the temporary directory and a generated certificate,
+    /// logging failures.
     func close(logger: Logger) async {
+        tls?.removeTemporaryFiles()
         for store in stores {
             do {
                 try await store.close()

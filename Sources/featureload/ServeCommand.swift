@@ -55,6 +55,15 @@ struct ServeCommand: AsyncParsableCommand {
             GET/POST /arcgis/admin/faults reads or replaces the settings (JSON) and GET /arcgis/admin/stats counts \
             requests and faults by kind (--no-admin turns both off).
 
+            --tls-cert FILE --tls-key FILE, or --tls-self-signed: serve HTTPS instead of HTTP on the port (HTTP/1.1 \
+            over TLS 1.2+). The files are PEM: the certificate (chain, leaf first) and its unencrypted private key. \
+            --tls-self-signed generates an EC P-256 certificate for localhost, 127.0.0.1 and ::1 (and --host) with the \
+            openssl command, valid 30 days, kept in a temporary directory (path printed on standard error) and deleted \
+            on exit. Clients must skip verification or trust that file. With HTTPS the server also answers a minimal \
+            portal (/arcgis/sharing/rest, /arcgis/sharing/rest/info, /arcgis/sharing/rest/portals/self), so that the \
+            ArcGIS API for Python connects with GIS("https://127.0.0.1:PORT/arcgis", verify_cert=False); the portal \
+            answers over plain HTTP too, but that client always rewrites a portal URL to https.
+
             --log-level: diagnostics on standard error (default warning); debug also logs rejected where clauses \
             and other request errors.
             """
@@ -105,12 +114,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Disable the /arcgis/admin/faults and /arcgis/admin/stats endpoints.")
     var noAdmin = false
 
+    @Option(help: ArgumentHelp("PEM certificate (chain, leaf first) to serve HTTPS with; needs --tls-key.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("Unencrypted PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
+    @Flag(help: "Serve HTTPS with a self-signed certificate generated at start (needs the openssl command).")
+    var tlsSelfSigned = false
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port)") }
         guard maxRecordCount >= 1 else { throw ValidationError("--max-record-count must be at least 1, got \(maxRecordCount)") }
         if let rows, rows < 0 { throw ValidationError("--rows must be 0 or more, got \(rows)") }
+        try validateTLSOptions()
     }
 
     func run() async throws {
@@ -137,6 +156,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.datasets = dataset
         configuration.generatedRows = rows
         try applySecurityAndFaultOptions(to: &configuration)
+        configuration.tls = tlsSettings
         // A LocalFeatureServerError (unknown or malformed dataset, database, bind) propagates: ArgumentParser prints its description.
         let temporary = data == nil
         try await runLocalFeatureServer(configuration, logger: logger) { endpoint in
@@ -144,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
                 Self.write("featureload serve: listening on \(endpoint.serviceURL(name))\n", to: .standardOutput)
             }
             Self.write("featureload serve: data in \(endpoint.databasePath)\(temporary ? " (temporary)" : "")\n", to: .standardError)
+            Self.write(Self.tlsNotice(endpoint, generated: tlsSelfSigned), to: .standardError)
         }
     }
 

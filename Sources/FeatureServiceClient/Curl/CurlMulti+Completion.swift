@@ -118,6 +118,9 @@ extension TransportError {
             (kind, sent) = (.receiveFailed, true)
         case CURLE_GOT_NOTHING:
             (kind, sent) = (.emptyReply, true)
+        case CURLE_SEND_FAIL_REWIND:
+            // A reused connection died after the request was sent; libcurl wanted to resend it and could not.
+            (kind, sent) = (.receiveFailed, true)
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
             (kind, sent) = (.invalidRequest, false)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION:

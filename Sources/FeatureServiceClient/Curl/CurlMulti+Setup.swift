@@ -27,6 +27,19 @@ private let collectHeader: curl_write_callback = { buffer, size, count, userdata
     return total
 }
 
+/// Hands the request body to libcurl on the driver thread (`CURLOPT_READFUNCTION`); `userdata` is the handle.
+private let readBody: curl_read_callback = { buffer, size, count, userdata in
+    guard let buffer, let userdata else { return 0 }
+    let handle = Unmanaged<CurlEasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+    let length = min(size * count, handle.upload.count - handle.uploadOffset)
+    guard length > 0 else { return 0 }
+    handle.upload.withUnsafeBytes { bytes in
+        UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + handle.uploadOffset, byteCount: length)
+    }
+    handle.uploadOffset += length
+    return length
+}
+
 extension CurlMulti {
     /// Resets `handle` and sets every option `request` needs. Driver thread only.
     /// - Returns: `CURLE_OK`, or the first failing option's code.
@@ -57,16 +70,16 @@ extension CurlMulti {
             _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
         }
         if request.method == .post {
-            // POSTFIELDSIZE first, so COPYPOSTFIELDS copies exactly that many bytes (binary-safe).
+            // The body goes through a read callback with no seek callback, deliberately. When a reused keep-alive
+            // connection dies after the request went out but before any answer, libcurl silently resends the request
+            // on a new connection — which would apply an edit twice. A body it cannot rewind makes it fail with
+            // CURLE_SEND_FAIL_REWIND instead, and the caller decides (see ExactlyOnceRule).
+            handle.upload = request.body
+            handle.uploadOffset = 0
+            _ = ccurl_easy_setopt_long(easy, CURLOPT_POST, 1)
             _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
-            if request.body.isEmpty {
-                code = ccurl_easy_setopt_string(easy, CURLOPT_COPYPOSTFIELDS, "")
-            } else {
-                code = request.body.withUnsafeBytes { bytes in
-                    // COPYPOSTFIELDS copies during the call, so the pointer need not outlive the closure.
-                    ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-                }
-            }
+            _ = ccurl_easy_setopt_read_callback(easy, readBody)
+            code = ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
         }
         return code
     }

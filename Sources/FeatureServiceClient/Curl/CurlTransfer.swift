@@ -42,6 +42,9 @@ final class CurlEasyHandle {
     var headerBytes: [UInt8] = []
     /// The transfer in progress.
     var transfer: CurlTransfer?
+    /// The request body being uploaded, and how much of it libcurl has read (`CURLOPT_READFUNCTION`).
+    var upload: [UInt8] = []
+    var uploadOffset = 0
     /// A header list built for this transfer alone, freed when it ends (cached lists are not owned).
     var ownedHeaderList: UnsafeMutablePointer<curl_slist>?
 
@@ -58,6 +61,8 @@ final class CurlEasyHandle {
     func recycle() {
         transfer = nil
         body = []
+        upload = []
+        uploadOffset = 0
         headerBytes.removeAll(keepingCapacity: true)
         if let list = ownedHeaderList {
             curl_slist_free_all(list)

@@ -99,9 +99,11 @@ private struct RetriedEdits {
                             "the service holds \(found) of the \(expected) checked edits, which no single atomic batch explains")
                     }
                 } catch var error as FeatureServiceError {
-                    guard case .retry(let delay) = log.decide(after: error, policy: policy, attempts: log.attempts.count, using: &jitter) else {
+                    // Checks count as attempts here, so a service that keeps failing them cannot loop forever.
+                    let decision = log.decide(after: error, policy: policy, attempts: log.attempts.count, using: &jitter)
+                    guard case .retry(let delay) = decision else {
                         error.attempts = log.attempts
-                        error.stopReason = log.decide(after: error, policy: policy, attempts: log.attempts.count, using: &jitter).stopReason
+                        error.stopReason = decision.stopReason
                         throw error
                     }
                     try await log.sleep(delay)

@@ -23,6 +23,8 @@ struct ScenarioExecution<C: Clock<Duration>>: Sendable {
     let clock: C
     /// Offset added to iteration numbers so scenarios of one run generate different features.
     let indexBase: Int
+    /// The layer's GlobalID field, where client GlobalIDs go.
+    let globalIdField: String?
 
     private struct WorkerResult: Sendable {
         var metrics = ScenarioMetrics()
@@ -58,7 +60,6 @@ struct ScenarioExecution<C: Clock<Duration>>: Sendable {
 
     private func worker(pacing: SharedIterations, counter: IterationCounter, started: C.Instant) async -> WorkerResult {
         var result = WorkerResult()
-        let options = ApplyEditsOptions(rollbackOnFailure: spec.rollbackOnFailure)
         while true {
             if Task.isCancelled {
                 result.stopReason = .cancelled
@@ -71,42 +72,126 @@ struct ScenarioExecution<C: Clock<Duration>>: Sendable {
                 return result
             case .start(let iteration):
                 let first = indexBase + iteration * spec.batchSize
-                let edits = LayerEdits(adds: generator.features(from: first, count: spec.batchSize))
-                let begin = clock.now
-                do {
-                    let answer = try await layer.applyEdits(edits, options: options)
-                    result.metrics.latency.record(begin.duration(to: clock.now))
-                    result.metrics.requests += 1
-                    result.metrics.editsSent += spec.batchSize
-                    for add in answer.addResults {
-                        if add.success, let objectId = add.objectId {
-                            result.metrics.editsSucceeded += 1
-                            result.objectIds.append(objectId)
-                        } else {
-                            result.metrics.editsFailed += 1
-                            result.metrics.recordError(
-                                "edit failed: " + (add.error.map { "code \($0.code): \($0.description)" } ?? "no reason given"))
-                        }
-                    }
-                    let missing = spec.batchSize - answer.addResults.count
-                    if missing > 0 {
-                        result.metrics.editsFailed += missing
-                        result.metrics.recordError("the service answered for \(answer.addResults.count) of \(spec.batchSize) adds")
-                    }
-                } catch {
-                    result.metrics.latency.record(begin.duration(to: clock.now))
-                    if Task.isCancelled {
-                        result.stopReason = .cancelled
-                        return result
-                    }
-                    result.metrics.requests += 1
-                    result.metrics.failedRequests += 1
-                    result.metrics.editsSent += spec.batchSize
-                    result.metrics.editsFailed += spec.batchSize
-                    result.metrics.recordError(String(describing: error))
+                var adds = generator.features(from: first, count: spec.batchSize)
+                if spec.clientGlobalIds, let globalIdField {
+                    for index in adds.indices { adds[index].attributes[globalIdField] = .string(GlobalID.make()) }
+                }
+                if spec.retry == nil && !spec.clientGlobalIds {
+                    await sendOnce(LayerEdits(adds: adds), into: &result)
+                } else {
+                    await sendRetried(LayerEdits(adds: adds), into: &result)
+                }
+                if Task.isCancelled {
+                    result.stopReason = .cancelled
+                    return result
                 }
             }
         }
+    }
+
+    private var options: ApplyEditsOptions {
+        ApplyEditsOptions(rollbackOnFailure: spec.rollbackOnFailure, useGlobalIds: spec.clientGlobalIds)
+    }
+
+    /// One request, no retry: the fastest path, for measuring the service rather than the client's recovery.
+    private func sendOnce(_ edits: LayerEdits, into result: inout WorkerResult) async {
+        let begin = clock.now
+        do {
+            let answer = try await layer.applyEdits(edits, options: options)
+            result.metrics.latency.record(begin.duration(to: clock.now))
+            result.metrics.requests += 1
+            result.metrics.attempts += 1
+            result.metrics.editsSent += edits.adds.count
+            for add in answer.addResults {
+                if add.success, let objectId = add.objectId {
+                    result.metrics.editsSucceeded += 1
+                    result.objectIds.append(objectId)
+                } else {
+                    result.metrics.editsFailed += 1
+                    result.metrics.recordError(Self.describe(add.error))
+                }
+            }
+            recordMissing(answered: answer.addResults.count, sent: edits.adds.count, into: &result)
+        } catch {
+            guard !Task.isCancelled else { return }
+            result.metrics.latency.record(begin.duration(to: clock.now))
+            result.metrics.requests += 1
+            result.metrics.attempts += 1
+            recordFailedRequest(error, edits: edits.adds.count, into: &result)
+        }
+    }
+
+    /// One request under the scenario's retry policy and exactly-once rule; every attempt is counted.
+    private func sendRetried(_ edits: LayerEdits, into result: inout WorkerResult) async {
+        let begin = clock.now
+        do {
+            let outcome = try await layer.applyEdits(
+                edits, options: options, retry: retryPolicy, globalIdField: globalIdField ?? "GlobalID")
+            result.metrics.latency.record(begin.duration(to: clock.now))
+            result.metrics.requests += 1
+            result.metrics.editsSent += edits.adds.count
+            result.metrics.attempts += outcome.attempts.count
+            result.metrics.retries += outcome.attempts.retryCount
+            result.metrics.backoffSeconds += outcome.attempts.totalBackoff.seconds
+            for add in outcome.adds {
+                switch add.status {
+                case .applied, .appliedByEarlierAttempt:
+                    guard let objectId = add.result?.objectId, objectId >= 0 else {
+                        result.metrics.editsFailed += 1
+                        result.metrics.recordError("edit applied but the service gave no objectId")
+                        continue
+                    }
+                    result.metrics.editsSucceeded += 1
+                    if add.status == .appliedByEarlierAttempt { result.metrics.editsAppliedByEarlierAttempt += 1 }
+                    result.objectIds.append(objectId)
+                case .failed:
+                    result.metrics.editsFailed += 1
+                    result.metrics.recordError(Self.describe(add.result?.error))
+                case .outcomeUnknown:
+                    result.metrics.editsFailed += 1
+                    result.metrics.editsUnknown += 1
+                    result.metrics.recordError("outcome unknown: " + (add.reason ?? "the request may have been applied"))
+                }
+            }
+            recordMissing(answered: outcome.adds.count, sent: edits.adds.count, into: &result)
+        } catch {
+            guard !Task.isCancelled else { return }
+            result.metrics.latency.record(begin.duration(to: clock.now))
+            result.metrics.requests += 1
+            if let failure = error as? FeatureServiceError {
+                result.metrics.attempts += max(failure.attempts.count, 1)
+                result.metrics.retries += failure.attempts.retryCount
+                result.metrics.backoffSeconds += failure.attempts.totalBackoff.seconds
+                if failure.mayHaveBeenApplied { result.metrics.editsUnknown += edits.adds.count }
+            } else {
+                result.metrics.attempts += 1
+            }
+            recordFailedRequest(error, edits: edits.adds.count, into: &result)
+        }
+    }
+
+    private var retryPolicy: RetryPolicy {
+        guard let retry = spec.retry else { return .none }
+        return RetryPolicy(
+            maximumAttempts: retry.maxAttempts, initialBackoff: retry.initialBackoff, maximumBackoff: retry.maxBackoff,
+            budget: retry.budget)
+    }
+
+    private func recordMissing(answered: Int, sent: Int, into result: inout WorkerResult) {
+        guard answered < sent else { return }
+        result.metrics.editsFailed += sent - answered
+        result.metrics.recordError("the service answered for \(answered) of \(sent) adds")
+    }
+
+    private func recordFailedRequest(_ error: any Error, edits: Int, into result: inout WorkerResult) {
+        result.metrics.failedRequests += 1
+        result.metrics.editsSent += edits
+        result.metrics.editsFailed += edits
+        result.metrics.recordError(String(describing: error))
+    }
+
+    private static func describe(_ error: EditError?) -> String {
+        "edit failed: " + (error.map { "code \($0.code): \($0.description)" } ?? "no reason given")
     }
 }
 

@@ -10,7 +10,18 @@ public struct ScenarioMetrics: Sendable, Codable, Equatable {
     public var editsSucceeded: Int = 0
     /// Edits the service reported as failed, or that were in failed requests.
     public var editsFailed: Int = 0
-    /// Latency of every request, from its start to its decoded answer.
+    /// Edits whose outcome is unknown: a request failed after it may have reached the service, and the edit could
+    /// not be checked (adds without client GlobalIDs). Also counted in ``editsFailed``.
+    public var editsUnknown: Int = 0
+    /// Edits a retry found already applied by an earlier attempt (counted once, in ``editsSucceeded``).
+    public var editsAppliedByEarlierAttempt: Int = 0
+    /// HTTP attempts, retries and checks included.
+    public var attempts: Int = 0
+    /// Attempts beyond the first of each request.
+    public var retries: Int = 0
+    /// Time spent sleeping between attempts, in seconds.
+    public var backoffSeconds: Double = 0
+    /// Latency of every request, from its start to its decoded answer (retries and backoff included).
     public var latency = LatencyHistogram()
     /// Failures by kind and message, counted.
     public var errors: [String: Int] = [:]
@@ -24,6 +35,11 @@ public struct ScenarioMetrics: Sendable, Codable, Equatable {
         editsSent += other.editsSent
         editsSucceeded += other.editsSucceeded
         editsFailed += other.editsFailed
+        editsUnknown += other.editsUnknown
+        editsAppliedByEarlierAttempt += other.editsAppliedByEarlierAttempt
+        attempts += other.attempts
+        retries += other.retries
+        backoffSeconds += other.backoffSeconds
         latency.merge(other.latency)
         errors.merge(other.errors, uniquingKeysWith: +)
     }

@@ -4,10 +4,13 @@ import Foundation
 public enum ReportRenderer {
     /// The summary table printed after a run.
     public static func summary(_ report: RunReport) -> String {
-        let header = ["scenario", "vus", "batch", "requests", "edits ok", "failed", "req/s", "edits/s", "p50 ms", "p95 ms", "p99 ms", "max ms"]
+        let header = [
+            "scenario", "vus", "batch", "requests", "retries", "edits ok", "failed", "req/s", "edits/s", "p50 ms", "p95 ms", "p99 ms",
+            "max ms",
+        ]
         let rows = report.scenarios.map { result in
             [
-                result.name, "\(result.vus)", "\(result.batchSize)", "\(result.metrics.requests)",
+                result.name, "\(result.vus)", "\(result.batchSize)", "\(result.metrics.requests)", "\(result.metrics.retries)",
                 "\(result.metrics.editsSucceeded)", "\(result.metrics.editsFailed)", number(result.requestsPerSecond),
                 number(result.editsPerSecond), number(result.latencyMilliseconds.p50), number(result.latencyMilliseconds.p95),
                 number(result.latencyMilliseconds.p99), number(result.latencyMilliseconds.max),
@@ -53,12 +56,14 @@ public enum ReportRenderer {
         for note in report.target.notes { out.append("| note | \(note) |") }
         out.append("")
         out.append("## Throughput and latency\n")
-        out.append("| scenario | executor | vus | batch | requests | edits ok | edits failed | req/s | edits/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms | duration s |")
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        out.append(
+            "| scenario | executor | vus | batch | requests | attempts | retries | backoff s | edits ok | applied earlier | edits failed | outcome unknown | req/s | edits/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms | duration s |"
+        )
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for result in report.scenarios {
             let l = result.latencyMilliseconds
             out.append(
-                "| \(result.name) | \(result.executor) | \(result.vus) | \(result.batchSize) | \(result.metrics.requests) | \(result.metrics.editsSucceeded) | \(result.metrics.editsFailed) | \(number(result.requestsPerSecond)) | \(number(result.editsPerSecond)) | \(number(l.p50)) | \(number(l.p90)) | \(number(l.p95)) | \(number(l.p99)) | \(number(l.max)) | \(number(result.durationSeconds)) |"
+                "| \(result.name) | \(result.executor) | \(result.vus) | \(result.batchSize) | \(result.metrics.requests) | \(result.metrics.attempts) | \(result.metrics.retries) | \(number(result.metrics.backoffSeconds)) | \(result.metrics.editsSucceeded) | \(result.metrics.editsAppliedByEarlierAttempt) | \(result.metrics.editsFailed) | \(result.metrics.editsUnknown) | \(number(result.requestsPerSecond)) | \(number(result.editsPerSecond)) | \(number(l.p50)) | \(number(l.p90)) | \(number(l.p95)) | \(number(l.p99)) | \(number(l.max)) | \(number(result.durationSeconds)) |"
             )
         }
         if !report.comparisons.isEmpty {

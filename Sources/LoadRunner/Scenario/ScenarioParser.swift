@@ -41,8 +41,10 @@ public enum ScenarioParser {
 
     static let topLevelKeys = ["version", "name", "description", "target", "local", "seed", "verify", "maxFailedEditRate", "scenarios", "compare"]
     static let scenarioKeys = [
-        "executor", "vus", "iterations", "maxDuration", "operation", "layer", "batchSize", "rollbackOnFailure",
+        "executor", "vus", "iterations", "maxDuration", "operation", "layer", "batchSize", "rollbackOnFailure", "retry",
+        "clientGlobalIds",
     ]
+    static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff", "budget"]
     static let compareKeys = ["baseline", "candidate", "metric", "min"]
 
     private static func readPlan(_ root: Node, _ reader: inout NodeReader) -> ScenarioPlan? {
@@ -155,10 +157,32 @@ public enum ScenarioParser {
         let layer = reader.int(map["layer"], field: "\(path).layer", range: 0...100_000, example: "layer: 0") ?? 0
         let batchSize = reader.int(map["batchSize"], field: "\(path).batchSize", range: 1...10_000, example: "batchSize: 100") ?? 1
         let rollback = reader.bool(map["rollbackOnFailure"], field: "\(path).rollbackOnFailure") ?? true
+        let clientGlobalIds = reader.bool(map["clientGlobalIds"], field: "\(path).clientGlobalIds") ?? false
+        var retry: ScenarioSpec.Retry?
+        if let retryNode = map["retry"], let retryMap = reader.mapping(retryNode, field: "\(path).retry", allowed: retryKeys) {
+            var settings = ScenarioSpec.Retry()
+            let field = "\(path).retry"
+            settings.maxAttempts =
+                reader.int(retryMap["maxAttempts"], field: "\(field).maxAttempts", range: 1...100, example: "maxAttempts: 5")
+                ?? settings.maxAttempts
+            settings.initialBackoff =
+                reader.duration(retryMap["initialBackoff"], field: "\(field).initialBackoff", example: "initialBackoff: 100ms")
+                ?? settings.initialBackoff
+            settings.maxBackoff =
+                reader.duration(retryMap["maxBackoff"], field: "\(field).maxBackoff", example: "maxBackoff: 10s") ?? settings.maxBackoff
+            settings.budget = reader.duration(retryMap["budget"], field: "\(field).budget", example: "budget: 60s") ?? settings.budget
+            if settings.maxBackoff < settings.initialBackoff {
+                reader.issue(
+                    retryMap["maxBackoff"], field: "\(field).maxBackoff", problem: "is shorter than initialBackoff",
+                    fix: "make maxBackoff at least initialBackoff")
+            }
+            retry = settings
+        }
         guard let executor, let iterations else { return nil }
         return ScenarioSpec(
             name: name, executor: executor, vus: vus, iterations: iterations, maxDuration: maxDuration,
-            operation: operation, layer: layer, batchSize: batchSize, rollbackOnFailure: rollback)
+            operation: operation, layer: layer, batchSize: batchSize, rollbackOnFailure: rollback, retry: retry,
+            clientGlobalIds: clientGlobalIds)
     }
 
     private static func readComparison(

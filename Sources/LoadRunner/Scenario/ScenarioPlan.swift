@@ -84,11 +84,16 @@ public struct ScenarioSpec: Sendable, Hashable {
     /// Features per applyEdits request.
     public var batchSize: Int
     public var rollbackOnFailure: Bool
+    /// Retries of failed requests; nil sends each request once.
+    public var retry: Retry?
+    /// Adds carry GlobalIDs the client makes, sent with `useGlobalIds=true`, so a retried add is recognised as
+    /// already applied instead of being duplicated (exactly once).
+    public var clientGlobalIds: Bool
 
     public init(
         name: String, executor: Executor = .sharedIterations, vus: Int, iterations: Int,
         maxDuration: Duration = .seconds(600), operation: Operation = .addFeatures, layer: Int = 0, batchSize: Int = 1,
-        rollbackOnFailure: Bool = true
+        rollbackOnFailure: Bool = true, retry: Retry? = nil, clientGlobalIds: Bool = false
     ) {
         self.name = name
         self.executor = executor
@@ -99,6 +104,27 @@ public struct ScenarioSpec: Sendable, Hashable {
         self.layer = layer
         self.batchSize = batchSize
         self.rollbackOnFailure = rollbackOnFailure
+        self.retry = retry
+        self.clientGlobalIds = clientGlobalIds
+    }
+
+    /// How failed requests are retried: capped exponential backoff with full jitter, honouring `Retry-After`.
+    public struct Retry: Sendable, Hashable {
+        public var maxAttempts: Int
+        public var initialBackoff: Duration
+        public var maxBackoff: Duration
+        /// Total time a request may spend retrying.
+        public var budget: Duration
+
+        public init(
+            maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(100), maxBackoff: Duration = .seconds(10),
+            budget: Duration = .seconds(60)
+        ) {
+            self.maxAttempts = maxAttempts
+            self.initialBackoff = initialBackoff
+            self.maxBackoff = maxBackoff
+            self.budget = budget
+        }
     }
 
     /// Executors, named as in k6.

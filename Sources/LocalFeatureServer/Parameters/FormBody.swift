@@ -5,26 +5,38 @@ import NIOCore
 /// Reads the form fields of a request body by its `Content-Type`.
 ///
 /// - `application/x-www-form-urlencoded` (and a body with no content type): `a=1&b=2`.
-/// - `multipart/form-data; boundary=…`: every part without a `filename` becomes a field; file parts are skipped
-///   (attachments are a later issue).
+/// - `multipart/form-data; boundary=…`: every part without a `filename` becomes a field; parts with a `filename`
+///   become ``FilePart``s (``form(contentType:body:)``, and streamed from the socket by ``stream(_:boundary:limits:)``).
 /// - anything else (e.g. `application/json`): no fields.
 enum FormBody {
-    /// The fields in `body`.
+    /// The fields in `body` (file parts are left out).
     /// - Throws: ``ServiceError`` (400) for a multipart body without a boundary, or one that does not parse or end.
     static func fields(contentType: String?, body: ByteBuffer) throws(ServiceError) -> [FormField] {
-        guard body.readableBytes > 0 else { return [] }
-        let mediaType = contentType.map { String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmed.lowercased() } ?? ""
-        switch mediaType {
+        try form(contentType: contentType, body: body).fields
+    }
+
+    /// The fields and file parts in `body`, which is already in memory (file parts stay in memory too).
+    /// - Throws: ``ServiceError`` (400) for a multipart body without a boundary, or one that does not parse or end.
+    static func form(contentType: String?, body: ByteBuffer) throws(ServiceError) -> MultipartForm {
+        guard body.readableBytes > 0 else { return MultipartForm() }
+        switch mediaType(contentType) {
         case "", "application/x-www-form-urlencoded", "text/plain":
-            return FormEncoding.decode(String(buffer: body))
+            return MultipartForm(fields: FormEncoding.decode(String(buffer: body)))
         case "multipart/form-data":
             guard let boundary = contentType.flatMap(Self.boundary(in:)) else {
                 throw ServiceError.malformedBody("multipart/form-data without a boundary")
             }
-            return try multipartFields(body, boundary: boundary)
+            let accumulator = MultipartAccumulator(boundary: boundary, limits: .unlimitedInMemory)
+            try accumulator.feed(body)
+            return try accumulator.finish()
         default:
-            return []
+            return MultipartForm()
         }
+    }
+
+    /// The lower-cased media type of `contentType` (`""` when there is none).
+    static func mediaType(_ contentType: String?) -> String {
+        contentType.map { String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmed.lowercased() } ?? ""
     }
 
     /// The `boundary` parameter of a multipart content type, unquoted.
@@ -42,62 +54,197 @@ enum FormBody {
     /// The plain fields of a multipart body.
     /// - Throws: ``ServiceError`` (400) when the body is not well-formed multipart or lacks its closing boundary.
     static func multipartFields(_ body: ByteBuffer, boundary: String) throws(ServiceError) -> [FormField] {
-        let collector = PartCollector()
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in collector.header(name, value) }
-        parser.onBody = { chunk in collector.body(&chunk) }
-        parser.onPartComplete = { collector.complete() }
-        do {
-            try parser.execute(body)
-        } catch {
-            throw ServiceError.malformedBody("multipart/form-data does not parse")
-        }
-        guard collector.partCount > 0, hasClosingDelimiter(body, boundary: boundary) else {
-            throw ServiceError.malformedBody("multipart/form-data has no closing boundary")
-        }
-        return collector.fields
-    }
-
-    /// Whether `--boundary--` occurs near the end of `body` (only an epilogue, normally a CRLF, may follow it).
-    private static func hasClosingDelimiter(_ body: ByteBuffer, boundary: String) -> Bool {
-        let window = min(body.readableBytes, boundary.utf8.count + 1024)
-        guard let tail = body.getString(at: body.readerIndex + body.readableBytes - window, length: window) else { return false }
-        return tail.contains("--\(boundary)--")
+        let accumulator = MultipartAccumulator(boundary: boundary, limits: .unlimitedInMemory)
+        try accumulator.feed(body)
+        return try accumulator.finish().fields
     }
 }
 
-/// Gathers parts as the (callback-driven, single-threaded) multipart parser reports them.
-private final class PartCollector {
-    private var name: String?
-    private var hasFilename = false
-    private var value = ByteBuffer()
-    private(set) var fields: [FormField] = []
-    private(set) var partCount = 0
+/// Gathers the parts of a multipart body as the (callback-driven, single-threaded) multipart parser reports them,
+/// chunk by chunk: plain fields in memory, file parts in memory up to ``Limits/spillThreshold`` and in a temporary
+/// file beyond it.
+///
+/// Not thread-safe: one request's task feeds it, then calls ``finish()`` once.
+final class MultipartAccumulator {
+    /// How much of a form may be held, and where.
+    struct Limits {
+        /// Most bytes of plain fields held in memory (the request body limit).
+        var fieldBytes: Int
+        /// Most bytes of all file parts together (the attachment size limit).
+        var fileBytes: Int
+        /// File parts larger than this go to a temporary file.
+        var spillThreshold: Int
+        /// The directory under which a request's temporary directory is made.
+        var temporaryRoot: String
 
-    func header(_ headerName: String, _ headerValue: String) {
-        guard headerName.lowercased() == "content-disposition" else { return }
-        for parameter in headerValue.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2 else { continue }
-            var text = String(pair[1]).trimmed
-            if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
-            switch String(pair[0]).trimmed.lowercased() {
-            case "name": name = text
-            case "filename": hasFilename = true
-            default: break
+        /// Everything in memory, no limits: for bodies that are already in memory.
+        static let unlimitedInMemory = Limits(fieldBytes: .max, fileBytes: .max, spillThreshold: .max, temporaryRoot: "")
+    }
+
+    private let parser: MultipartParser
+    private let limits: Limits
+    private let closingDelimiter: [UInt8]
+    private var tail: [UInt8] = []
+
+    private var name: String?
+    private var filename: String?
+    private var contentType: String?
+    private var value: [UInt8] = []
+    private var spill: TemporaryFileWriter?
+    private var partSize = 0
+
+    private var form = MultipartForm()
+    private var fieldBytes = 0
+    private var fileBytes = 0
+    private var partCount = 0
+    private var failure: ServiceError?
+
+    init(boundary: String, limits: Limits) {
+        self.parser = MultipartParser(boundary: boundary)
+        self.limits = limits
+        self.closingDelimiter = Array("--\(boundary)--".utf8)
+        parser.onHeader = { [unowned self] name, value in header(name, value) }
+        parser.onBody = { [unowned self] chunk in body(&chunk) }
+        parser.onPartComplete = { [unowned self] in complete() }
+    }
+
+    deinit {
+        try? spill?.close()
+    }
+
+    /// Parses the next `chunk` of the body.
+    /// - Throws: ``ServiceError`` (400) when the body does not parse; (413) when a limit is passed. The temporary files
+    ///   are removed before it throws.
+    func feed(_ chunk: ByteBuffer) throws(ServiceError) {
+        let keep = closingDelimiter.count + 1024
+        let view = chunk.readableBytesView
+        tail.append(contentsOf: view.suffix(keep))
+        if tail.count > keep { tail.removeFirst(tail.count - keep) }
+        do {
+            try parser.execute(chunk)
+        } catch {
+            fail(ServiceError.malformedBody("multipart/form-data does not parse"))
+        }
+        if let failure {
+            abandon()
+            throw failure
+        }
+    }
+
+    /// The form, once the whole body has been fed.
+    /// - Throws: ``ServiceError`` (400) when the body had no parts or lacks its closing boundary.
+    func finish() throws(ServiceError) -> MultipartForm {
+        guard partCount > 0, containsClosingDelimiter() else {
+            abandon()
+            throw ServiceError.malformedBody("multipart/form-data has no closing boundary")
+        }
+        return form
+    }
+
+    /// Removes whatever was written to disk (after a failure).
+    func abandon() {
+        try? spill?.close()
+        spill = nil
+        form.removeFiles()
+        form.files = []
+    }
+
+    private func containsClosingDelimiter() -> Bool {
+        guard tail.count >= closingDelimiter.count else { return false }
+        for start in 0...(tail.count - closingDelimiter.count) where tail[start] == closingDelimiter[0] {
+            if tail[start..<start + closingDelimiter.count].elementsEqual(closingDelimiter) { return true }
+        }
+        return false
+    }
+
+    private func fail(_ error: ServiceError) {
+        if failure == nil { failure = error }
+    }
+
+    private func header(_ headerName: String, _ headerValue: String) {
+        switch headerName.lowercased() {
+        case "content-disposition":
+            for parameter in headerValue.split(separator: ";").dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2 else { continue }
+                var text = String(pair[1]).trimmed
+                if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
+                switch String(pair[0]).trimmed.lowercased() {
+                case "name": name = text
+                case "filename": filename = text
+                default: break
+                }
+            }
+        case "content-type":
+            contentType = headerValue.trimmed
+        default:
+            break
+        }
+    }
+
+    private func body(_ chunk: inout ByteBuffer) {
+        guard failure == nil else { return }
+        let count = chunk.readableBytes
+        partSize += count
+        if filename == nil {
+            fieldBytes += count
+            guard fieldBytes <= limits.fieldBytes else { return fail(RequestBodyLimit.tooLarge(limit: limits.fieldBytes)) }
+            value.append(contentsOf: chunk.readableBytesView)
+            return
+        }
+        fileBytes += count
+        guard fileBytes <= limits.fileBytes else { return fail(AttachmentLimit.tooLarge(limit: limits.fileBytes)) }
+        if let spill {
+            do { try spill.write(chunk.readableBytesView) } catch { fail(ServiceError.internalError("cannot write a temporary file: \(error)")) }
+            return
+        }
+        value.append(contentsOf: chunk.readableBytesView)
+        if value.count > limits.spillThreshold {
+            do {
+                let directory = try temporaryDirectory()
+                let writer = try TemporaryFileWriter(directory: directory)
+                try writer.write(value)
+                value = []
+                spill = writer
+            } catch {
+                fail(ServiceError.internalError("cannot write a temporary file: \(error)"))
             }
         }
     }
 
-    func body(_ chunk: inout ByteBuffer) {
-        value.writeBuffer(&chunk)
+    private func temporaryDirectory() throws -> String {
+        if let existing = form.temporaryDirectory { return existing }
+        let directory = try TemporaryFileWriter.makeDirectory(under: limits.temporaryRoot)
+        form.temporaryDirectory = directory
+        return directory
     }
 
-    func complete() {
+    private func complete() {
         partCount += 1
-        if let name, !hasFilename { fields.append(FormField(name, String(buffer: value))) }
-        name = nil
-        hasFilename = false
-        value = ByteBuffer()
+        defer {
+            name = nil
+            filename = nil
+            contentType = nil
+            value = []
+            spill = nil
+            partSize = 0
+        }
+        guard failure == nil, let name else { return }
+        guard let filename else {
+            form.fields.append(FormField(name, String(decoding: value, as: UTF8.self)))
+            return
+        }
+        let storage: FilePart.Storage
+        if let spill {
+            do {
+                try spill.close()
+            } catch {
+                return fail(ServiceError.internalError("cannot write a temporary file: \(error)"))
+            }
+            storage = .file(path: spill.path)
+        } else {
+            storage = .memory(value)
+        }
+        form.files.append(FilePart(fieldName: name, filename: filename, contentType: contentType, storage: storage, size: partSize))
     }
 }

@@ -1,12 +1,14 @@
 import FeatureModel
 
-/// The form parameters of one request, from the query string and the body together.
+/// The form parameters of one request, from the query string and the body together, plus the body's file parts.
 ///
 /// Names are matched case-insensitively; a body field overrides a query-string field of the same name. Blank
 /// values count as absent (clients send empty placeholders such as `attachmentTypes=`). Unknown parameters are
 /// simply never asked for.
 struct RequestParameters: Sendable, Hashable {
     private var values: [String: String] = [:]
+    /// File parts of a multipart body by lower-cased field name (the last one of a name wins).
+    private var fileParts: [String: FilePart] = [:]
 
     /// Parameters from `fields`, later fields winning.
     init(_ fields: [FormField] = []) {
@@ -16,6 +18,17 @@ struct RequestParameters: Sendable, Hashable {
     /// Adds `fields`, replacing earlier values of the same name.
     mutating func merge(_ fields: [FormField]) {
         for field in fields { values[field.name.lowercased()] = field.value }
+    }
+
+    /// Adds the fields and file parts of `form`, replacing earlier values of the same name.
+    mutating func merge(_ form: MultipartForm) {
+        merge(form.fields)
+        for file in form.files { fileParts[file.fieldName.lowercased()] = file }
+    }
+
+    /// The file part named `name` (e.g. `attachment`, `file`), or nil when the request carried none.
+    func file(_ name: String) -> FilePart? {
+        fileParts[name.lowercased()]
     }
 
     /// The value of `name`, or nil when it is missing or blank.

@@ -4,7 +4,8 @@ extension EditBatch {
     /// Reads a layer-level applyEdits request from its parameters.
     ///
     /// `adds`/`updates`: a JSON array of `{attributes, geometry}`; `deletes`: `1,2`, `[1,2]`, or GlobalIDs (a comma
-    /// list or a JSON array of strings) with `useGlobalIds=true`; `rollbackOnFailure` (default true),
+    /// list or a JSON array of strings) with `useGlobalIds=true`; `attachments` (``AttachmentEdits``, with
+    /// `useGlobalIds=true`); `rollbackOnFailure` (default true),
     /// `useGlobalIds` (default false), `returnEditMoment` (default false). Other parameters are ignored.
     /// - Throws: ``ServiceError`` (400) naming the parameter that is not valid JSON or not of the expected shape.
     static func parse(_ parameters: RequestParameters) throws(ServiceError) -> EditBatch {
@@ -15,6 +16,7 @@ extension EditBatch {
         if let text = parameters["adds"] { batch.adds = try features(text, parameter: "adds") }
         if let text = parameters["updates"] { batch.updates = try features(text, parameter: "updates") }
         if let text = parameters["deletes"] { batch.deletes = try deletes(text, useGlobalIds: batch.useGlobalIds) }
+        if let text = parameters["attachments"] { batch.attachments = try AttachmentEdits.parse(text, parameter: "attachments") }
         return batch
     }
 

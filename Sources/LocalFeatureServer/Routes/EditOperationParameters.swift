@@ -5,7 +5,8 @@ extension ServiceEditBatch {
     ///
     /// `edits`: a JSON array of `{"id": <layer>, "adds": […], "updates": […], "deletes": […]}` (each member
     /// optional; `deletes` as in the layer-level form); `rollbackOnFailure` (default true), `useGlobalIds` (default
-    /// false), `returnEditMoment` (default false). Attachment edits and other parameters are ignored.
+    /// false), `returnEditMoment` (default false); each layer's `attachments` as ``AttachmentEdits``. Other parameters are
+    /// ignored.
     /// - Throws: ``ServiceError`` (400) naming the invalid part, e.g. `edits[1].adds`.
     static func parse(_ parameters: RequestParameters) throws(ServiceError) -> ServiceEditBatch {
         var batch = ServiceEditBatch()
@@ -31,6 +32,9 @@ extension ServiceEditBatch {
             }
             if let deletes = members["deletes"], !deletes.isNull {
                 layer.deletes = try EditBatch.deletes(json: deletes, useGlobalIds: batch.useGlobalIds, parameter: "edits[\(index)].deletes")
+            }
+            if let attachments = members["attachments"], !attachments.isNull {
+                layer.attachments = try AttachmentEdits.parse(json: attachments, parameter: "edits[\(index)].attachments")
             }
             batch.layers.append(LayerEdits(layerId: layerId, batch: layer))
         }

@@ -36,23 +36,25 @@ enum FeatureServerApplication {
             router.add(middleware: FaultAdminMiddleware(controller: faults, bodyLimit: limit, logger: logger))
         }
         router.add(middleware: FaultMiddleware(controller: faults, logger: logger, clock: clock))
-        let handler: @Sendable (Request, FeatureServerRequestContext) async throws -> Response = { request, _ in
+        var responder = responder
+        responder.maximumAttachmentSize = configuration.limits.maximumAttachmentSize
+        let limits = configuration.limits
+        let handler: @Sendable (Request, FeatureServerRequestContext) async throws -> Response = { [responder] request, _ in
             var request = request
-            let body = try await RequestBodyLimit.collect(&request, limit: limit)
+            // Multipart bodies are parsed as they stream in (file parts spill to temporary files); others are collected.
+            let content = try await FormBody.read(&request, limits: limits)
+            defer { content.form?.removeFiles() }
             let answer = await responder.respond(
                 to: ServerRequest(
                     method: request.method.rawValue,
                     path: request.uri.path,
                     query: request.uri.query,
                     contentType: request.headers[.contentType],
-                    body: body
+                    body: content.body,
+                    form: content.form
                 )
             )
-            return Response(
-                status: HTTPResponse.Status(code: answer.status),
-                headers: [.contentType: FeatureServerResponder.contentType],
-                body: ResponseBody(byteBuffer: answer.body)
-            )
+            return .featureService(answer)
         }
         router.get("**", use: handler)
         router.post("**", use: handler)

@@ -12,13 +12,19 @@ struct ServerRequest: Sendable {
     var query: String?
     var contentType: String?
     var body: ByteBuffer
+    /// The multipart form, when the HTTP shell parsed the body while it streamed in (``body`` is then empty).
+    var form: MultipartForm? = nil
 
-    init(method: String = "GET", path: String, query: String? = nil, contentType: String? = nil, body: ByteBuffer = ByteBuffer()) {
+    init(
+        method: String = "GET", path: String, query: String? = nil, contentType: String? = nil, body: ByteBuffer = ByteBuffer(),
+        form: MultipartForm? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.contentType = contentType
         self.body = body
+        self.form = form
     }
 }
 
@@ -26,6 +32,8 @@ struct ServerRequest: Sendable {
 struct ServerResponse: Sendable {
     var status: Int
     var body: ByteBuffer
+    /// An attachment's bytes to stream instead of `body`, with its own content type.
+    var download: AttachmentDownload? = nil
 }
 
 /// Answers feature-service requests: parameters → route → store → JSON. Independent of Hummingbird, so it is
@@ -42,6 +50,8 @@ struct FeatureServerResponder: Sendable {
     /// The server's `maxRecordCount`; a dataset may lower it for its service (``maxRecordCount(for:)``).
     let maxRecordCount: Int
     let logger: Logger
+    /// The largest upload or attachment, in bytes (``LocalFeatureServerConfiguration/Limits/maximumAttachmentSize``).
+    var maximumAttachmentSize = LocalFeatureServerConfiguration.Limits().maximumAttachmentSize
 
     /// A responder for the services held by `stores`.
     init(stores: [FeatureStore], maxRecordCount: Int, logger: Logger) {
@@ -57,7 +67,8 @@ struct FeatureServerResponder: Sendable {
     func respond(to request: ServerRequest) async -> ServerResponse {
         var parameters = RequestParameters(FormEncoding.decode(request.query ?? ""))
         do {
-            parameters.merge(try FormBody.fields(contentType: request.contentType, body: request.body))
+            parameters.merge(try FormBody.form(contentType: request.contentType, body: request.body))
+            if let form = request.form { parameters.merge(form) }
             guard let route = FeatureServerRoute(path: request.path) else {
                 throw ServiceError.notFound("No resource at \(request.path).")
             }
@@ -115,6 +126,20 @@ struct FeatureServerResponder: Sendable {
                 layers = layers.filter { wanted.contains(Int64($0.info.id)) }
             }
             return Self.render(MetadataDocuments.contingentValues(of: layers, serviceLevel: true), pretty: pretty)
+        case .serviceQuery(let name):
+            return try await serviceQuery(store: try store(named: name), parameters: parameters)
+        case .portal(let resource):
+            return Self.render(PortalDocuments.document(resource), pretty: pretty)
+        case .attachments(let name, let id, let objectId):
+            return try await attachmentInfos(store: try store(named: name), layerId: id, objectId: objectId, parameters: parameters)
+        case .attachment(let name, let id, let objectId, let attachmentId):
+            return try await attachmentBytes(store: try store(named: name), layerId: id, objectId: objectId, attachmentId: attachmentId)
+        case .attachmentEdit(let name, let id, let objectId, let operation):
+            return try await attachmentEdit(operation, store: try store(named: name), layerId: id, objectId: objectId, parameters: parameters)
+        case .queryAttachments(let name, let id):
+            return try await queryAttachments(store: try store(named: name), layerId: id, parameters: parameters)
+        case .uploads(let name, let route):
+            return try await uploads(route, store: try store(named: name), parameters: parameters)
         }
     }
 

@@ -29,6 +29,20 @@ enum FeatureServerRoute: Sendable, Hashable {
     case relationships(String)
     /// `…/FeatureServer/queryContingentValues`.
     case queryContingentValues(String)
+    /// `…/FeatureServer/<id>/<oid>/attachments` (the listing).
+    case attachments(service: String, layer: Int, objectId: Int64)
+    /// `…/FeatureServer/<id>/<oid>/attachments/<attachmentId>` (the bytes).
+    case attachment(service: String, layer: Int, objectId: Int64, attachmentId: Int64)
+    /// `…/FeatureServer/<id>/<oid>/addAttachment`, `updateAttachment` or `deleteAttachments`.
+    case attachmentEdit(service: String, layer: Int, objectId: Int64, operation: AttachmentOperation)
+    /// `…/FeatureServer/<id>/queryAttachments`.
+    case queryAttachments(service: String, layer: Int)
+    /// `…/FeatureServer/uploads/…`.
+    case uploads(service: String, UploadsRoute)
+    /// `…/FeatureServer/query` (several layers at once, with `layerDefs`).
+    case serviceQuery(String)
+    /// The minimal portal: `/arcgis/sharing/rest`, `…/info`, `…/portals/self`.
+    case portal(PortalResource)
 
     /// The per-operation edit endpoints of a layer.
     enum EditOperation: String, Sendable, Hashable {
@@ -41,6 +55,10 @@ enum FeatureServerRoute: Sendable, Hashable {
     init?(path: String) {
         let segments = path.split(separator: "/").map { FormEncoding.unescape(String($0)) }
         let lowered = segments.map { $0.lowercased() }
+        if let resource = PortalResource(segments: lowered) {
+            self = .portal(resource)
+            return
+        }
         guard lowered.count >= 2, lowered[0] == "arcgis" else { return nil }
         if lowered == ["arcgis", "info"] {
             self = .restInfo
@@ -72,10 +90,23 @@ enum FeatureServerRoute: Sendable, Hashable {
             case "querycontingentvalues":
                 self = .queryContingentValues(service)
                 return
+            case "query":
+                self = .serviceQuery(service)
+                return
             default: break
             }
         }
+        if lowered[5] == "uploads" {
+            guard let route = UploadsRoute(segments: Array(segments.dropFirst(6))) else { return nil }
+            self = .uploads(service: service, route)
+            return
+        }
         guard let layer = Int(lowered[5]), layer >= 0 else { return nil }
+        if lowered.count >= 8 {
+            guard let route = Self.attachmentRoute(service: service, layer: layer, lowered: Array(lowered.dropFirst(6))) else { return nil }
+            self = route
+            return
+        }
         guard lowered.count == 7 else {
             if lowered.count == 6 {
                 self = .layer(service: service, layer: layer)
@@ -91,6 +122,7 @@ enum FeatureServerRoute: Sendable, Hashable {
         case "deletefeatures": self = .editOperation(service: service, layer: layer, operation: .deleteFeatures)
         case "queryrelatedrecords": self = .queryRelatedRecords(service: service, layer: layer)
         case "contingentvalues": self = .contingentValues(service: service, layer: layer)
+        case "queryattachments": self = .queryAttachments(service: service, layer: layer)
         default: return nil
         }
     }
@@ -98,10 +130,12 @@ enum FeatureServerRoute: Sendable, Hashable {
     /// The service the route addresses, if any.
     var serviceName: String? {
         switch self {
-        case .restInfo, .catalog: return nil
+        case .restInfo, .catalog, .portal: return nil
+        case .serviceQuery(let name): return name
         case .service(let name), .layer(let name, _), .query(let name, _), .applyEdits(let name, _), .editOperation(let name, _, _),
             .queryRelatedRecords(let name, _), .contingentValues(let name, _), .serviceApplyEdits(let name), .relationships(let name),
-            .queryContingentValues(let name):
+            .queryContingentValues(let name), .attachments(let name, _, _), .attachment(let name, _, _, _), .attachmentEdit(let name, _, _, _),
+            .queryAttachments(let name, _), .uploads(let name, _):
             return name
         }
     }

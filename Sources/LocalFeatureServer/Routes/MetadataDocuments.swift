@@ -40,8 +40,8 @@ enum MetadataDocuments {
     /// The layer or table document (`…/FeatureServer/<id>`), with the server's `maxRecordCount`.
     ///
     /// Query capabilities this server does not implement yet are switched off whatever the dataset says, so
-    /// clients take the paths that work (esridump pages with `resultOffset` instead of `outStatistics`):
-    /// attachment queries. Statistics, distinct values and query extents are on. Related-record paging, counts and order
+    /// clients take the paths that work (esridump pages with `resultOffset` instead of `outStatistics`).
+    /// Attachment queries are on for layers with attachments. Statistics, distinct values and query extents are on. Related-record paging, counts and order
     /// (`supportsQueryRelatedPagination`, `supportsAdvancedQueryRelated`) are on.
     static func layerInfo(_ layer: LayerDefinition, maxRecordCount: Int) -> LayerInfo {
         var info = layer.info
@@ -55,13 +55,14 @@ enum MetadataDocuments {
         capabilities.supportsStatistics = true
         capabilities.supportsDistinct = true
         capabilities.supportsReturningQueryExtent = true
-        capabilities.supportsQueryAttachments = false
+        capabilities.supportsQueryAttachments = layer.info.hasAttachments == true
         capabilities.supportsQueryRelatedPagination = true
         capabilities.supportsAdvancedQueryRelated = true
         capabilities.supportsPaginationOnAggregatedQueries = false
         capabilities.supportsQueryWithResultType = false
         info.advancedQueryCapabilities = capabilities
         info.hasContingentValuesDefinition = layer.contingentValues?.isEmpty == false
+        info.attachmentProperties = info.hasAttachments == true ? AttachmentProperty.standard : nil
         return info
     }
 

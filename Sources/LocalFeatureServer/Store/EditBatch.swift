@@ -27,6 +27,8 @@ struct EditBatch: Sendable, Hashable {
     var useGlobalIds = false
     /// Report `editMoment` in the answer.
     var returnEditMoment = false
+    /// Attachment edits (`attachments`, with `useGlobalIds` only), applied after the adds and updates.
+    var attachments: AttachmentEdits? = nil
     /// Injected per-edit failures (fault injection): picked up from the request's task when the batch is made.
     var injectedFailures: EditFaultInjection? = EditFaultInjection.current
 

@@ -76,6 +76,7 @@ struct EditWriter {
             if let error = injected?.failure(.update, index: index) { result.updateResults.append(fail("updates[\(index)]", error)); continue }
             result.updateResults.append(try update(edit, label: "updates[\(index)]"))
         }
+        if let attachments = batch.attachments { result.attachments = try apply(attachments) }
         for (index, key) in deletes.enumerated() {
             if let error = injected?.failure(.delete, index: index) { result.deleteResults.append(fail("deletes[\(index)]", error)); continue }
             result.deleteResults.append(try delete(key, label: "deletes[\(index)]"))
@@ -229,6 +230,22 @@ struct EditWriter {
             return fail(label, EditErrorCode.objectMissing, "Object is missing.", objectId: objectId, globalId: key.globalId)
         }
         return EditResult(objectId: row[0], globalId: row[1], success: true)
+    }
+
+    // MARK: attachments
+
+    /// Applies the batch's attachment edits after its adds and updates (so a parent added in this request exists).
+    /// - Throws: ``ServiceError`` (400) without `useGlobalIds` or on a layer without attachments; `DatabaseError`.
+    private mutating func apply(_ attachments: AttachmentEdits) throws -> AttachmentEditResults {
+        guard layer.info.hasAttachments == true else {
+            throw ServiceError.invalidParameter("attachments", reason: "layer \(layer.info.id) does not support attachments")
+        }
+        var writer = AttachmentWriter(db: db, layer: layer, globalIds: globalIds)
+        var lines: [String] = []
+        let results = try attachments.apply(with: &writer, useGlobalIds: batch.useGlobalIds, failures: &lines)
+        globalIds = writer.globalIds
+        failures += lines.map { labelPrefix + $0 }
+        return results
     }
 
     // MARK: deletes

@@ -59,6 +59,7 @@ actor FeatureStore {
         }
         do {
             try prepare(pool: pool, definition: definition, schemas: schemas)
+            try AttachmentSchema.prepare(pool: pool, schemas: schemas)
         } catch {
             try? pool.close()
             throw error

@@ -1,0 +1,96 @@
+public import FeatureModel
+
+/// One attribute value that a layer's schema would reject: an unknown field, a null in a non-nullable field, a
+/// code outside a coded-value domain, or a number outside a range domain.
+public struct DomainViolation: Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the value.
+    public enum Kind: Sendable, Hashable {
+        /// The layer has no field of that name.
+        case unknownField
+        /// The field does not accept null.
+        case nullNotAllowed
+        /// The value is not one of the coded-value domain's codes.
+        case notInCodedValues(domain: String)
+        /// The value lies outside the range domain (or is not a number).
+        case outOfRange(domain: String, minValue: Double, maxValue: Double)
+    }
+
+    /// The field, as the feature names it.
+    public var field: String
+    /// The offending value.
+    public var value: JSONValue
+    /// What is wrong.
+    public var kind: Kind
+
+    /// A violation.
+    public init(field: String, value: JSONValue, kind: Kind) {
+        self.field = field
+        self.value = value
+        self.kind = kind
+    }
+
+    public var description: String {
+        switch kind {
+        case .unknownField: "field '\(field)' does not exist"
+        case .nullNotAllowed: "field '\(field)' does not accept null"
+        case .notInCodedValues(let domain): "\(value) is not a code of domain '\(domain)' (field '\(field)')"
+        case .outOfRange(let domain, let low, let high):
+            "\(value) is outside \(Self.number(low))…\(Self.number(high)) of domain '\(domain)' (field '\(field)')"
+        }
+    }
+
+    private static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}
+
+/// Checks attribute values against a layer's fields and domains before they are sent. Pure: no I/O.
+///
+/// The domain of a field is the one of the feature's subtype (`types[].domains`, chosen by the value of the layer's
+/// `typeIdField`) when it names that field, otherwise the field's own. Fields the service assigns (object ID,
+/// GlobalID) are not checked. An absent attribute is checked only for a new feature: a non-nullable, editable field
+/// without a default value must then be present.
+public enum DomainValidator {
+    /// Every violation in `feature`'s attributes, in field-name order.
+    /// - Parameters:
+    ///   - feature: The feature to check.
+    ///   - layer: The layer's metadata (fields, domains, subtypes).
+    ///   - isNew: Whether the feature is to be added (then required fields must be present). Default false.
+    /// - Returns: The violations, present attributes in name order, then missing required fields.
+    public static func violations(of feature: Feature, in layer: LayerInfo, isNew: Bool = false) -> [DomainViolation] {
+        let subtypeDomains = subtype(of: feature, in: layer)?.domains ?? [:]
+        var found: [DomainViolation] = []
+        for (name, value) in feature.attributes.sorted(by: { $0.key < $1.key }) {
+            guard let field = layer.field(named: name) else {
+                found.append(DomainViolation(field: name, value: value, kind: .unknownField))
+                continue
+            }
+            if field.type == .oid || field.type == .globalID { continue }
+            if value.isNull {
+                if !field.isNullable { found.append(DomainViolation(field: name, value: value, kind: .nullNotAllowed)) }
+                continue
+            }
+            let domain = subtypeDomains.first { $0.key.lowercased() == field.name.lowercased() }?.value ?? field.domain
+            guard let domain, !domain.contains(value) else { continue }
+            switch domain {
+            case .codedValue(let domainName, _):
+                found.append(DomainViolation(field: name, value: value, kind: .notInCodedValues(domain: domainName)))
+            case .range(let domainName, let low, let high):
+                found.append(DomainViolation(field: name, value: value, kind: .outOfRange(domain: domainName, minValue: low, maxValue: high)))
+            }
+        }
+        guard isNew else { return found }
+        for field in layer.fields where field.type != .oid && field.type != .globalID && !field.isNullable && field.isEditable {
+            if feature[attribute: field.name] == nil && (field.defaultValue ?? .null).isNull {
+                found.append(DomainViolation(field: field.name, value: .null, kind: .nullNotAllowed))
+            }
+        }
+        return found
+    }
+
+    /// The feature's subtype: the `types` entry whose id equals the value of the layer's `typeIdField`.
+    static func subtype(of feature: Feature, in layer: LayerInfo) -> FeatureSubtype? {
+        guard let typeField = layer.typeIdField, let code = feature[attribute: typeField], !code.isNull else { return nil }
+        return layer.types?.first { ContingentFieldValue.equal($0.id, code) }
+    }
+}

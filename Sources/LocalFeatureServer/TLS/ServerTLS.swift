@@ -1,0 +1,79 @@
+import Foundation
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
+
+/// The HTTPS side of a server run: the loaded certificate and key, and the temporary directory of a generated
+/// self-signed certificate.
+///
+/// Made once at start-up (before the listener binds), so a missing file or a missing `openssl` is reported as a
+/// ``LocalFeatureServerError`` instead of failing every connection later.
+struct ServerTLS: Sendable {
+    /// Server-side TLS settings: the certificate chain and key, NIOSSL's defaults otherwise (TLS 1.2+, no client
+    /// certificates).
+    let configuration: TLSConfiguration
+    /// The listener's channel setup: HTTP/1.1 inside TLS.
+    let serverBuilder: HTTPServerBuilder
+    /// The PEM certificate presented (a client can trust it with e.g. `curl --cacert`).
+    let certificatePath: String
+    /// The directory of a generated certificate, removed by ``removeTemporaryFiles()``; nil for configured files.
+    let temporaryDirectory: URL?
+
+    /// Loads (or generates, then loads) the certificate and key `settings` name.
+    /// - Parameters:
+    ///   - host: The listening address, added to a generated certificate's subject alternative names.
+    /// - Throws: ``LocalFeatureServerError`` (`isTLSFailure`) naming the file and NIOSSL's reason, or saying that the
+    ///   `openssl` command is missing or failed.
+    static func prepare(_ settings: LocalFeatureServerConfiguration.TLS, host: String) throws -> ServerTLS {
+        switch settings.certificate {
+        case .files(let certificatePath, let privateKeyPath):
+            return try load(certificatePath: certificatePath, privateKeyPath: privateKeyPath, temporaryDirectory: nil)
+        case .selfSigned:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-tls-\(UUID().uuidString)")
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                let paths = try SelfSignedCertificate.generate(in: directory, host: host)
+                return try load(certificatePath: paths.certificate, privateKeyPath: paths.privateKey, temporaryDirectory: directory)
+            } catch {
+                try? FileManager.default.removeItem(at: directory)
+                if let error = error as? LocalFeatureServerError { throw error }
+                throw LocalFeatureServerError.tls("cannot create \(directory.path): \(error)")
+            }
+        }
+    }
+
+    /// Deletes a generated certificate and key; nothing for configured files.
+    func removeTemporaryFiles() {
+        if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
+    }
+
+    private static func load(certificatePath: String, privateKeyPath: String, temporaryDirectory: URL?) throws -> ServerTLS {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+        } catch {
+            throw LocalFeatureServerError.tls("cannot read the certificate \(certificatePath) (a PEM file is expected): \(error)")
+        }
+        guard !chain.isEmpty else {
+            throw LocalFeatureServerError.tls("the certificate file \(certificatePath) holds no PEM certificate")
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: privateKeyPath, format: .pem)
+        } catch {
+            throw LocalFeatureServerError.tls(
+                "cannot read the private key \(privateKeyPath) (an unencrypted PEM key is expected): \(error)")
+        }
+        let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        let builder: HTTPServerBuilder
+        do {
+            // Building a context once checks that the key belongs to the certificate (else every handshake would fail).
+            _ = try NIOSSLContext(configuration: configuration)
+            builder = try .tls(.http1(), tlsConfiguration: configuration)
+        } catch {
+            throw LocalFeatureServerError.tls("the certificate \(certificatePath) and key \(privateKeyPath) cannot be used: \(error)")
+        }
+        return ServerTLS(
+            configuration: configuration, serverBuilder: builder, certificatePath: certificatePath, temporaryDirectory: temporaryDirectory)
+    }
+}
