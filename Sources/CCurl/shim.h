@@ -98,4 +98,36 @@ static inline void ccurl_name_current_thread(const char *name) {
 #endif
 }
 
+// MARK: gzip request bodies
+
+#include <zlib.h>
+
+/// The most bytes `ccurl_gzip` can write for `length` input bytes (zlib's bound plus the gzip header and trailer).
+static inline size_t ccurl_gzip_bound(size_t length) {
+    return (size_t)compressBound((uLong)length) + 18;
+}
+
+/// Compresses `length` bytes of `input` into one gzip member (RFC 1952) at `level` (1 fastest … 9 smallest).
+/// Writes at most `capacity` bytes (`ccurl_gzip_bound` suffices) and stores the count in `written`.
+/// Returns Z_OK, or a zlib error (Z_BUF_ERROR when `capacity` was too small). Inputs must be under 4 GiB.
+static inline int ccurl_gzip(const unsigned char *input, size_t length, unsigned char *output, size_t capacity,
+                             int level, size_t *written) {
+    z_stream stream;
+    stream.zalloc = Z_NULL;
+    stream.zfree = Z_NULL;
+    stream.opaque = Z_NULL;
+    // windowBits 15 + 16: a gzip wrapper instead of zlib's.
+    int status = deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    if (status != Z_OK) return status;
+    stream.next_in = (Bytef *)input;
+    stream.avail_in = (uInt)length;
+    stream.next_out = output;
+    stream.avail_out = (uInt)capacity;
+    status = deflate(&stream, Z_FINISH);
+    *written = (size_t)stream.total_out;
+    deflateEnd(&stream);
+    if (status == Z_STREAM_END) return Z_OK;
+    return status == Z_OK ? Z_BUF_ERROR : status;
+}
+
 #endif

@@ -36,7 +36,7 @@ public struct HTTPRequest: Sendable {
     /// Extra request headers; the transport adds `User-Agent`, `Accept-Encoding` and an empty `Expect:` itself.
     public var headers: [HTTPHeader]
     /// The request body; sent only with ``HTTPMethod/post``.
-    public var body: [UInt8]
+    public var body: Body
     /// The total time the request may take, connection included; `nil` uses the transport's default.
     public var timeout: Duration?
 
@@ -48,6 +48,21 @@ public struct HTTPRequest: Sendable {
     ///   - body: The body of a POST.
     ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
     public init(method: HTTPMethod = .get, url: String, headers: [HTTPHeader] = [], body: [UInt8] = [], timeout: Duration? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = .bytes(body)
+        self.timeout = timeout
+    }
+
+    /// A request whose body may be streamed (a ``MultipartBody`` with file parts).
+    /// - Parameters:
+    ///   - method: POST (default) or GET (a GET sends no body).
+    ///   - url: The absolute URL, query string included.
+    ///   - headers: Extra headers; a multipart body needs its `Content-Type` (``multipart(url:body:timeout:)`` adds it).
+    ///   - body: The body.
+    ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
+    public init(method: HTTPMethod = .post, url: String, headers: [HTTPHeader] = [], body: Body, timeout: Duration? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -67,6 +82,16 @@ public struct HTTPRequest: Sendable {
             timeout: timeout)
     }
 
+    /// A POST with a `multipart/form-data` body whose file parts are read from disk while the request is sent.
+    /// - Parameters:
+    ///   - url: The absolute URL.
+    ///   - body: The parts and boundary.
+    ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
+    /// - Returns: The request, with the body's `Content-Type` header.
+    public static func multipart(url: String, body: MultipartBody, timeout: Duration? = nil) -> HTTPRequest {
+        HTTPRequest(method: .post, url: url, headers: [HTTPHeader("Content-Type", body.contentType)], body: .multipart(body), timeout: timeout)
+    }
+
     static let formContentType = HTTPHeader("Content-Type", "application/x-www-form-urlencoded")
 
     /// The URL without its query string or user info, safe to show in errors and logs (tokens travel in queries).
@@ -82,5 +107,36 @@ public struct HTTPRequest: Sendable {
         let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
         guard let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") else { return String(text) }
         return String(text[..<authorityStart]) + String(text[text.index(after: at)...])
+    }
+}
+
+extension HTTPRequest {
+    /// What a POST sends: bytes held in memory, or a multipart body whose file parts stay on disk until sent.
+    ///
+    /// The length is known before the first byte goes out (``contentLength``), so transports send a
+    /// `Content-Length`, never chunked encoding. A multipart body is read in order, once: a transport must not
+    /// rewind it to resend the request on its own (see ``CurlTransport``).
+    public enum Body: Sendable, Hashable {
+        /// The body bytes.
+        case bytes([UInt8])
+        /// A `multipart/form-data` body; its file parts are read from disk in chunks while it is sent.
+        case multipart(MultipartBody)
+
+        /// The body's exact length in bytes, computed without reading any file.
+        public var contentLength: Int64 {
+            switch self {
+            case .bytes(let bytes): Int64(bytes.count)
+            case .multipart(let body): body.contentLength
+            }
+        }
+
+        /// The bytes of an in-memory body; nil for a multipart body (which may be far larger than memory allows).
+        public var bytes: [UInt8]? {
+            if case .bytes(let bytes) = self { return bytes }
+            return nil
+        }
+
+        /// Whether the body has no bytes.
+        public var isEmpty: Bool { contentLength == 0 }
     }
 }

@@ -47,13 +47,19 @@ public struct HTTPResponse: Sendable {
     public var body: [UInt8]
     /// libcurl's measurements; `nil` from transports that do not measure (fakes).
     public var timing: TransferTiming?
+    /// The HTTP version the response came over (HTTP/2 only when the server offered it); `nil` from transports
+    /// that do not report it (fakes).
+    public var httpVersion: HTTPVersion?
 
     /// A response.
-    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], timing: TransferTiming? = nil) {
+    public init(
+        status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], timing: TransferTiming? = nil, httpVersion: HTTPVersion? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.timing = timing
+        self.httpVersion = httpVersion
     }
 
     /// The value of the first header called `name`, compared case-insensitively.

@@ -8,7 +8,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: Sendable, Hashable {
             case couldNotResolveHost, couldNotConnect, timedOut, sendFailed, receiveFailed, emptyReply
-            case invalidRequest, shutdown, other
+            case invalidRequest, shutdown, tlsFailed, other
         }
         private let code: Code
         private init(_ code: Code) { self.code = code }
@@ -29,6 +29,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let invalidRequest = Kind(.invalidRequest)
         /// The transport was shut down before the request finished.
         public static let shutdown = Kind(.shutdown)
+        /// The TLS handshake failed or the server's certificate was not trusted (curl 35, 60, 77); nothing was sent.
+        public static let tlsFailed = Kind(.tlsFailed)
         /// Any other libcurl failure; see ``TransportError/curlCode``.
         public static let other = Kind(.other)
 
@@ -42,6 +44,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
             case .emptyReply: "empty reply"
             case .invalidRequest: "invalid request"
             case .shutdown: "transport shut down"
+            case .tlsFailed: "TLS failed"
             case .other: "transfer failed"
             }
         }
@@ -74,7 +77,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         self.mayHaveBeenSent = mayHaveBeenSent ?? !TransportError.certainlyUnsent.contains(kind)
     }
 
-    private static let certainlyUnsent: Set<Kind> = [.couldNotResolveHost, .couldNotConnect, .invalidRequest]
+    private static let certainlyUnsent: Set<Kind> = [.couldNotResolveHost, .couldNotConnect, .invalidRequest, .tlsFailed]
 
     /// Whether no connection to the server could be made (host not resolved or connection refused or unreachable).
     public var isConnectionFailure: Bool { kind == .couldNotConnect || kind == .couldNotResolveHost }
@@ -104,6 +107,9 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
             "The connection broke mid-request; the server may have crashed, restarted or dropped idle connections."
         case .invalidRequest: "Check the URL and header values."
         case .shutdown: "The transport was shut down while the request was outstanding."
+        case .tlsFailed:
+            "The server's certificate was not trusted or the TLS handshake failed; trust its CA with "
+                + "CurlTransportConfiguration.tls.caFile, or (test servers only) set insecure."
         default: "See libcurl's error code list for details."
         }
     }

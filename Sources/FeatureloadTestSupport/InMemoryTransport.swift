@@ -61,8 +61,8 @@ extension HTTPRequest {
         if let question = url.firstIndex(of: "?") {
             fields += FormEncoding.decode(url[url.index(after: question)...])
         }
-        if !body.isEmpty {
-            fields += FormEncoding.decode(String(decoding: body, as: UTF8.self))
+        if let bytes = body.bytes, !bytes.isEmpty {
+            fields += FormEncoding.decode(String(decoding: bytes, as: UTF8.self))
         }
         return fields
     }

@@ -10,6 +10,10 @@ extension ServeCommand {
             throw ValidationError("--max-request-body must be a size of at least 1K, like 65536, 512K or 64M; got '\(maxRequestBody)'")
         }
         configuration.limits.maximumRequestBodySize = bodyLimit
+        guard let attachmentLimit = Self.byteCount(maxAttachmentSize), attachmentLimit >= 1024 else {
+            throw ValidationError("--max-attachment-size must be a size of at least 1K, like 10M or 1G; got '\(maxAttachmentSize)'")
+        }
+        configuration.limits.maximumAttachmentSize = attachmentLimit
         if let users {
             configuration.auth.users = try UserDirectory(contentsOfFile: users)
             configuration.auth.tokenErrorsUseHTTPStatus = tokenErrorsHttpStatus

@@ -99,6 +99,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest request body accepted, in bytes or with a K, M or G suffix (default 64M).", valueName: "size"))
     var maxRequestBody: String = "64M"
 
+    @Option(
+        help: ArgumentHelp(
+            "Largest attachment or upload accepted, in bytes or with a K, M or G suffix (default 256M).", valueName: "size"))
+    var maxAttachmentSize: String = "256M"
+
     @Option(help: ArgumentHelp("Inject a fault (repeatable): KIND:RATE[:retryAfter=S|seconds=S|path=PATTERN][@operation].", valueName: "spec"))
     var fault: [String] = []
 

@@ -97,7 +97,10 @@ import Testing
 
     @Test("a contingency with fewer types than fields is rejected with its path")
     func malformed() {
-        let text = #"{"contingentValuesDefinition":{"fieldGroups":[{"name":"g","restrictive":true,"fields":["a","b"],"contingentValues":[{"id":1,"types":[3],"values":[1]}]}]}}"#
+        let text = #"""
+            {"contingentValuesDefinition":{"fieldGroups":[{"name":"g","restrictive":true,"fields":["a","b"],
+             "contingentValues":[{"id":1,"types":[3],"values":[1]}]}]}}
+            """#
         #expect(throws: ContingentValuesDefinition.ParseError.self) { try Self.definition(text) }
     }
 

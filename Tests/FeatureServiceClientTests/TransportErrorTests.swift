@@ -52,7 +52,7 @@ import Testing
     func formRequest() {
         let request = HTTPRequest.form(url: "http://h/q", fields: [.init("where", "a = 'b c'"), .init("f", "json")], timeout: .seconds(2))
         #expect(request.method == .post)
-        #expect(String(decoding: request.body, as: UTF8.self) == "where=a%20%3D%20%27b%20c%27&f=json")
+        #expect(String(decoding: request.body.bytes ?? [], as: UTF8.self) == "where=a%20%3D%20%27b%20c%27&f=json")
         #expect(request.timeout == .seconds(2))
     }
 }

@@ -55,7 +55,11 @@ import Testing
             let document = try JSONReader.parse(Self.body(portal))
             guard case .object(let members) = document else { throw ServiceErrorProbe.notAnObject }
             #expect(members["portalName"] == .string("featureload"))
-            let count = try await Self.get(port: endpoint.port, path: "/arcgis/rest/services/parks/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json", trusting: path)
+            let count = try await Self.get(
+                port: endpoint.port,
+                path: "/arcgis/rest/services/parks/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json",
+                trusting: path
+            )
             #expect(Self.body(count) == #"{"count":12}"#)
             return path
         }
@@ -68,7 +72,8 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let files = try SelfSignedCertificate.generate(in: directory, host: "127.0.0.1")
-        try await withConfiguredServer({ $0.tls = .init(certificate: .files(certificatePath: files.certificate, privateKeyPath: files.privateKey)) }) {
+        try await withConfiguredServer({ $0.tls = .init(certificate: .files(certificatePath: files.certificate, privateKeyPath: files.privateKey)) })
+        {
             endpoint in
             #expect(endpoint.certificatePath == files.certificate)
             let root = try await Self.get(port: endpoint.port, path: "/arcgis/sharing/rest?f=json", trusting: files.certificate)

@@ -25,7 +25,10 @@ import Testing
             try await withCurlTransport { transport in
                 let site = Self.site(server)
                 let portal = try await Self.get(transport, site + "/sharing/rest/portals/self")
-                guard case .object(let members) = portal else { Issue.record("portals/self is not an object"); return }
+                guard case .object(let members) = portal else {
+                    Issue.record("portals/self is not an object")
+                    return
+                }
                 #expect(members["portalName"] == .string("featureload"))
                 #expect(members["portalMode"] == .string("singletenant"))
                 #expect(members["allSSL"] == .bool(false))
@@ -35,11 +38,18 @@ import Testing
                 }
                 #expect(
                     try await Self.get(transport, site + "/sharing/rest/info")
-                        == .object(["authInfo": .object(["isTokenBasedSecurity": .bool(false)])]))
+                        == .object(["authInfo": .object(["isTokenBasedSecurity": .bool(false)])])
+                )
                 // The other sniffed URLs answer JSON too.
-                guard case .object(let info) = try await Self.get(transport, site + "/info") else { Issue.record("/arcgis/info"); return }
+                guard case .object(let info) = try await Self.get(transport, site + "/info") else {
+                    Issue.record("/arcgis/info")
+                    return
+                }
                 #expect(info["currentVersion"] == .double(11.1))
-                guard case .object(let catalog) = try await Self.get(transport, site + "/rest/services") else { Issue.record("catalog"); return }
+                guard case .object(let catalog) = try await Self.get(transport, site + "/rest/services") else {
+                    Issue.record("catalog")
+                    return
+                }
                 #expect(catalog["services"] != nil)
             }
         }
@@ -63,16 +73,19 @@ import Testing
             try LayerDefinitions.parse(#"{"1":"name LIKE 'B%'","0":"state = 'UT'"}"#).definitions == [
                 Definition(layerId: 0, whereClause: "state = 'UT'", outFields: nil),
                 Definition(layerId: 1, whereClause: "name LIKE 'B%'", outFields: nil),
-            ])
+            ]
+        )
         #expect(
             try LayerDefinitions.parse(#"[{"layerId":1,"where":"1=1","outfields":"name"},{"layerId":"0","outFields":"*"}]"#).definitions == [
                 Definition(layerId: 1, whereClause: "1=1", outFields: "name"), Definition(layerId: 0, whereClause: nil, outFields: "*"),
-            ])
+            ]
+        )
         #expect(
             try LayerDefinitions.parse("0:established < timestamp '1950-01-01 00:00:00'; 1:1=1").definitions == [
                 Definition(layerId: 0, whereClause: "established < timestamp '1950-01-01 00:00:00'", outFields: nil),
                 Definition(layerId: 1, whereClause: "1=1", outFields: nil),
-            ])
+            ]
+        )
         for bad in ["{", "[1]", #"{"x":"1=1"}"#, #"{"0":5}"#, "0 1=1", "-1:1=1", #"[{"where":"1=1"}]"#, #"{"0":"1=1","00":"1=1"}"#, "7"] {
             #expect(throws: ServiceError.self, "\(bad)") { try LayerDefinitions.parse(bad) }
         }
@@ -86,18 +99,33 @@ import Testing
                 let definitions = #"{"0":"state = 'UT'","1":"1=1"}"#
                 let counts = try await Self.get(transport, url, [("layerDefs", definitions), ("returnCountOnly", "true"), ("f", "json")])
                 let utahCount = try await Self.get(
-                    transport, server.serviceURL + "/0/query", [("where", "state = 'UT'"), ("returnCountOnly", "true"), ("f", "json")])
-                guard case .object(let utah) = utahCount, case .int(let expected)? = utah["count"] else { Issue.record("layer count"); return }
+                    transport,
+                    server.serviceURL + "/0/query",
+                    [("where", "state = 'UT'"), ("returnCountOnly", "true"), ("f", "json")]
+                )
+                guard case .object(let utah) = utahCount, case .int(let expected)? = utah["count"] else {
+                    Issue.record("layer count")
+                    return
+                }
                 #expect(expected > 0)
                 #expect(
-                    counts == .object(["layers": .array([.object(["id": 0, "count": .int(expected)]), .object(["id": 1, "count": 30])])]))
+                    counts == .object(["layers": .array([.object(["id": 0, "count": .int(expected)]), .object(["id": 1, "count": 30])])])
+                )
 
-                let ids = try await Self.get(transport, url, [("layerDefs", #"[{"layerId":1,"where":"OBJECTID <= 3"}]"#), ("returnIdsOnly", "true"), ("f", "json")])
+                let ids = try await Self.get(
+                    transport,
+                    url,
+                    [("layerDefs", #"[{"layerId":1,"where":"OBJECTID <= 3"}]"#), ("returnIdsOnly", "true"), ("f", "json")]
+                )
                 #expect(
-                    ids == .object(["layers": .array([.object(["id": 1, "objectIdFieldName": "OBJECTID", "objectIds": [1, 2, 3]])])]))
+                    ids == .object(["layers": .array([.object(["id": 1, "objectIdFieldName": "OBJECTID", "objectIds": [1, 2, 3]])])])
+                )
 
                 let features = try await Self.get(
-                    transport, url, [("layerDefs", #"[{"layerId":0,"where":"state = 'UT'","outFields":"name,state"}]"#), ("f", "json")])
+                    transport,
+                    url,
+                    [("layerDefs", #"[{"layerId":0,"where":"state = 'UT'","outFields":"name,state"}]"#), ("f", "json")]
+                )
                 guard case .object(let top) = features, case .array(let layers)? = top["layers"], layers.count == 1,
                     case .object(let layer) = layers[0], case .array(let rows)? = layer["features"]
                 else {

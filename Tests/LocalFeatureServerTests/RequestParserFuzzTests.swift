@@ -85,7 +85,9 @@ import Testing
             if FeatureServerRoute(path: path) != nil { routed += 1 }
             _ = FeatureServerRoute(path: String(decoding: source.bytes(source.below(60), alphabet: Self.pathAlphabet), as: UTF8.self))
 
-            let definitions = [#"{"0":"state = 'UT'","1":"1=1"}"#, #"[{"layerId":0,"where":"1=1","outFields":"*"}]"#, "0:1=1;1:name LIKE 'a%'"][round % 3]
+            let definitions = [#"{"0":"state = 'UT'","1":"1=1"}"#, #"[{"layerId":0,"where":"1=1","outFields":"*"}]"#, "0:1=1;1:name LIKE 'a%'"][
+                round % 3
+            ]
             _ = try? LayerDefinitions.parse(String(decoding: source.mutate(Array(definitions.utf8), alphabet: Self.jsonAlphabet), as: UTF8.self))
         }
         #expect(routed > 0)
@@ -136,7 +138,8 @@ import Testing
             if source.chance(60) { body = source.mutate(body, alphabet: Array("-\r\n\":;=".utf8) + boundaryAlphabet) }
             let quoted = source.chance(30) ? "\"\(boundary)\"" : boundary
             let contentType = source.pick([
-                "multipart/form-data; boundary=\(quoted)", "multipart/form-data", "multipart/form-data; boundary=", "Multipart/Form-Data;boundary=\(quoted)",
+                "multipart/form-data; boundary=\(quoted)", "multipart/form-data", "multipart/form-data; boundary=",
+                "Multipart/Form-Data;boundary=\(quoted)",
                 "multipart/form-data; charset=utf-8; boundary=\(quoted)",
             ])
             if (try? FormBody.fields(contentType: contentType, body: ByteBuffer(bytes: body))) != nil { parsed += 1 }
@@ -169,13 +172,17 @@ import Testing
                     var path = source.pick(Self.requestPaths)
                     if source.chance(30) {
                         let mutated = source.mutate(Array(path.utf8), alphabet: Self.pathAlphabet)
-                        path = "/" + mutated.map { byte in
-                            Self.unreserved.contains(byte) ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded
-                        }.joined()
+                        path =
+                            "/"
+                            + mutated.map { byte in
+                                Self.unreserved.contains(byte)
+                                    ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded
+                            }.joined()
                     }
                     var fields: [FormField] = [FormField("f", source.pick(["json", "pjson", "html", ""]))]
                     for _ in 0..<source.below(5) {
-                        let value = source.chance(50)
+                        let value =
+                            source.chance(50)
                             ? String(decoding: source.mutate(Array(source.pick(Self.validEdits).utf8), alphabet: Self.jsonAlphabet), as: UTF8.self)
                             : String(decoding: source.bytes(source.below(30), alphabet: Self.formAlphabet), as: UTF8.self)
                         fields.append(FormField(source.pick(Self.parameterNames), value))
@@ -191,18 +198,26 @@ import Testing
                         if source.chance(50) { body = source.mutate(body, alphabet: Self.formAlphabet) }
                         source.allowsNonASCII = true
                         request = HTTPRequest(
-                            method: .post, url: origin + path,
-                            headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: body)
+                            method: .post,
+                            url: origin + path,
+                            headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=\(boundary)")],
+                            body: body
+                        )
                     default:
                         request = HTTPRequest(
-                            method: .post, url: origin + path,
+                            method: .post,
+                            url: origin + path,
                             headers: [HTTPHeader("Content-Type", source.pick(["application/json", "text/plain", "application/octet-stream"]))],
-                            body: source.bytes(source.below(200), alphabet: Self.jsonAlphabet))
+                            body: source.bytes(source.below(200), alphabet: Self.jsonAlphabet)
+                        )
                     }
                     let response = try await transport.send(request)
                     #expect(response.status == 200, "\(request.method) \(path)")
                     #expect(response.header("Content-Type")?.contains("json") == true, "\(request.method) \(path)")
-                    #expect((try? JSONReader.parse(bytes: response.body)) != nil, "\(request.method) \(path): \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+                    #expect(
+                        (try? JSONReader.parse(bytes: response.body)) != nil,
+                        "\(request.method) \(path): \(String(decoding: response.body.prefix(200), as: UTF8.self))"
+                    )
                 }
                 // The server still answers normally afterwards.
                 let count = try await transport.send(HTTPRequest(url: server.serviceURL + "/1/query?returnCountOnly=true&f=json"))
@@ -212,13 +227,39 @@ import Testing
     }
 
     /// MultipartKit 4.7.1 indexes a 128-entry table with each byte of a part's header name, so one non-ASCII byte
-    /// there traps the process (the whole server). Enable once `FormBody` rejects such bodies before parsing.
-    @Test(
-        "a non-ASCII byte in a multipart part's header name is a 400, not a crash",
-        .disabled("MultipartKit 4.7.1 traps on it (MultipartParser.isAllowedHeaderFieldNameCharacter); FormBody must screen header names"))
+    /// there would trap the process (the whole server); `MultipartHeaderScreen` rejects such bodies first.
+    @Test("a non-ASCII byte in a multipart part's header name is a 400, not a crash")
     func nonASCIIMultipartHeaderName() {
         let body = ByteBuffer(bytes: Array("--b\r\n".utf8) + [0xC3, 0xA9] + Array(": x\r\n\r\nv\r\n--b--\r\n".utf8))
         #expect(throws: ServiceError.self) { try FormBody.fields(contentType: "multipart/form-data; boundary=b", body: body) }
+        let second = ByteBuffer(
+            bytes: Array("pre\u{7F}amble\r\n--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nv\r\n--b\r\nX".utf8) + [0xFF]
+                + Array(": y\r\n\r\nw\r\n--b--\r\n".utf8))
+        #expect(throws: ServiceError.self) { try FormBody.fields(contentType: "multipart/form-data; boundary=b", body: second) }
+    }
+
+    @Test("non-ASCII bytes in header values, part bodies and the epilogue are fine")
+    func nonASCIIElsewhere() throws {
+        let body = ByteBuffer(
+            bytes: Array("--b\r\nContent-Disposition: form-data; name=\"n\"; filename=\"é.txt\"\r\n\r\nbödy ✓\r\n--b--\r\nepilogüe".utf8))
+        var screen = MultipartHeaderScreen(boundary: "b")
+        let whole = screen.accepts(body.readableBytesView)
+        #expect(whole)
+        // Split at every position: the screen keeps its state across chunks.
+        let bytes = Array(body.readableBytesView)
+        for split in 1..<bytes.count {
+            var chunked = MultipartHeaderScreen(boundary: "b")
+            let first = chunked.accepts(bytes[..<split])
+            let rest = chunked.accepts(bytes[split...])
+            #expect(first && rest, "split at \(split)")
+        }
+        let bad = Array("--b\r\nNä".utf8)
+        for split in 1..<bad.count {
+            var chunked = MultipartHeaderScreen(boundary: "b")
+            let first = chunked.accepts(bad[..<split])
+            let rest = first && chunked.accepts(bad[split...])
+            #expect(!rest, "split at \(split)")
+        }
     }
 
     static let unreserved = Set(Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/".utf8))

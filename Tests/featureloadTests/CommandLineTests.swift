@@ -15,7 +15,7 @@ import Testing
         let options: [String: [String]] = [
             "run": ["--target", "--out", "--data", "--quiet", "--log-level"],
             "validate": ["scenario.yaml"],
-            "serve": ["--port", "--host", "--data", "--dataset", "--rows", "--max-record-count", "--log-level"],
+            "serve": ["--port", "--host", "--data", "--dataset", "--rows", "--max-record-count", "--max-request-body", "--max-attachment-size", "--log-level"],
         ]
         for (command, words) in options {
             let help = try Featureload.run([command, "--help"])

@@ -85,9 +85,9 @@ public struct TokenAuthentication: Sendable {
         case .parameter:
             let field = FormEncoding.encodedBytes([FormField("token", token.value)])
             let isForm = request.headers.contains { $0.name.lowercased() == "content-type" && $0.value.hasPrefix("application/x-www-form-urlencoded") }
-            if request.method == .post && isForm {
-                if !request.body.isEmpty { request.body.append(UInt8(ascii: "&")) }
-                request.body += field
+            if request.method == .post && isForm, var body = request.body.bytes {
+                if !body.isEmpty { body.append(UInt8(ascii: "&")) }
+                request.body = .bytes(body + field)
             } else {
                 request.url += (request.url.contains("?") ? "&" : "?") + String(decoding: field, as: UTF8.self)
             }

@@ -24,11 +24,12 @@ extension CurlMulti {
         }
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        let version = Self.negotiatedHTTPVersion(easy)
         let headers = Self.parseHeaders(handle.headerBytes)
         var body: [UInt8] = []
         swap(&body, &handle.body)
         pool(handle)
-        transfer.resume(returning: HTTPResponse(status: status, headers: headers, body: body, timing: timing))
+        transfer.resume(returning: HTTPResponse(status: status, headers: headers, body: body, timing: timing, httpVersion: version))
     }
 
     private func readTiming(_ easy: UnsafeMutableRawPointer) -> TransferTiming {
@@ -123,8 +124,8 @@ extension TransportError {
             (kind, sent) = (.receiveFailed, true)
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_FUNCTION_ARGUMENT:
             (kind, sent) = (.invalidRequest, false)
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION:
-            (kind, sent) = (.other, false)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE:
+            (kind, sent) = (.tlsFailed, false)
         default:
             (kind, sent) = (.other, requestBytes > 0)
         }

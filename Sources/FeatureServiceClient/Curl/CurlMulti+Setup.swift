@@ -27,17 +27,21 @@ private let collectHeader: curl_write_callback = { buffer, size, count, userdata
     return total
 }
 
-/// Hands the request body to libcurl on the driver thread (`CURLOPT_READFUNCTION`); `userdata` is the handle.
+/// Hands the next request-body bytes to libcurl on the driver thread (`CURLOPT_READFUNCTION`); `userdata` is the
+/// handle. In-memory bytes are copied, file parts read in chunks of libcurl's upload buffer (``BodyReader``); a file
+/// that cannot be read aborts the transfer (`CURL_READFUNC_ABORT`) rather than sending a body shorter than its
+/// `Content-Length`.
+///
+/// There is deliberately no `CURLOPT_SEEKFUNCTION` to go with it: see the POST block of `configure(_:for:)`.
 private let readBody: curl_read_callback = { buffer, size, count, userdata in
     guard let buffer, let userdata else { return 0 }
     let handle = Unmanaged<CurlEasyHandle>.fromOpaque(userdata).takeUnretainedValue()
-    let length = min(size * count, handle.upload.count - handle.uploadOffset)
-    guard length > 0 else { return 0 }
-    handle.upload.withUnsafeBytes { bytes in
-        UnsafeMutableRawPointer(buffer).copyMemory(from: bytes.baseAddress! + handle.uploadOffset, byteCount: length)
+    guard let reader = handle.upload else { return 0 }
+    do {
+        return try reader.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+    } catch {
+        return Int(CURL_READFUNC_ABORT)
     }
-    handle.uploadOffset += length
-    return length
 }
 
 extension CurlMulti {
@@ -66,6 +70,7 @@ extension CurlMulti {
         }
         code = configuration.userAgent.withCString { ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, $0) }
         guard code == CURLE_OK else { return code }
+        if let failure = configureConnection(easy, url: request.url) { return failure }
         if let list = headerList(for: request.headers, handle: handle) {
             _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
         }
@@ -73,11 +78,14 @@ extension CurlMulti {
             // The body goes through a read callback with no seek callback, deliberately. When a reused keep-alive
             // connection dies after the request went out but before any answer, libcurl silently resends the request
             // on a new connection — which would apply an edit twice. A body it cannot rewind makes it fail with
-            // CURLE_SEND_FAIL_REWIND instead, and the caller decides (see ExactlyOnceRule).
-            handle.upload = request.body
-            handle.uploadOffset = 0
+            // CURLE_SEND_FAIL_REWIND instead, and the caller decides (see ExactlyOnceRule). The same holds for
+            // multipart bodies streamed from files: the reader only moves forward, and no seek callback lets libcurl
+            // start it over, so an addAttachment or uploadPart is never repeated behind the caller's back. The exact
+            // length is known up front (file parts are sized when the body is built), so the request carries a
+            // Content-Length and never chunked encoding.
+            handle.upload = BodyReader(request.body)
             _ = ccurl_easy_setopt_long(easy, CURLOPT_POST, 1)
-            _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+            _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.contentLength))
             _ = ccurl_easy_setopt_read_callback(easy, readBody)
             code = ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
         }

@@ -66,6 +66,7 @@ final class CurlMulti: @unchecked Sendable {
         // currently added, and a handle leaves as soon as its transfer ends (swift-stack.md §1: 953 vs 64 connects).
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connections)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, connections)
+        configureMultiplexing()
         active.reserveCapacity(connections * 2)
     }
 

@@ -42,9 +42,8 @@ final class CurlEasyHandle {
     var headerBytes: [UInt8] = []
     /// The transfer in progress.
     var transfer: CurlTransfer?
-    /// The request body being uploaded, and how much of it libcurl has read (`CURLOPT_READFUNCTION`).
-    var upload: [UInt8] = []
-    var uploadOffset = 0
+    /// Reads the request body being uploaded for libcurl (`CURLOPT_READFUNCTION`), files in chunks; nil when idle.
+    var upload: BodyReader?
     /// A header list built for this transfer alone, freed when it ends (cached lists are not owned).
     var ownedHeaderList: UnsafeMutablePointer<curl_slist>?
 
@@ -61,8 +60,7 @@ final class CurlEasyHandle {
     func recycle() {
         transfer = nil
         body = []
-        upload = []
-        uploadOffset = 0
+        upload = nil
         headerBytes.removeAll(keepingCapacity: true)
         if let list = ownedHeaderList {
             curl_slist_free_all(list)
@@ -77,8 +75,10 @@ final class CurlEasyHandle {
         errorBuffer.deallocate()
     }
 
-    /// The message libcurl left in the error buffer, if any.
+    /// Why the transfer failed, if known: the request body's read failure (libcurl then only reports that the read
+    /// callback aborted), else the message libcurl left in the error buffer.
     var errorMessage: String? {
-        errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
+        if let failure = upload?.failure { return failure.description }
+        return errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
     }
 }

@@ -55,7 +55,7 @@ public final class CurlTransport: HTTPTransport {
         if let problem = Self.headerProblem(in: request.headers) {
             throw TransportError(.invalidRequest, url: request.url, message: problem, mayHaveBeenSent: false)
         }
-        let transfer = CurlTransfer(request: request)
+        let transfer = CurlTransfer(request: configuration.compressRequestBodies ? RequestCompression.compressed(request) : request)
         let multi = self.multi
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

@@ -178,7 +178,8 @@ extension ServiceFeatureTable {
             let reason =
                 relationship.isManyToMany
                 ? "relationship \(relationship.id) '\(relationship.name)' is many-to-many; it has no foreign key to \(operation)"
-                : "call \(operation) on the destination table (\(relationship.destinationTableId)), which holds the foreign key '\(relationship.destinationForeignKey ?? "")'"
+                : "call \(operation) on the destination table (\(relationship.destinationTableId)), "
+                    + "which holds the foreign key '\(relationship.destinationForeignKey ?? "")'"
             throw FeatureServiceError.invalidRequest(reason, operation: operation, url: client.url)
         }
         return (foreignKey, relationship.originKey)
@@ -186,7 +187,8 @@ extension ServiceFeatureTable {
 
     func required(_ value: JSONValue?, field: String, operation: String) throws -> JSONValue {
         guard let value, !value.isNull else {
-            throw FeatureServiceError.invalidRequest("the related feature has no value in its key field '\(field)'", operation: operation, url: client.url)
+            throw FeatureServiceError.invalidRequest(
+                "the related feature has no value in its key field '\(field)'", operation: operation, url: client.url)
         }
         return value
     }

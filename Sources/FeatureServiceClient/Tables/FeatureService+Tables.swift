@@ -85,10 +85,12 @@ struct ServiceEditPlan: Sendable {
     /// Groups `entries` by table id.
     init(_ entries: [PendingEditSnapshot]) {
         for entry in entries {
-            let position = layers.firstIndex { $0.tableId == entry.edit.tableId } ?? {
-                layers.append(Layer(tableId: entry.edit.tableId))
-                return layers.count - 1
-            }()
+            let position =
+                layers.firstIndex { $0.tableId == entry.edit.tableId }
+                ?? {
+                    layers.append(Layer(tableId: entry.edit.tableId))
+                    return layers.count - 1
+                }()
             switch entry.edit.kind {
             case .add: layers[position].adds.append(entry)
             case .update: layers[position].updates.append(entry)
@@ -136,7 +138,9 @@ struct ServiceEditPlan: Sendable {
                     let status: EditOutcome.Status = item == nil ? .outcomeUnknown : item!.success ? .applied : .failed
                     var error = item?.error
                     if item == nil { error = EditError(code: 0, description: "the service sent no result for this edit") }
-                    if status == .failed && error == nil { error = EditError(code: 0, description: "the service reported a failure without an error") }
+                    if status == .failed && error == nil {
+                        error = EditError(code: 0, description: "the service reported a failure without an error")
+                    }
                     results[entry] = FeatureEditResult(
                         tableId: layer.tableId, kind: entry.edit.kind, objectId: item?.objectId,
                         globalId: item?.globalId.flatMap(GlobalID.normalized), status: status, error: status == .applied ? nil : error)

@@ -87,9 +87,15 @@ struct LayerEditBatch: Sendable {
                 }
                 let outcome = outcomes[index]
                 var error = outcome.result?.error
-                if outcome.status == .outcomeUnknown { error = EditError(code: 0, description: outcome.reason ?? "the outcome of the edit is unknown") }
-                if outcome.status == .failed && error == nil { error = EditError(code: 0, description: "the service reported a failure without an error") }
-                return (entry, result(entry, status: outcome.status, objectId: outcome.result?.objectId, globalId: outcome.result?.globalId, error: error))
+                if outcome.status == .outcomeUnknown {
+                    error = EditError(code: 0, description: outcome.reason ?? "the outcome of the edit is unknown")
+                }
+                if outcome.status == .failed && error == nil {
+                    error = EditError(code: 0, description: "the service reported a failure without an error")
+                }
+                return (
+                    entry, result(entry, status: outcome.status, objectId: outcome.result?.objectId, globalId: outcome.result?.globalId, error: error)
+                )
             }
         }
         return map(adds, outcome.adds) + map(updates, outcome.updates) + map(deletes, outcome.deletes)

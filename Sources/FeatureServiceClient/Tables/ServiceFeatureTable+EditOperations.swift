@@ -8,16 +8,22 @@ extension ServiceFeatureTable {
     ///   - rollbackOnFailure: All or nothing (an error is thrown when anything fails). Default false.
     /// - Returns: One result per feature, in order.
     /// - Throws: ``FeatureServiceError``; `CancellationError` — the features may then have been added or not.
-    public nonisolated func addFeatures(_ features: [Feature], useGlobalIds: Bool? = nil, rollbackOnFailure: Bool = false) async throws -> [EditResult] {
-        try await editOperation("addFeatures", key: "addResults", features: features, useGlobalIds: useGlobalIds, rollbackOnFailure: rollbackOnFailure)
+    public nonisolated func addFeatures(_ features: [Feature], useGlobalIds: Bool? = nil, rollbackOnFailure: Bool = false) async throws
+        -> [EditResult]
+    {
+        try await editOperation(
+            "addFeatures", key: "addResults", features: features, useGlobalIds: useGlobalIds, rollbackOnFailure: rollbackOnFailure)
     }
 
     /// Updates `features` at once through `POST …/<id>/updateFeatures`, bypassing the pending edits; each is found
     /// by its object ID (or, with `useGlobalIds`, its GlobalID).
     /// - Returns: One result per feature, in order.
     /// - Throws: ``FeatureServiceError``; `CancellationError`.
-    public nonisolated func updateFeatures(_ features: [Feature], useGlobalIds: Bool = false, rollbackOnFailure: Bool = false) async throws -> [EditResult] {
-        try await editOperation("updateFeatures", key: "updateResults", features: features, useGlobalIds: useGlobalIds, rollbackOnFailure: rollbackOnFailure)
+    public nonisolated func updateFeatures(_ features: [Feature], useGlobalIds: Bool = false, rollbackOnFailure: Bool = false) async throws
+        -> [EditResult]
+    {
+        try await editOperation(
+            "updateFeatures", key: "updateResults", features: features, useGlobalIds: useGlobalIds, rollbackOnFailure: rollbackOnFailure)
     }
 
     /// Deletes rows by object ID through `POST …/<id>/deleteFeatures`, bypassing the pending edits.

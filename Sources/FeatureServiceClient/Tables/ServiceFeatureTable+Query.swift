@@ -70,7 +70,9 @@ extension ServiceFeatureTable {
     ) async throws -> [Feature] {
         let definitions = JSONValue.array(
             statistics.map { statistic in
-                var entry: [String: JSONValue] = ["statisticType": .string(statistic.statisticType), "onStatisticField": .string(statistic.onStatisticField)]
+                var entry: [String: JSONValue] = [
+                    "statisticType": .string(statistic.statisticType), "onStatisticField": .string(statistic.onStatisticField),
+                ]
                 if let name = statistic.outStatisticFieldName { entry["outStatisticFieldName"] = .string(name) }
                 return .object(entry)
             })

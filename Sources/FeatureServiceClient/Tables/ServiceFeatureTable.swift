@@ -71,7 +71,8 @@ public actor ServiceFeatureTable {
     ///   - template: A template of ``templates``; nil uses the field defaults only.
     ///   - attributes: Values that override the defaults.
     ///   - geometry: The geometry (tables have none).
-    public nonisolated func makeFeature(template: FeatureTemplate? = nil, attributes: [String: JSONValue] = [:], geometry: Geometry? = nil) -> Feature {
+    public nonisolated func makeFeature(template: FeatureTemplate? = nil, attributes: [String: JSONValue] = [:], geometry: Geometry? = nil) -> Feature
+    {
         var values: [String: JSONValue] = [:]
         for field in info.fields where field.type != .oid && field.type != .globalID {
             if let value = field.defaultValue, !value.isNull { values[field.name] = value }

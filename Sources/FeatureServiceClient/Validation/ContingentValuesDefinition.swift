@@ -128,7 +128,10 @@ public struct ContingentValuesDefinition: Sendable, Hashable {
                     let fields = subtype.member("fields")?.arrayValue?.compactMap(\.stringValue) ?? groupFields ?? domains.keys.sorted()
                     let contingencies = try self.contingencies(
                         subtype.member("contingentValues"), fields: fields, domains: domains, label: "\(label).subTypes[\(index)]")
-                    result.append(FieldGroup(name: name, isRestrictive: restrictive, fields: fields, subtypeCode: subtype.member("code"), contingencies: contingencies))
+                    result.append(
+                        FieldGroup(
+                            name: name, isRestrictive: restrictive, fields: fields, subtypeCode: subtype.member("code"), contingencies: contingencies)
+                    )
                 }
                 return result
             }

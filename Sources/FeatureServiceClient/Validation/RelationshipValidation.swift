@@ -92,7 +92,8 @@ public enum RelationshipValidator {
     /// The violations of one feature in one relationship, in the order of the table above.
     public static func violations(_ links: RelationshipLinks) -> [RelationshipConstraintViolation] {
         func violation(_ kind: RelationshipConstraintViolation.Kind, _ detail: String) -> RelationshipConstraintViolation {
-            RelationshipConstraintViolation(kind: kind, relationshipId: links.relationshipId, relationshipName: links.relationshipName, detail: detail)
+            RelationshipConstraintViolation(
+                kind: kind, relationshipId: links.relationshipId, relationshipName: links.relationshipName, detail: detail)
         }
         var found: [RelationshipConstraintViolation] = []
         let keys = links.partners.map(\.key.description).joined(separator: ", ")

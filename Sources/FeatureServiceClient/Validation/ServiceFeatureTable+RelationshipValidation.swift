@@ -37,7 +37,9 @@ extension ServiceFeatureTable {
     }
 
     /// A destination's origins: its foreign key, or every origin it was related to in memory.
-    private func originPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws -> [RelationshipLinks.Partner] {
+    private func originPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws -> [RelationshipLinks
+        .Partner]
+    {
         let foreignKey = relationship.destinationForeignKey ?? ""
         let featureKey = key(of: feature)
         let history = featureKey.flatMap { relatedOrigins[$0]?[relationship.id] }
@@ -47,7 +49,8 @@ extension ServiceFeatureTable {
         var sharing: [String: Int] = [:]
         if relationship.cardinality == .oneToOne {
             // Other destinations of the same origins: stored rows not overridden locally, then local edits.
-            let rows = try await client.queryAll(FeatureQuery(whereClause: RelationshipKey.whereIn(foreignKey, keys), outFields: ["*"], returnGeometry: false))
+            let rows = try await client.queryAll(
+                FeatureQuery(whereClause: RelationshipKey.whereIn(foreignKey, keys), outFields: ["*"], returnGeometry: false))
             for row in rows {
                 guard let rowKey = key(of: row), rowKey != featureKey, pending[rowKey] == nil else { continue }
                 if let target = RelationshipKey.canonical(row[attribute: foreignKey]) { sharing[target, default: 0] += 1 }
@@ -63,22 +66,31 @@ extension ServiceFeatureTable {
     }
 
     /// An origin's destinations: the rows whose foreign key names it, with the related tables' pending edits overlaid.
-    private func destinationPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws -> [RelationshipLinks.Partner] {
-        guard let foreignKey = relationship.destinationForeignKey, let myKey = feature[attribute: relationship.originKey], !myKey.isNull else { return [] }
+    private func destinationPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws
+        -> [RelationshipLinks.Partner]
+    {
+        guard let foreignKey = relationship.destinationForeignKey, let myKey = feature[attribute: relationship.originKey], !myKey.isNull else {
+            return []
+        }
         let rows = try await rows(in: relationship.destinationTableId, where: RelationshipKey.whereIn(foreignKey, [myKey]), others: others)
         let target = RelationshipKey.canonical(myKey)
-        return rows.filter { RelationshipKey.canonical($0.value[attribute: foreignKey]) == target }.map { RelationshipLinks.Partner(key: .string($0.key)) }
+        return rows.filter { RelationshipKey.canonical($0.value[attribute: foreignKey]) == target }.map {
+            RelationshipLinks.Partner(key: .string($0.key))
+        }
     }
 
     /// A many-to-many partner list: the relationship-table rows naming `feature`, with pending link edits overlaid.
-    private func manyToManyPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws -> [RelationshipLinks.Partner] {
+    private func manyToManyPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws
+        -> [RelationshipLinks.Partner]
+    {
         guard let tableId = relationship.relationshipTableId, let thisField = relationship.thisKeyInRelationshipTable,
             let otherField = relationship.otherKeyInRelationshipTable, let myKey = feature[attribute: relationship.thisKeyField], !myKey.isNull
         else { return [] }
         let local = pending.entries.map(\.edit).filter { $0.tableId == tableId }
         let rows = try await rows(in: tableId, where: RelationshipKey.whereIn(thisField, [myKey]), others: others + local)
         let target = RelationshipKey.canonical(myKey)
-        let keys = Self.unique(rows.filter { RelationshipKey.canonical($0.value[attribute: thisField]) == target }.compactMap { $0.value[attribute: otherField] })
+        let keys = Self.unique(
+            rows.filter { RelationshipKey.canonical($0.value[attribute: thisField]) == target }.compactMap { $0.value[attribute: otherField] })
         guard !keys.isEmpty else { return [] }
         let otherTable = relationship.role == .origin ? relationship.destinationTableId : relationship.originTableId
         let existing = try await existingKeys(keys, field: relationship.otherKeyField, tableId: otherTable, others: others)

@@ -19,6 +19,8 @@ struct TokenAuthMiddleware: RouterMiddleware {
     let bodyLimit: Int
     let statistics: FaultController
     let logger: Logger
+    /// `http`, or `https` when the listener speaks TLS: clients follow `tokenServicesUrl` as given.
+    let scheme: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
@@ -60,7 +62,7 @@ struct TokenAuthMiddleware: RouterMiddleware {
     private func restInfo(_ request: Request) -> Response {
         let parameters = RequestParameters(FormEncoding.decode(request.uri.query ?? ""))
         let host = request.head.authority ?? "127.0.0.1"
-        let info = RestInfo(authInfo: RestInfo.AuthInfo(isTokenBasedSecurity: true, tokenServicesUrl: "http://\(host)/arcgis/tokens/"))
+        let info = RestInfo(authInfo: RestInfo.AuthInfo(isTokenBasedSecurity: true, tokenServicesUrl: "\(scheme)://\(host)/arcgis/tokens/"))
         return .arcgis(FeatureServerResponder.render(info, pretty: parameters.wantsPrettyJSON))
     }
 

@@ -63,7 +63,7 @@ enum AttachmentLimit {
                 code: 413,
                 message: "Attachment too large.",
                 details: [
-                    "The file is larger than the server's attachment size limit of \(RequestBodyLimit.describe(limit)) (LocalFeatureServerConfiguration.limits.maximumAttachmentSize)."
+                    "The file is larger than the server's attachment size limit of \(RequestBodyLimit.describe(limit)); serve raises it with --max-attachment-size."
                 ]
             )
         )

@@ -85,6 +85,7 @@ final class MultipartAccumulator {
     private let limits: Limits
     private let closingDelimiter: [UInt8]
     private var tail: [UInt8] = []
+    private var screen: MultipartHeaderScreen
 
     private var name: String?
     private var filename: String?
@@ -103,6 +104,7 @@ final class MultipartAccumulator {
         self.parser = MultipartParser(boundary: boundary)
         self.limits = limits
         self.closingDelimiter = Array("--\(boundary)--".utf8)
+        self.screen = MultipartHeaderScreen(boundary: boundary)
         parser.onHeader = { [unowned self] name, value in header(name, value) }
         parser.onBody = { [unowned self] chunk in body(&chunk) }
         parser.onPartComplete = { [unowned self] in complete() }
@@ -120,6 +122,10 @@ final class MultipartAccumulator {
         let view = chunk.readableBytesView
         tail.append(contentsOf: view.suffix(keep))
         if tail.count > keep { tail.removeFirst(tail.count - keep) }
+        guard screen.accepts(view) else {
+            abandon()
+            throw ServiceError.malformedBody("multipart/form-data has a part header name that is not ASCII")
+        }
         do {
             try parser.execute(chunk)
         } catch {

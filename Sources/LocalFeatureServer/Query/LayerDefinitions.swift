@@ -56,7 +56,12 @@ struct LayerDefinitions: Sendable, Hashable {
                     default: throw ServiceError.invalidParameter("layerDefs", reason: "each array entry needs an integer layerId")
                     }
                     definitions.append(
-                        Definition(layerId: id, whereClause: try string(lowered["where"], "where"), outFields: try string(lowered["outfields"], "outFields")))
+                        Definition(
+                            layerId: id,
+                            whereClause: try string(lowered["where"], "where"),
+                            outFields: try string(lowered["outfields"], "outFields")
+                        )
+                    )
                 }
             default:
                 throw ServiceError.invalidParameter("layerDefs", reason: "expected a JSON object or array")
@@ -67,7 +72,9 @@ struct LayerDefinitions: Sendable, Hashable {
                     throw ServiceError.invalidParameter("layerDefs", reason: "'\(String(part).trimmed)' is not '<layerId>:<where clause>'")
                 }
                 let clause = String(part[part.index(after: colon)...]).trimmed
-                definitions.append(Definition(layerId: try layerId(String(part[..<colon])), whereClause: clause.isEmpty ? nil : clause, outFields: nil))
+                definitions.append(
+                    Definition(layerId: try layerId(String(part[..<colon])), whereClause: clause.isEmpty ? nil : clause, outFields: nil)
+                )
             }
         }
         var seen = Set<Int>()

@@ -11,7 +11,10 @@ import NIOCore
 ///            (anything thrown → envelope) (--users only)      (/arcgis/admin/…)        (faults, stats)
 /// ```
 /// The body is read once, up to ``LocalFeatureServerConfiguration/Limits/maximumRequestBodySize``; a larger one
-/// is answered with the envelope (code 413) instead of being processed.
+/// is answered with the envelope (code 413) instead of being processed. A `multipart/form-data` body is parsed as it
+/// streams in (``FormBody/read(_:limits:)``): file parts over 256 KiB go to temporary files, bounded by
+/// ``LocalFeatureServerConfiguration/Limits/maximumAttachmentSize`` and removed once the request is answered; an
+/// attachment download is streamed out of the database (``Response/featureService(_:)``).
 enum FeatureServerApplication {
     /// Largest request body accepted by default (applyEdits batches of thousands of features fit easily).
     static let maximumBodySize = LocalFeatureServerConfiguration.Limits().maximumRequestBodySize
@@ -30,7 +33,8 @@ enum FeatureServerApplication {
         if configuration.auth.isEnabled {
             router.add(
                 middleware: TokenAuthMiddleware(
-                    tokens: TokenService(configuration.auth), settings: configuration.auth, bodyLimit: limit, statistics: faults, logger: logger))
+                    tokens: TokenService(configuration.auth), settings: configuration.auth, bodyLimit: limit, statistics: faults, logger: logger,
+                    scheme: configuration.tls == nil ? "http" : "https"))
         }
         if configuration.faults.isAdminEnabled {
             router.add(middleware: FaultAdminMiddleware(controller: faults, bodyLimit: limit, logger: logger))

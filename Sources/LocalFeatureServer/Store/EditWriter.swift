@@ -1,7 +1,8 @@
 import FeatureModel
 import GRDB
 
-/// Applies one ``EditBatch`` to one layer inside an open transaction: adds, then updates, then deletes.
+/// Applies one ``EditBatch`` to one layer inside an open transaction: adds, then updates, then attachment edits
+/// (``AttachmentEdits``), then deletes.
 ///
 /// Each edit is checked (``AttributeCoercion``, ``GeometryCoercion``), then written with a cached statement;
 /// a failed edit becomes a `success: false` result and a line in ``failures``. The caller decides whether the

@@ -43,14 +43,18 @@ enum SelfSignedCertificate {
         do {
             try process.run()
         } catch {
-            throw LocalFeatureServerError.tls("cannot run openssl to make a self-signed certificate (\(error)); install openssl or pass --tls-cert and --tls-key")
+            throw LocalFeatureServerError.tls(
+                "cannot run openssl to make a self-signed certificate (\(error)); install openssl or pass --tls-cert and --tls-key"
+            )
         }
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0, FileManager.default.fileExists(atPath: certificate) else {
             let reason = message.split(separator: "\n").prefix(3).joined(separator: "; ")
             let hint = process.terminationStatus == 127 ? "openssl is not installed" : "openssl exited with status \(process.terminationStatus)"
-            throw LocalFeatureServerError.tls("\(hint) while making a self-signed certificate: \(reason); install openssl or pass --tls-cert and --tls-key")
+            throw LocalFeatureServerError.tls(
+                "\(hint) while making a self-signed certificate: \(reason); install openssl or pass --tls-cert and --tls-key"
+            )
         }
         return (certificate, privateKey)
     }

@@ -62,7 +62,8 @@ struct ServerTLS: Sendable {
             key = try NIOSSLPrivateKey(file: privateKeyPath, format: .pem)
         } catch {
             throw LocalFeatureServerError.tls(
-                "cannot read the private key \(privateKeyPath) (an unencrypted PEM key is expected): \(error)")
+                "cannot read the private key \(privateKeyPath) (an unencrypted PEM key is expected): \(error)"
+            )
         }
         let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         let builder: HTTPServerBuilder
@@ -74,6 +75,10 @@ struct ServerTLS: Sendable {
             throw LocalFeatureServerError.tls("the certificate \(certificatePath) and key \(privateKeyPath) cannot be used: \(error)")
         }
         return ServerTLS(
-            configuration: configuration, serverBuilder: builder, certificatePath: certificatePath, temporaryDirectory: temporaryDirectory)
+            configuration: configuration,
+            serverBuilder: builder,
+            certificatePath: certificatePath,
+            temporaryDirectory: temporaryDirectory
+        )
     }
 }
