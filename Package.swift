@@ -65,6 +65,8 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                // HTTP/2 over TLS (ALPN h2 next to http/1.1), so multiplexing clients are exercised end to end.
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -140,6 +142,8 @@ let package = Package(
                 // A TLS client for the HTTPS listener's tests (CurlTransport cannot trust a self-signed certificate).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The handshake's ALPN result (TLSUserEvent) for the HTTP/2 listener's tests.
+                .product(name: "NIOTLS", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -97,7 +97,8 @@ struct ServerSession: Sendable {
         )
     }
 
-    /// The Hummingbird application serving the store (HTTP/1.1, inside TLS when configured), calling
+    /// The Hummingbird application serving the store (HTTP/1.1; inside TLS when configured, HTTP/2 or HTTP/1.1 by
+    /// ALPN), calling
     /// `onServerRunning` with the bound port.
     func makeApplication(logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let responder = FeatureServerResponder(stores: stores, maxRecordCount: configuration.maxRecordCount, logger: logger)

@@ -55,8 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
             GET/POST /arcgis/admin/faults reads or replaces the settings (JSON) and GET /arcgis/admin/stats counts \
             requests and faults by kind (--no-admin turns both off).
 
-            --tls-cert FILE --tls-key FILE, or --tls-self-signed: serve HTTPS instead of HTTP on the port (HTTP/1.1 \
-            over TLS 1.2+). The files are PEM: the certificate (chain, leaf first) and its unencrypted private key. \
+            --tls-cert FILE --tls-key FILE, or --tls-self-signed: serve HTTPS instead of HTTP on the port (TLS 1.2+; \
+            HTTP/2 and HTTP/1.1 offered by ALPN). The files are PEM: the certificate (chain, leaf first) and its \
+            unencrypted private key. \
             --tls-self-signed generates an EC P-256 certificate for localhost, 127.0.0.1 and ::1 (and --host) with the \
             openssl command, valid 30 days, kept in a temporary directory (path printed on standard error) and deleted \
             on exit. Clients must skip verification or trust that file. With HTTPS the server also answers a minimal \

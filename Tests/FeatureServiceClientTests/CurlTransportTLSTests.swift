@@ -16,7 +16,7 @@ import Testing
 
     static func infoURL(_ endpoint: LocalFeatureServerEndpoint) -> String { endpoint.rootURL + "?f=json" }
 
-    @Test("the generated certificate as caFile verifies the server; the response reports HTTP/1.1", .timeLimit(.minutes(1)))
+    @Test("the generated certificate as caFile verifies the server; the response reports HTTP/2", .timeLimit(.minutes(1)))
     func trustedByCAFile() async throws {
         try await Self.withHTTPSServer { endpoint in
             #expect(endpoint.scheme == "https")
@@ -27,8 +27,8 @@ import Testing
                 let response = try await transport.send(HTTPRequest(url: Self.infoURL(endpoint)))
                 #expect(response.status == 200)
                 #expect(String(decoding: response.body, as: UTF8.self).contains("currentVersion"))
-                // The listener offers only HTTP/1.1 in ALPN, so .automatic falls back to it.
-                #expect(response.httpVersion == .http1_1)
+                // The listener offers h2 in ALPN, which .automatic takes.
+                #expect(response.httpVersion == .http2)
                 let timing = try #require(response.timing)
                 #expect(timing.appConnect > .zero, "a TLS handshake took place")
                 #expect(timing.appConnect >= timing.connect)
@@ -76,7 +76,7 @@ import Testing
             try await withCurlTransport(configuration: configuration) { transport in
                 let response = try await transport.send(HTTPRequest(url: Self.infoURL(endpoint)))
                 #expect(response.status == 200)
-                #expect(response.httpVersion == .http1_1)
+                #expect(response.httpVersion == .http2)
             }
             configuration.tls = .init(verifyPeer: true, verifyHost: false)
             try await withCurlTransport(configuration: configuration) { transport in

@@ -26,47 +26,13 @@ extension FeatureService {
     /// - Parameters:
     ///   - tables: The tables whose pending edits to send (tables of this service).
     ///   - rollbackOnFailure: All or nothing. Default true.
+    /// The tables' pending attachments go in the same call; their results are reported by
+    /// ``applyEditsAndAttachments(tables:rollbackOnFailure:)``, which this method calls.
     /// - Returns: One result per edit, table by table in pending order.
     /// - Throws: ``FeatureServiceError`` when one of the tables is already applying (nothing is sent then);
     ///   `CancellationError` — the edits then stay pending, and may have been applied.
     public func applyEdits(tables: [ServiceFeatureTable], rollbackOnFailure: Bool = true) async throws -> [FeatureEditResult] {
-        var taken: [(table: ServiceFeatureTable, entries: [PendingEditSnapshot])] = []
-        do {
-            for table in tables where !taken.contains(where: { $0.table === table }) {
-                taken.append((table, try await table.beginApply()))
-            }
-        } catch {
-            for (table, _) in taken { await table.cancelApply() }
-            throw error
-        }
-        let all = taken.flatMap(\.entries)
-        guard !all.isEmpty else {
-            for (table, _) in taken { await table.cancelApply() }
-            return []
-        }
-        let plan = ServiceEditPlan(all)
-        var outcome: [PendingEditSnapshot: FeatureEditResult] = [:]
-        do {
-            let endpoint = FeatureLayerClient(url: url, exchange: layer(id: plan.layers[0].tableId).exchange)
-            let fields = [
-                FormField("f", "json"), FormField("edits", plan.editsJSON), FormField("rollbackOnFailure", String(rollbackOnFailure)),
-                FormField("useGlobalIds", "true"),
-            ]
-            let answer = try await endpoint.post("applyEdits", fields: fields, as: [ApplyEditsResult].self, operation: "service applyEdits")
-            outcome = plan.results(of: answer)
-        } catch let error as FeatureServiceError {
-            outcome = plan.results(of: error)
-        } catch {
-            for (table, _) in taken { await table.cancelApply() }
-            throw error
-        }
-        var results: [FeatureEditResult] = []
-        for (table, entries) in taken {
-            let settled = entries.map { (snapshot: $0, result: outcome[$0]!) }
-            await table.finishApply(settled)
-            results += settled.map(\.result)
-        }
-        return results
+        try await applyEditsAndAttachments(tables: tables, rollbackOnFailure: rollbackOnFailure).features
     }
 }
 
@@ -77,6 +43,8 @@ struct ServiceEditPlan: Sendable {
         var adds: [PendingEditSnapshot] = []
         var updates: [PendingEditSnapshot] = []
         var deletes: [PendingEditSnapshot] = []
+        /// Pending attachments to add, in the entry's `attachments` member.
+        var attachmentAdds: [PreparedAttachment] = []
     }
 
     /// One entry per table id, in the order of first appearance.
@@ -114,6 +82,7 @@ struct ServiceEditPlan: Sendable {
                 writer.write(JSONValue.array(layer.deletes.map(Self.deleteKey)))
                 text += ",\"deletes\":" + writer.string
             }
+            if let attachments = Self.attachmentsJSON(layer) { text += ",\"attachments\":" + attachments }
             text += "}"
         }
         return text + "]"

@@ -38,9 +38,11 @@ public struct PendingEdit: Sendable, Hashable {
 struct PendingEditList: Sendable, Hashable {
     private(set) var keys: [String] = []
     private(set) var edits: [String: PendingEdit] = [:]
+    /// Attachments to add with the next service-level applyEdits, in the order they were made.
+    var attachments: [PendingAttachment] = []
 
-    /// Whether nothing is pending.
-    var isEmpty: Bool { keys.isEmpty }
+    /// Whether nothing is pending: no edit and no attachment.
+    var isEmpty: Bool { keys.isEmpty && attachments.isEmpty }
 
     /// The edits in order, with their keys.
     var entries: [(key: String, edit: PendingEdit)] { keys.map { ($0, edits[$0]!) } }
@@ -59,8 +61,9 @@ struct PendingEditList: Sendable, Hashable {
         set(PendingEdit(kind: kind, tableId: tableId, feature: feature), key: key)
     }
 
-    /// Records a deletion: a pending add simply disappears.
+    /// Records a deletion: a pending add simply disappears, with the attachments pending for it.
     mutating func delete(_ feature: Feature, key: String, tableId: Int) {
+        attachments.removeAll { $0.parentKey == key }
         if edits[key]?.kind == .add {
             remove(key)
         } else {

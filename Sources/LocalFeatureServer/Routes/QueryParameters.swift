@@ -34,7 +34,7 @@ extension LayerQuery {
         let objectIds = try parameters["objectIds"].map { text throws(ServiceError) in try parseObjectIds(text) }
         let envelope = try EnvelopeFilter.parse(parameters, storage: layer.geometry)
         let geometryOutput = try parseGeometryOutput(parameters)
-        let outFields = try parseOutFields(parameters["outFields"], layer: layer)
+        let outFields = try layer.outFieldIndexes(parameters["outFields"])
         let orderTerms = try parameters["orderByFields"].map { text throws(ServiceError) in try parseOrderTerms(text) } ?? []
         let returnGeometry = try parameters.bool("returnGeometry", default: true)
         let distinct = try parameters.bool("returnDistinctValues", default: false)
@@ -111,21 +111,6 @@ extension LayerQuery {
         return output
     }
 
-    private static func parseOutFields(_ text: String?, layer: LayerSchema) throws(ServiceError) -> [Int] {
-        guard let text else { return [layer.objectIdField] }
-        var indexes: [Int] = []
-        for item in text.split(separator: ",") {
-            let name = String(item).trimmed
-            if name.isEmpty { continue }
-            if name == "*" { return Array(layer.fields.indices) }
-            guard let index = layer.fieldIndex(named: name) else {
-                throw ServiceError.invalidParameter("outFields", reason: "Field '\(name)' does not exist.")
-            }
-            if !indexes.contains(index) { indexes.append(index) }
-        }
-        return indexes.isEmpty ? [layer.objectIdField] : indexes
-    }
-
     /// `name [ASC|DESC], …` as names and directions, not yet resolved (statistics order by output names).
     private static func parseOrderTerms(_ text: String) throws(ServiceError) -> [(name: String, descending: Bool)] {
         var terms: [(name: String, descending: Bool)] = []
@@ -157,5 +142,24 @@ extension LayerQuery {
             resolved.append(OrderTerm(field: index, descending: term.descending))
         }
         return resolved
+    }
+}
+
+extension LayerSchema {
+    /// The field indexes an `outFields` parameter names (`*` for all; missing or empty: the object ID only).
+    /// - Throws: ``ServiceError`` (400) naming a field the layer does not have.
+    func outFieldIndexes(_ text: String?) throws(ServiceError) -> [Int] {
+        guard let text else { return [objectIdField] }
+        var indexes: [Int] = []
+        for item in text.split(separator: ",") {
+            let name = String(item).trimmed
+            if name.isEmpty { continue }
+            if name == "*" { return Array(fields.indices) }
+            guard let index = fieldIndex(named: name) else {
+                throw ServiceError.invalidParameter("outFields", reason: "Field '\(name)' does not exist.")
+            }
+            if !indexes.contains(index) { indexes.append(index) }
+        }
+        return indexes.isEmpty ? [objectIdField] : indexes
     }
 }

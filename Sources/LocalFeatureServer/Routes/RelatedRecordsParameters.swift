@@ -26,7 +26,7 @@ extension RelatedRecordsQuery {
             rejectedWhere(error)
             throw ServiceError(ArcGISError(code: 400, message: ServiceError.unableToComplete, details: ["'definitionExpression' parameter is invalid"]))
         }
-        let outFields = try fieldList(parameters["outFields"], layer: related)
+        let outFields = try related.outFieldIndexes(parameters["outFields"])
         var orderBy: [LayerQuery.OrderTerm] = []
         for item in (parameters["orderByFields"] ?? "").split(separator: ",") {
             let words = item.split(whereSeparator: \.isWhitespace)
@@ -52,20 +52,5 @@ extension RelatedRecordsQuery {
             relationshipId: relationshipId, objectIds: objectIds, filter: filter, outFields: outFields,
             returnGeometry: try parameters.bool("returnGeometry", default: true), orderBy: orderBy, output: output
         )
-    }
-
-    private static func fieldList(_ text: String?, layer: LayerSchema) throws(ServiceError) -> [Int] {
-        guard let text else { return [layer.objectIdField] }
-        var indexes: [Int] = []
-        for item in text.split(separator: ",") {
-            let name = String(item).trimmed
-            if name.isEmpty { continue }
-            if name == "*" { return Array(layer.fields.indices) }
-            guard let index = layer.fieldIndex(named: name) else {
-                throw ServiceError.invalidParameter("outFields", reason: "Field '\(name)' does not exist.")
-            }
-            if !indexes.contains(index) { indexes.append(index) }
-        }
-        return indexes.isEmpty ? [layer.objectIdField] : indexes
     }
 }

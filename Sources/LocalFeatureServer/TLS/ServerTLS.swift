@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdCore
+import HummingbirdHTTP2
 import HummingbirdTLS
 import NIOSSL
 
@@ -9,10 +10,11 @@ import NIOSSL
 /// Made once at start-up (before the listener binds), so a missing file or a missing `openssl` is reported as a
 /// ``LocalFeatureServerError`` instead of failing every connection later.
 struct ServerTLS: Sendable {
-    /// Server-side TLS settings: the certificate chain and key, NIOSSL's defaults otherwise (TLS 1.2+, no client
-    /// certificates).
+    /// Server-side TLS settings: the certificate chain and key, the ALPN protocols offered, NIOSSL's defaults
+    /// otherwise (TLS 1.2+, no client certificates).
     let configuration: TLSConfiguration
-    /// The listener's channel setup: HTTP/1.1 inside TLS.
+    /// The listener's channel setup inside TLS: HTTP/2 or HTTP/1.1 as ALPN decides (``listenerProtocols``), or
+    /// HTTP/1.1 only.
     let serverBuilder: HTTPServerBuilder
     /// The PEM certificate presented (a client can trust it with e.g. `curl --cacert`).
     let certificatePath: String
@@ -27,13 +29,16 @@ struct ServerTLS: Sendable {
     static func prepare(_ settings: LocalFeatureServerConfiguration.TLS, host: String) throws -> ServerTLS {
         switch settings.certificate {
         case .files(let certificatePath, let privateKeyPath):
-            return try load(certificatePath: certificatePath, privateKeyPath: privateKeyPath, temporaryDirectory: nil)
+            return try load(
+                certificatePath: certificatePath, privateKeyPath: privateKeyPath, offersHTTP2: settings.offersHTTP2, temporaryDirectory: nil)
         case .selfSigned:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-tls-\(UUID().uuidString)")
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 let paths = try SelfSignedCertificate.generate(in: directory, host: host)
-                return try load(certificatePath: paths.certificate, privateKeyPath: paths.privateKey, temporaryDirectory: directory)
+                return try load(
+                    certificatePath: paths.certificate, privateKeyPath: paths.privateKey, offersHTTP2: settings.offersHTTP2,
+                    temporaryDirectory: directory)
             } catch {
                 try? FileManager.default.removeItem(at: directory)
                 if let error = error as? LocalFeatureServerError { throw error }
@@ -47,7 +52,15 @@ struct ServerTLS: Sendable {
         if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
     }
 
-    private static func load(certificatePath: String, privateKeyPath: String, temporaryDirectory: URL?) throws -> ServerTLS {
+    /// The ALPN protocols the listener offers, most preferred first. Pure.
+    ///
+    /// A client that sends no ALPN (or only `http/1.1`) gets HTTP/1.1, so HTTP/1.1-only clients such as the ArcGIS API
+    /// for Python keep working next to multiplexing ones.
+    static func listenerProtocols(offersHTTP2: Bool) -> [String] {
+        offersHTTP2 ? ["h2", "http/1.1"] : []
+    }
+
+    private static func load(certificatePath: String, privateKeyPath: String, offersHTTP2: Bool, temporaryDirectory: URL?) throws -> ServerTLS {
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
@@ -65,12 +78,16 @@ struct ServerTLS: Sendable {
                 "cannot read the private key \(privateKeyPath) (an unencrypted PEM key is expected): \(error)"
             )
         }
-        let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.applicationProtocols = listenerProtocols(offersHTTP2: offersHTTP2)
         let builder: HTTPServerBuilder
         do {
             // Building a context once checks that the key belongs to the certificate (else every handshake would fail).
             _ = try NIOSSLContext(configuration: configuration)
-            builder = try .tls(.http1(), tlsConfiguration: configuration)
+            // The HTTP/2 builder sets the ALPN list itself (h2, then http/1.1) and runs the same responder (router and
+            // middleware) for each HTTP/2 stream as for an HTTP/1.1 request.
+            builder = offersHTTP2
+                ? try .http2Upgrade(tlsConfiguration: configuration) : try .tls(.http1(), tlsConfiguration: configuration)
         } catch {
             throw LocalFeatureServerError.tls("the certificate \(certificatePath) and key \(privateKeyPath) cannot be used: \(error)")
         }
