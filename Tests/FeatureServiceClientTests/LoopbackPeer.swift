@@ -154,8 +154,10 @@ final class LoopbackPeer: @unchecked Sendable {
                     request = parsed
                     break
                 }
+                // An idle keep-alive connection is kept 30 s: on a loaded machine (the whole suite runs in parallel on
+                // two cores) requests can be seconds apart, and a shorter limit would break keep-alive tests.
                 var descriptor = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
-                guard poll(&descriptor, 1, 5000) == 1 else { return }
+                guard poll(&descriptor, 1, 30_000) == 1 else { return }
                 let count = buffer.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
                 guard count > 0 else { return }
                 pending.append(contentsOf: buffer[0..<count])
