@@ -54,6 +54,13 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.makeLogger(label: "featureload.run")
+        // The embedded server's own log is for debugging it: at the default level its shutdown chatter after Ctrl-C
+        // (connections closed under it) would read like errors of the run. Failures to start are thrown, not logged.
+        let serverLogger = {
+            var server = Logger(label: "featureload.serve")
+            if logger.logLevel > .debug { server.logLevel = .critical }
+            return server
+        }()
         var plan: ScenarioPlan
         do {
             plan = try ScenarioFile.load(scenarioFile)
@@ -88,7 +95,7 @@ struct RunCommand: AsyncParsableCommand {
                         finalPlan, serviceURL: url, info: RunReport.TargetInfo(kind: "live", serviceURL: url), transport: transport)
                 case .local(let dataset):
                     let configuration = LocalFeatureServerConfiguration(databasePath: data, dataset: dataset)
-                    return try await withLocalFeatureServer(configuration, logger: logger) { endpoint in
+                    return try await withLocalFeatureServer(configuration, logger: serverLogger) { endpoint in
                         let url = endpoint.serviceURL(dataset)
                         let cores = ProcessInfo.processInfo.activeProcessorCount
                         let info = RunReport.TargetInfo(
