@@ -102,7 +102,8 @@ extension JSONWriter {
         raw("}")
     }
 
-    private mutating func write(results: [EditResult], key: String) {
+    /// Writes `"key":[result,…]`; `key` is one of the fixed ArcGIS member names.
+    mutating func write(results: [EditResult], key: String) {
         raw("\"\(key)\":[")
         for (index, result) in results.enumerated() {
             if index > 0 { raw(",") }

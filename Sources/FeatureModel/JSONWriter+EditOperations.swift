@@ -6,13 +6,7 @@ extension JSONWriter {
     ///   - key: `addResults`, `updateResults` or `deleteResults`.
     public mutating func write(operationResults results: [EditResult], key: String, editMoment: Int64? = nil) {
         raw("{")
-        write(string: key)
-        raw(":[")
-        for (index, result) in results.enumerated() {
-            if index > 0 { raw(",") }
-            write(result)
-        }
-        raw("]")
+        write(results: results, key: key)
         if let editMoment { raw(",\"editMoment\":\(editMoment)") }
         raw("}")
     }

@@ -164,15 +164,16 @@ public struct JSONWriter: Sendable {
             case 0x0D: raw("\\r")
             case 0x09: raw("\\t")
             case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
                 raw("\\u00")
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
+                bytes.append(Self.lowerHexDigits[Int(byte >> 4)])
+                bytes.append(Self.lowerHexDigits[Int(byte & 0xF)])
             default: bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    private static let lowerHexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     mutating func raw(_ text: String) {
         bytes.append(contentsOf: text.utf8)

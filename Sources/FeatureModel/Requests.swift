@@ -79,16 +79,18 @@ public struct ApplyEditsOptions: Sendable, Hashable {
 }
 
 extension LayerEdits {
-    /// The form fields of a layer-level applyEdits request, `f=json` included.
-    /// - Throws: `EncodingError` when an attribute cannot be encoded (a non-finite double).
-    public func formFields(options: ApplyEditsOptions) throws -> [FormField] {
+    /// The form fields of a layer-level applyEdits request, `f=json` included. Non-finite doubles, which JSON cannot
+    /// express, are sent as `null` (see ``JSONWriter``).
+    public func formFields(options: ApplyEditsOptions) -> [FormField] {
         var fields = [FormField("f", "json")]
         if !adds.isEmpty { fields.append(FormField("adds", JSONWriter.string(features: adds))) }
         if !updates.isEmpty { fields.append(FormField("updates", JSONWriter.string(features: updates))) }
         if !deletes.isEmpty {
             fields.append(FormField("deletes", deletes.map(String.init).joined(separator: ",")))
         } else if !deleteGlobalIds.isEmpty {
-            fields.append(FormField("deletes", try WireJSON.string(deleteGlobalIds)))
+            var writer = JSONWriter()
+            writer.write(.array(deleteGlobalIds.map(JSONValue.string)))
+            fields.append(FormField("deletes", writer.string))
         }
         fields.append(FormField("rollbackOnFailure", String(options.rollbackOnFailure)))
         fields.append(FormField("useGlobalIds", String(options.useGlobalIds)))

@@ -132,15 +132,8 @@ public struct FeatureLayerClient: Sendable {
     }
 
     /// The form fields of an applyEdits request.
-    /// - Throws: ``FeatureServiceError`` when an attribute cannot be encoded.
-    func applyEditsFields(_ edits: LayerEdits, options: ApplyEditsOptions) throws -> [FormField] {
-        do {
-            return try edits.formFields(options: options)
-        } catch {
-            throw FeatureServiceError.invalidRequest(
-                "an attribute could not be encoded as JSON (a NaN or infinite number?)", operation: "applyEdits",
-                url: exchangeURL("applyEdits"))
-        }
+    func applyEditsFields(_ edits: LayerEdits, options: ApplyEditsOptions) -> [FormField] {
+        edits.formFields(options: options)
     }
 
     func exchangeURL(_ operation: String) -> String {

@@ -62,7 +62,7 @@ extension HTTPRequest {
             fields += FormEncoding.decode(url[url.index(after: question)...])
         }
         if let bytes = body.bytes, !bytes.isEmpty {
-            fields += FormEncoding.decode(String(decoding: bytes, as: UTF8.self))
+            fields += FormEncoding.decode(utf8: bytes)
         }
         return fields
     }

@@ -82,7 +82,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
             let countBefore = plan.verify ? try await layer.count() : 0
             let execution = ScenarioExecution(
                 spec: spec, layer: layer, generator: FeatureGenerator(layer: layerInfos[spec.layer]!, seed: plan.seed),
-                clock: clock, indexBase: indexBase, globalIdField: layerInfos[spec.layer]?.globalIdField)
+                clock: clock, indexBase: indexBase)
             indexBase += spec.plannedEdits
             let outcome = await execution.run()
             // An interrupted scenario is reported as far as it got; its verification would need the network

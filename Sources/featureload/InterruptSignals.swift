@@ -29,16 +29,16 @@ enum InterruptSignals {
             }
             group.addTask {
                 for await _ in arrivals { return .signal }
-                return .signal
+                return .noSignal  // the stream ended because the work finished or the command itself was cancelled
             }
             var interrupted = false
             while let event = try await group.next() {
                 switch event {
-                case .signal where !interrupted:
+                case .signal:
                     interrupted = true
                     FileHandle.standardError.write(Data("featureload: interrupted; stopping and writing what ran so far\n".utf8))
                     group.cancelAll()
-                case .signal:
+                case .noSignal:
                     continue
                 case .finished(let result):
                     group.cancelAll()
@@ -53,6 +53,7 @@ enum InterruptSignals {
 private enum InterruptEvent<T: Sendable>: Sendable {
     case finished(Result<T, any Error>)
     case signal
+    case noSignal
 }
 
 /// Keeps the signal sources alive until the stream ends; dispatch sources are thread-safe to cancel.

@@ -95,7 +95,7 @@ import Testing
         let edits = LayerEdits(
             adds: [Feature(attributes: ["NAME": "A & B"], geometry: .point(x: 1, y: 2))],
             updates: [Feature(attributes: ["OBJECTID": 5, "NAME": nil])], deletes: [7, 8])
-        let fields = try edits.formFields(options: ApplyEditsOptions(rollbackOnFailure: false))
+        let fields = edits.formFields(options: ApplyEditsOptions(rollbackOnFailure: false))
         let byName = Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         #expect(byName["f"] == "json")
         #expect(byName["deletes"] == "7,8")

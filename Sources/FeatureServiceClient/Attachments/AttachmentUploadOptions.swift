@@ -1,3 +1,4 @@
+import FeatureModel
 /// How ``FeatureLayerClient`` sends attachment files: directly, or through the service's `uploads` resource.
 ///
 /// Files up to ``threshold`` go in the addAttachment/updateAttachment request itself. Larger files are registered
@@ -56,13 +57,5 @@ enum AttachmentFileName {
     }
 
     /// The media type usual for `name`'s extension; `application/octet-stream` when unknown.
-    static func contentType(forName name: String) -> String {
-        guard let dot = name.lastIndex(of: ".") else { return "application/octet-stream" }
-        let types: [String: String] = [
-            "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "tif": "image/tiff", "tiff": "image/tiff",
-            "webp": "image/webp", "pdf": "application/pdf", "txt": "text/plain", "csv": "text/csv", "json": "application/json",
-            "xml": "application/xml", "zip": "application/zip", "mp4": "video/mp4", "mov": "video/quicktime", "mp3": "audio/mpeg",
-        ]
-        return types[name[name.index(after: dot)...].lowercased()] ?? "application/octet-stream"
-    }
+    static func contentType(forName name: String) -> String { MediaType.forFileName(name) }
 }

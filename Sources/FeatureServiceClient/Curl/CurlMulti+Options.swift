@@ -82,9 +82,6 @@ extension CurlMulti {
         url.utf8.count > 8 && url.utf8.prefix(8).map { $0 | 0x20 }.elementsEqual("https://".utf8)
     }
 
-    /// The options for this transport's configuration (cheap to compute: no allocation beyond the strings it holds).
-    var connectionOptions: CurlConnectionOptions { CurlConnectionOptions(configuration) }
-
     /// The HTTP version of the finished transfer on `easy` (`CURLINFO_HTTP_VERSION`), or nil if libcurl reports none.
     static func negotiatedHTTPVersion(_ easy: UnsafeMutableRawPointer) -> HTTPVersion? {
         var value = 0

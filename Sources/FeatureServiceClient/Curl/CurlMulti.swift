@@ -45,6 +45,8 @@ final class CurlMulti: @unchecked Sendable {
     /// Precomputed per-request option values.
     let connectTimeoutMilliseconds: Int
     let defaultTimeoutMilliseconds: Int
+    /// The per-transfer connection options (HTTP version, TLS, proxy), derived once from the configuration.
+    let connectionOptions: CurlConnectionOptions
     /// The most idle easy handles kept for reuse.
     let idleLimit: Int
     static let headerListCacheLimit = 32
@@ -61,6 +63,7 @@ final class CurlMulti: @unchecked Sendable {
         let connections = max(1, configuration.maxConnections)
         connectTimeoutMilliseconds = configuration.connectTimeout.curlMilliseconds
         defaultTimeoutMilliseconds = configuration.requestTimeout.curlMilliseconds
+        connectionOptions = CurlConnectionOptions(configuration)
         idleLimit = max(64, connections * 4)
         // Keep-alive connections survive only while the cache holds them; by default it holds 4 × the handles
         // currently added, and a handle leaves as soon as its transfer ends (swift-stack.md §1: 953 vs 64 connects).

@@ -83,7 +83,7 @@ private struct RetriedEdits {
     var url: String { client.exchangeURL("applyEdits") }
 
     mutating func run() async throws -> ApplyEditsOutcome {
-        let fields = try client.applyEditsFields(edits, options: options)
+        let fields = client.applyEditsFields(edits, options: options)
         var request = HTTPRequest.form(url: url, fields: fields)
         while true {
             if let target = check {
@@ -142,7 +142,7 @@ private struct RetriedEdits {
                         guard replayRest, pending.count > pending.adds.count else { return unknownOutcome(reason) }
                         abandonedAdds = reason
                         pending.adds = []
-                        request = HTTPRequest.form(url: url, fields: try client.applyEditsFields(pending, options: options))
+                        request = HTTPRequest.form(url: url, fields: client.applyEditsFields(pending, options: options))
                     }
                 }
                 try await log.sleep(delay)
@@ -192,7 +192,7 @@ private struct RetriedEdits {
             found = try await count(FeatureQuery(objectIds: ids, outFields: [], returnGeometry: false, returnCountOnly: true))
         case .deletedGlobalIds(let ids):
             found = try await count(
-                FeatureQuery(whereClause: Self.whereIn(globalIdField, ids), outFields: [], returnGeometry: false, returnCountOnly: true))
+                FeatureQuery(whereClause: RelationshipKey.whereIn(globalIdField, ids.map(JSONValue.string)), outFields: [], returnGeometry: false, returnCountOnly: true))
         }
         switch ExactlyOnceRule.verification(of: target, found: found) {
         case .applied: return .applied(adds: adds, objectIdField: objectIdField)
@@ -215,7 +215,7 @@ private struct RetriedEdits {
         while start < globalIds.count {
             let chunk = Array(globalIds[start..<min(start + 500, globalIds.count)])
             start += chunk.count
-            let query = FeatureQuery(whereClause: Self.whereIn(globalIdField, chunk), outFields: ["*"], returnGeometry: false)
+            let query = FeatureQuery(whereClause: RelationshipKey.whereIn(globalIdField, chunk.map(JSONValue.string)), outFields: ["*"], returnGeometry: false)
             let request = HTTPRequest.form(url: client.exchangeURL("query"), fields: query.formFields)
             let response = try await client.exchange.send(request, operation: "applyEdits check", purpose: .verification, log: &log)
             let set = try FeatureServiceExchange.decode(response, as: FeatureSet.self, operation: "applyEdits check", url: request.url)
@@ -229,11 +229,6 @@ private struct RetriedEdits {
             }
         }
         return (objectIds, objectIdField)
-    }
-
-    /// `field IN ('{A}','{B}')`.
-    static func whereIn(_ field: String, _ globalIds: [String]) -> String {
-        field + " IN (" + globalIds.map { "'" + $0.replacing("'", with: "''") + "'" }.joined(separator: ",") + ")"
     }
 
     /// Every edit applied by an earlier attempt (a verified atomic batch).

@@ -1,4 +1,4 @@
-public import FeatureModel
+import FeatureModel
 
 /// A relationship seen from one table: both ends' key fields (read from both layers' `relationships` entries) and,
 /// for many-to-many, the relationship table.

@@ -1,4 +1,4 @@
-public import FeatureModel
+import FeatureModel
 
 /// Rows of a many-to-many relationship table.
 extension ServiceFeatureTable {

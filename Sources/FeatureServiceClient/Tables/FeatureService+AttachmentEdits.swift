@@ -1,4 +1,4 @@
-public import FeatureModel
+import FeatureModel
 import Foundation
 
 /// A pending attachment ready to go in an applyEdits `attachments` member: its bytes inline, or the `uploads` item

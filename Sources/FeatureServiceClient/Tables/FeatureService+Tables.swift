@@ -1,4 +1,4 @@
-public import FeatureModel
+import FeatureModel
 
 extension FeatureService {
     /// A table over layer or table `id`, with no pending edits; its metadata is read (or taken from the cache).
@@ -70,7 +70,6 @@ struct ServiceEditPlan: Sendable {
     /// `[{"id":0,"adds":[…],"updates":[…],"deletes":[…]}, …]`; deletes as GlobalIDs, or object IDs when a feature has
     /// no GlobalID.
     var editsJSON: String {
-        var writer = JSONWriter(capacity: 256)
         var text = "["
         for (index, layer) in layers.enumerated() {
             if index > 0 { text += "," }
@@ -78,7 +77,7 @@ struct ServiceEditPlan: Sendable {
             if !layer.adds.isEmpty { text += ",\"adds\":" + JSONWriter.string(features: layer.adds.map(\.edit.feature)) }
             if !layer.updates.isEmpty { text += ",\"updates\":" + JSONWriter.string(features: layer.updates.map(\.edit.feature)) }
             if !layer.deletes.isEmpty {
-                writer = JSONWriter(capacity: 64)
+                var writer = JSONWriter(capacity: 64)
                 writer.write(JSONValue.array(layer.deletes.map(Self.deleteKey)))
                 text += ",\"deletes\":" + writer.string
             }

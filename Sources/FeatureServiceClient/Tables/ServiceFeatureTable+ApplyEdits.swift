@@ -1,4 +1,4 @@
-public import FeatureModel
+import FeatureModel
 
 /// One pending edit taken for an applyEdits, with the key it is pending under.
 struct PendingEditSnapshot: Sendable, Hashable {

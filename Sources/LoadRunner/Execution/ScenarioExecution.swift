@@ -24,7 +24,7 @@ struct ScenarioExecution<C: Clock<Duration>>: Sendable {
     /// Offset added to iteration numbers so scenarios of one run generate different features.
     let indexBase: Int
     /// The layer's GlobalID field, where client GlobalIDs go.
-    let globalIdField: String?
+    var globalIdField: String? { generator.layer.globalIdField }
 
     private struct WorkerResult: Sendable {
         var metrics = ScenarioMetrics()

@@ -1,4 +1,4 @@
-public import FeatureModel
+import FeatureModel
 
 /// Reads a dataset file: the JSON description of one feature service (layers, tables, fields, domains,
 /// relationships, contingent values, seed rows, a row generator).

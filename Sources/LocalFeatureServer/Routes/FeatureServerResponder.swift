@@ -172,21 +172,9 @@ struct FeatureServerResponder: Sendable {
 
     /// `text` as a JSON string literal.
     static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var writer = JSONWriter(capacity: text.utf8.count + 2)
+        writer.write(string: text)
+        return writer.string
     }
 
     /// `value` as JSON with sorted keys (byte-identical answers for identical data; no measurable cost), indented for

@@ -1,3 +1,5 @@
+import FeatureModel
+
 /// Makes client-supplied attachment names and content types safe to store and to hand back.
 ///
 /// Attachment bytes live in the database, so no name ever becomes a path on the server. Names are still handed back
@@ -28,12 +30,13 @@ enum AttachmentName {
         guard let contentType else { return fallback }
         let essence = (contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "").trimmed.lowercased()
         let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
-        let tokenCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$&^_.+-")
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 127 && $0.allSatisfy(tokenCharacters.contains) }) else {
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 127 && $0.allSatisfy(Self.tokenCharacters.contains) }) else {
             return fallback
         }
         return essence
     }
+
+    private static let tokenCharacters = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$&^_.+-")
 
     /// Keywords as stored: control characters removed, at most 1024 characters.
     static func keywords(_ text: String?) -> String {
@@ -44,16 +47,5 @@ enum AttachmentName {
 
 extension AttachmentName {
     /// The media type usual for `name`'s extension, `application/octet-stream` when unknown.
-    static func contentType(forName name: String) -> String {
-        let lowered = name.lowercased()
-        guard let dot = lowered.lastIndex(of: ".") else { return "application/octet-stream" }
-        let types: [String: String] = [
-            "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "tif": "image/tiff", "tiff": "image/tiff",
-            "webp": "image/webp", "bmp": "image/bmp", "pdf": "application/pdf", "txt": "text/plain", "csv": "text/csv",
-            "json": "application/json", "xml": "application/xml", "zip": "application/zip", "mp4": "video/mp4", "mov": "video/quicktime",
-            "mp3": "audio/mpeg", "wav": "audio/wav", "doc": "application/msword", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-            "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        ]
-        return types[String(lowered[lowered.index(after: dot)...])] ?? "application/octet-stream"
-    }
+    static func contentType(forName name: String) -> String { MediaType.forFileName(name) }
 }
