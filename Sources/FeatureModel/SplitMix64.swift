@@ -11,4 +11,9 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A uniform draw from [0, 1) with 53 bits of precision.
+    public mutating func nextUnit() -> Double {
+        Double(next() >> 11) * 0x1p-53
+    }
 }

@@ -55,7 +55,7 @@ public final class ScriptedFaultTransport: HTTPTransport {
         let generator = Mutex(SplitMix64(seed: seed))
         return ScriptedFaultTransport(wrapping: inner) { _, request in
             guard matching(request) else { return .none }
-            let draw = generator.withLock { Double($0.next() >> 11) * 0x1p-53 }
+            let draw = generator.withLock { $0.nextUnit() }
             if draw < unavailable { return .status(503) }
             if draw < unavailable + throttled { return .status(429, retryAfter: "0") }
             if draw < unavailable + throttled + dropped / 2 { return .refuseConnection }

@@ -155,7 +155,7 @@ import Testing
     func types() async throws {
         try await withStore { store in
             let park = try #require(try await store.features(layerId: 0, where: "OBJECTID = 1").first)
-            #expect(park.attributes["established"] == .int(epochMilliseconds(year: 1872, month: 3, day: 1)))
+            #expect(park.attributes["established"] == .int(CivilDate.epochMilliseconds(year: 1872, month: 3, day: 1)))
             #expect(park.attributes["established"] == .int(-3_087_417_600_000))
             #expect(park.attributes["area_km2"] == .double(8983.2))
             #expect(park.attributes["category"] == .int(1))

@@ -7,10 +7,21 @@ import Foundation
 enum HTTPBatches {
     /// The `adds` JSON of `count` parks, the rows ``RawInsert`` writes too.
     static func adds(_ count: Int) -> String {
-        "[" + (0..<count).map { index in
-            let row = Row(index)
-            return #"{"attributes":{"name":"\#(row.name)","state":"\#(row.state)","category":\#(row.category),"visitors":\#(row.visitors)},"geometry":{"x":\#(row.x),"y":\#(row.y)}}"#
-        }.joined(separator: ",") + "]"
+        JSONWriter.string(
+            features: (0..<count).map { index in
+                let row = Row(index)
+                return Feature(
+                    attributes: ["name": .string(row.name), "state": .string(row.state), "category": .int(row.category), "visitors": .int(row.visitors)],
+                    geometry: .point(x: row.x, y: row.y))
+            })
+    }
+
+    /// The applyEdits request of one batch of `batchSize` parks.
+    static func request(serviceURL: String, batchSize: Int) -> HTTPRequest {
+        HTTPRequest.form(
+            url: serviceURL + "/0/applyEdits",
+            fields: [FormField("f", "json"), FormField("adds", adds(batchSize)), FormField("rollbackOnFailure", "true")],
+            timeout: .seconds(120))
     }
 
     /// One generated park.
@@ -34,11 +45,7 @@ enum HTTPBatches {
 
     /// Sends the requests and returns the elapsed seconds.
     /// - Throws: ``BenchmarkFailure`` when an answer is an error or reports a failed edit; transport errors.
-    static func run(_ transport: CurlTransport, serviceURL: String, batchSize: Int, requests: Int, concurrency: Int) async throws -> Double {
-        let request = HTTPRequest.form(
-            url: serviceURL + "/0/applyEdits",
-            fields: [FormField("f", "json"), FormField("adds", adds(batchSize)), FormField("rollbackOnFailure", "true")],
-            timeout: .seconds(120))
+    static func run(_ transport: CurlTransport, request: HTTPRequest, requests: Int, concurrency: Int) async throws -> Double {
         let start = DispatchTime.now().uptimeNanoseconds
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<min(concurrency, requests) {
@@ -60,10 +67,11 @@ enum HTTPBatches {
         _ transport: CurlTransport, serviceURL: String, batchSize: Int, seconds: Int, concurrency: Int, sample: @Sendable () -> Int?
     ) async throws -> [Int] {
         var samples: [Int] = []
+        let request = request(serviceURL: serviceURL, batchSize: batchSize)
         for _ in 0..<seconds {
             let started = DispatchTime.now().uptimeNanoseconds
             while DispatchTime.now().uptimeNanoseconds - started < 1_000_000_000 {
-                _ = try await run(transport, serviceURL: serviceURL, batchSize: batchSize, requests: concurrency, concurrency: concurrency)
+                _ = try await run(transport, request: request, requests: concurrency, concurrency: concurrency)
                 let query = try await transport.send(HTTPRequest(url: serviceURL + "/0/query?where=1%3D1&resultRecordCount=200&outFields=*&f=json"))
                 if let error = WireJSON.error(in: query.body) { throw BenchmarkFailure("query failed: \(error)") }
             }

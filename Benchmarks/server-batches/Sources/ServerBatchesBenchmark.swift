@@ -47,12 +47,17 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
         var result = BenchmarkResult(concurrency: concurrency, binary: binary)
         try await withCurlTransport(configuration: .init(maxConnections: max(concurrency, 4))) { transport in
             // Warm-up: connections, caches and the first pages of the table.
-            for size in batchSizes { _ = try await HTTPBatches.run(transport, serviceURL: server.serviceURL, batchSize: size, requests: concurrency, concurrency: concurrency) }
+            for size in batchSizes {
+                _ = try await HTTPBatches.run(
+                    transport, request: HTTPBatches.request(serviceURL: server.serviceURL, batchSize: size), requests: concurrency,
+                    concurrency: concurrency)
+            }
             result.residentBytesBefore = server.residentBytes
             let initial = try await Self.count(transport, server.serviceURL)
             for (size, total) in zip(batchSizes, edits) {
                 let requests = max(1, total / size)
-                let seconds = try await HTTPBatches.run(transport, serviceURL: server.serviceURL, batchSize: size, requests: requests, concurrency: concurrency)
+                let request = HTTPBatches.request(serviceURL: server.serviceURL, batchSize: size)
+                let seconds = try await HTTPBatches.run(transport, request: request, requests: requests, concurrency: concurrency)
                 let rate = Double(requests * size) / seconds
                 log("HTTP batch \(size): \(requests * size) edits in \(String(format: "%.2f", seconds)) s = \(Int(rate)) edits/s")
                 result.rows.append(.init(batchSize: size, edits: requests * size, httpSeconds: seconds, httpEditsPerSecond: rate))

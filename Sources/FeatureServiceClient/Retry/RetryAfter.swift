@@ -1,3 +1,5 @@
+import FeatureModel
+
 /// Parses the `Retry-After` header (RFC 9110 §10.2.3): delta-seconds (`120`) or an HTTP-date
 /// (`Wed, 21 Oct 2015 07:28:00 GMT`, also the obsolete RFC 850 and asctime forms).
 ///
@@ -54,18 +56,7 @@ public enum RetryAfter {
         guard clock.count == 3, (1...31).contains(day), (0...23).contains(clock[0]), (0...59).contains(clock[1]),
             (0...60).contains(clock[2])
         else { return nil }
-        return daysFromCivil(year: year, month: month, day: day) * 86_400 + Int64(clock[0] * 3600 + clock[1] * 60 + clock[2])
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let m = Int64(month)
-        let dayOfYear = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return CivilDate.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + Int64(clock[0] * 3600 + clock[1] * 60 + clock[2])
     }
 }
 

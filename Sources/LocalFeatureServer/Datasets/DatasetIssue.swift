@@ -84,20 +84,6 @@ struct DatasetIssues {
         }
     }
 
-    mutating func double(_ members: [String: JSONValue], _ key: String, _ path: String, required: Bool = false) -> Double? {
-        switch members[key] {
-        case nil, .null?:
-            if required { add(join(path, key), "missing", fix: "add \"\(key)\": <number>") }
-            return nil
-        case let value?:
-            guard let number = value.doubleValue else {
-                add(join(path, key), "expected a number, got \(value)", fix: "write a number")
-                return nil
-            }
-            return number
-        }
-    }
-
     mutating func bool(_ members: [String: JSONValue], _ key: String, _ path: String) -> Bool? {
         switch members[key] {
         case nil, .null?: return nil

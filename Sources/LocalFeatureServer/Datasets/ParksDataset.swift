@@ -12,7 +12,6 @@ enum ParksDataset {
     static var parksLayer: LayerInfo { definition.layers[0].info }
     static var speciesTable: LayerInfo { definition.layers[1].info }
     static var parkCategory: Domain? { parksLayer.field(named: "category")?.domain }
-    static var conservationStatus: Domain? { speciesTable.field(named: "status")?.domain }
 
     /// The seeded parks' GlobalIDs, in seed order (species rows point at them).
     static let parkGlobalIDs: [String] = definition.layers[0].seedRows.compactMap { $0.attributes["GlobalID"]?.stringValue }

@@ -168,6 +168,6 @@ enum RowGenerator {
     }
 
     private static func uniform(_ range: ClosedRange<Double>, _ random: inout SplitMix64) -> Double {
-        range.lowerBound + (range.upperBound - range.lowerBound) * Double(random.next() >> 11) / Double(1 << 53)
+        range.lowerBound + (range.upperBound - range.lowerBound) * random.nextUnit()
     }
 }

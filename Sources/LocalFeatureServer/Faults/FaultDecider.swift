@@ -94,7 +94,7 @@ struct FaultDecider: Sendable {
 
     /// A uniform draw in [0, 1) from the top 53 bits.
     private mutating func unit() -> Double {
-        Double(random.next() >> 11) * 0x1.0p-53
+        random.nextUnit()
     }
 
     /// Operations whose requests carry edits.
@@ -141,7 +141,7 @@ struct EditFaultInjection: Sendable, Hashable {
     /// Whether edit `index` of kind `edit` fails; pure.
     func fails(_ edit: Edit, index: Int) -> Bool {
         var random = SplitMix64(seed: seed ^ (UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15) ^ (edit.rawValue << 56))
-        return Double(random.next() >> 11) * 0x1.0p-53 < rate
+        return random.nextUnit() < rate
     }
 
     /// The error of edit `index` when it fails (counted in the tally), or nil.

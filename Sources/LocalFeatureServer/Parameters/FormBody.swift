@@ -50,14 +50,6 @@ enum FormBody {
         }
         return nil
     }
-
-    /// The plain fields of a multipart body.
-    /// - Throws: ``ServiceError`` (400) when the body is not well-formed multipart or lacks its closing boundary.
-    static func multipartFields(_ body: ByteBuffer, boundary: String) throws(ServiceError) -> [FormField] {
-        let accumulator = MultipartAccumulator(boundary: boundary, limits: .unlimitedInMemory)
-        try accumulator.feed(body)
-        return try accumulator.finish().fields
-    }
 }
 
 /// Gathers the parts of a multipart body as the (callback-driven, single-threaded) multipart parser reports them,

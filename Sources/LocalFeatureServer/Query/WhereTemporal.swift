@@ -1,3 +1,5 @@
+import FeatureModel
+
 /// Date, timestamp and interval literals of the `where` dialect, as epoch milliseconds (UTC), the unit Date fields
 /// are stored in. Pure functions.
 enum WhereTemporal {
@@ -28,7 +30,7 @@ enum WhereTemporal {
             parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
             (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        return epochMilliseconds(year: year, month: month, day: day)
+        return CivilDate.epochMilliseconds(year: year, month: month, day: day)
     }
 
     /// `yyyy-mm-dd HH:MI:SS[.fff]` (or `yyyy-mm-dd` alone, or a `T` between date and time) as UTC.

@@ -55,11 +55,8 @@ struct AttachmentQuery: Sendable, Hashable {
         if try parameters.bool("returnCountOnly", default: false) {
             output = .counts
         } else {
-            let offset = try parameters.int("resultOffset") ?? 0
-            guard offset >= 0 else { throw ServiceError.invalidParameter("resultOffset", reason: "must not be negative") }
-            let requested = try parameters.int("resultRecordCount") ?? 0
-            guard requested >= 0 else { throw ServiceError.invalidParameter("resultRecordCount", reason: "must not be negative") }
-            output = .infos(offset: offset, limit: requested == 0 ? maxRecordCount : min(requested, maxRecordCount))
+            let (offset, limit) = try parameters.page(maxRecordCount: maxRecordCount)
+            output = .infos(offset: offset, limit: limit)
         }
         var query = AttachmentQuery(parents: parents, output: output)
         if let text = parameters["objectIds"] { query.objectIds = try LayerQuery.parseObjectIds(text) }

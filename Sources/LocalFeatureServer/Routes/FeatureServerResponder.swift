@@ -106,7 +106,11 @@ struct FeatureServerResponder: Sendable {
             _ = try layerDefinition(service: name, id: id)
             let batch = try EditBatch.parse(parameters)
             let result = try await store.applyEdits(layerId: id, batch: batch)
-            return Self.render(result, pretty: pretty)
+            guard !pretty else { return Self.render(result, pretty: true) }
+            // The hot answer of batched edits: written directly rather than through JSONEncoder.
+            var writer = JSONWriter(capacity: 64 + result.addResults.count * 80)
+            writer.write(result)
+            return ServerResponse(status: 200, body: ByteBuffer(bytes: writer.bytes))
         case .editOperation(let name, let id, let operation):
             return try await editOperation(operation, store: try store(named: name), layerId: id, parameters: parameters)
         case .serviceApplyEdits(let name):
@@ -180,12 +184,6 @@ struct FeatureServerResponder: Sendable {
     /// `value` as JSON with sorted keys (byte-identical answers for identical data; no measurable cost), indented for
     /// `f=pjson`; HTTP 200.
     static func render(_ value: some Encodable, pretty: Bool) -> ServerResponse {
-        if !pretty, let result = value as? ApplyEditsResult {
-            // The hot answer of batched edits: written directly rather than through JSONEncoder.
-            var writer = JSONWriter(capacity: 64 + result.addResults.count * 80)
-            writer.write(result)
-            return ServerResponse(status: 200, body: ByteBuffer(bytes: writer.bytes))
-        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.withoutEscapingSlashes, .prettyPrinted, .sortedKeys] : [.withoutEscapingSlashes, .sortedKeys]
         do {

@@ -55,11 +55,7 @@ extension LayerQuery {
             )
         } else {
             orderBy = try resolve(orderTerms, layer: layer)
-            let offset = try parameters.int("resultOffset") ?? 0
-            guard offset >= 0 else { throw ServiceError.invalidParameter("resultOffset", reason: "must not be negative") }
-            let requested = try parameters.int("resultRecordCount") ?? 0
-            guard requested >= 0 else { throw ServiceError.invalidParameter("resultRecordCount", reason: "must not be negative") }
-            let limit = requested == 0 ? maxRecordCount : min(requested, maxRecordCount)
+            let (offset, limit) = try parameters.page(maxRecordCount: maxRecordCount)
             if distinct {
                 for term in orderBy where !outFields.contains(term.field) {
                     throw ServiceError.invalidParameter(
@@ -161,5 +157,17 @@ extension LayerSchema {
             if !indexes.contains(index) { indexes.append(index) }
         }
         return indexes.isEmpty ? [objectIdField] : indexes
+    }
+}
+
+extension RequestParameters {
+    /// `resultOffset` and `resultRecordCount`: the count defaults to, and is capped at, `maxRecordCount`.
+    /// - Throws: ``ServiceError`` (400) naming a negative or non-numeric value.
+    func page(maxRecordCount: Int) throws(ServiceError) -> (offset: Int, limit: Int) {
+        let offset = try int("resultOffset") ?? 0
+        guard offset >= 0 else { throw ServiceError.invalidParameter("resultOffset", reason: "must not be negative") }
+        let requested = try int("resultRecordCount") ?? 0
+        guard requested >= 0 else { throw ServiceError.invalidParameter("resultRecordCount", reason: "must not be negative") }
+        return (offset, requested == 0 ? maxRecordCount : min(requested, maxRecordCount))
     }
 }

@@ -42,11 +42,8 @@ extension RelatedRecordsQuery {
         if try parameters.bool("returnCountOnly", default: false) {
             output = .count
         } else {
-            let offset = try parameters.int("resultOffset") ?? 0
-            guard offset >= 0 else { throw ServiceError.invalidParameter("resultOffset", reason: "must not be negative") }
-            let requested = try parameters.int("resultRecordCount") ?? 0
-            guard requested >= 0 else { throw ServiceError.invalidParameter("resultRecordCount", reason: "must not be negative") }
-            output = .records(offset: offset, limit: requested == 0 ? maxRecordCount : min(requested, maxRecordCount))
+            let (offset, limit) = try parameters.page(maxRecordCount: maxRecordCount)
+            output = .records(offset: offset, limit: limit)
         }
         return RelatedRecordsQuery(
             relationshipId: relationshipId, objectIds: objectIds, filter: filter, outFields: outFields,

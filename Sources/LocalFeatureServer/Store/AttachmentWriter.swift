@@ -184,10 +184,7 @@ struct AttachmentWriter {
     private func resolve(_ source: AttachmentSource) throws -> Result<(BlobSource, Int), UploadProblem> {
         switch source {
         case .part(let part):
-            switch part.storage {
-            case .memory(let bytes): return .success((.bytes(bytes), bytes.count))
-            case .file(let path): return .success((.file(path: path), part.size))
-            }
+            return .success((part.blobSource, part.size))
         case .bytes(let bytes):
             return .success((.bytes(bytes), bytes.count))
         case .upload(let itemId):

@@ -115,3 +115,13 @@ enum BlobIO {
         func close() { sqlite3_blob_close(blob) }
     }
 }
+
+extension FilePart {
+    /// Where a blob write reads this part's bytes from.
+    var blobSource: BlobSource {
+        switch storage {
+        case .memory(let bytes): .bytes(bytes)
+        case .file(let path): .file(path: path)
+        }
+    }
+}

@@ -42,29 +42,19 @@ enum GeometryCoercion {
             guard let x = xValue.doubleValue, let y = members["y"]?.doubleValue, x.isFinite, y.isFinite else {
                 return failure("point x and y must be numbers")
             }
-            let wkid = spatialReferenceID(members["spatialReference"])
-            switch wkid {
-            case nil, 4326:
+            guard let wkid = members["spatialReference"].flatMap(QuerySpatialReference.wkid(in:)) else {
                 return .success(.point(x: x, y: y))
-            case 102100, 3857, 102113, 900913:
-                return .success(unprojectWebMercator(x: x, y: y))
-            case let other?:
-                return failure("spatial reference \(other) is not supported (use 4326 or 102100)")
+            }
+            switch QuerySpatialReference(wkid: wkid) {
+            case .wgs84?:
+                return .success(.point(x: x, y: y))
+            case .webMercator?:
+                let (longitude, latitude) = QuerySpatialReference.unproject(x: x, y: y)
+                return .success(.point(x: longitude, y: latitude))
+            case nil:
+                return failure("spatial reference \(wkid) is not supported (use 4326 or 102100)")
             }
         }
-    }
-
-    private static func spatialReferenceID(_ value: JSONValue?) -> Int64? {
-        guard case .object(let reference)? = value else { return nil }
-        return reference["latestWkid"]?.intValue ?? reference["wkid"]?.intValue
-    }
-
-    /// Web Mercator metres to WGS 84 degrees.
-    static func unprojectWebMercator(x: Double, y: Double) -> Stored {
-        let radius = 6_378_137.0
-        let longitude = x / radius * 180 / Double.pi
-        let latitude = (2 * atan(exp(y / radius)) - Double.pi / 2) * 180 / Double.pi
-        return .point(x: longitude, y: latitude)
     }
 
     private static func failure(_ reason: String) -> Result<Stored, EditFailure> {

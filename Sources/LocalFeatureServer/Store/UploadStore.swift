@@ -40,11 +40,7 @@ extension FeatureStore {
         let item = UploadItem(
             itemID: UploadItemID.make(), itemName: AttachmentName.sanitized(part.filename), description: AttachmentName.keywords(description),
             date: currentTime(), committed: true, size: Int64(part.size))
-        let source: BlobSource =
-            switch part.storage {
-            case .memory(let bytes): .bytes(bytes)
-            case .file(let path): .file(path: path)
-            }
+        let source = part.blobSource
         _ = try writeInTransaction { db -> (Void, Void, rollback: Bool) in
             try db.execute(
                 sql: "INSERT INTO \(AttachmentSchema.uploads) (item_id, item_name, description, date, committed, size, data) VALUES (?, ?, ?, ?, 1, ?, zeroblob(?))",
@@ -75,11 +71,7 @@ extension FeatureStore {
     /// - Throws: ``ServiceError`` (404 unknown item, 400 committed item); `DatabaseError`; Foundation's file errors.
     func uploadPart(itemId: String, partId: Int, _ part: FilePart) throws {
         try checkOpen()
-        let source: BlobSource =
-            switch part.storage {
-            case .memory(let bytes): .bytes(bytes)
-            case .file(let path): .file(path: path)
-            }
+        let source = part.blobSource
         _ = try writeInTransaction { db -> (Void, Void, rollback: Bool) in
             let committed = try Self.uploadState(db, itemId)
             guard !committed else { throw ServiceError.invalidParameter("itemID", reason: "item '\(itemId)' is already committed") }
