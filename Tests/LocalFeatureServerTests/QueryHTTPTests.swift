@@ -51,6 +51,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/tmp/evil.sqlite"))
     }
 
+    @Test("a 60,000-term OR chain is the where envelope and the server keeps answering", .timeLimit(.minutes(1)))
+    func longChain() async throws {
+        try await withTestServer { server in
+            try await withCurlTransport { transport in
+                let query = server.serviceURL + "/0/query"
+                let clause = Array(repeating: "OBJECTID=1", count: 60_000).joined(separator: " OR ")
+                let (_, body) = try await Self.post(transport, query, [("where", clause), ("returnCountOnly", "true"), ("f", "json")])
+                #expect(body.contains(#""code":400"#) && body.contains("'where' parameter is invalid"))
+                let (_, count) = try await Self.get(transport, query, [("returnCountOnly", "true"), ("f", "json")])
+                #expect(try WireJSON.decode(CountResult.self, from: count).count == 12)
+            }
+        }
+    }
+
     @Test("esridump's statistics probe: min/max OBJECTID, empty outFields, no where", .timeLimit(.minutes(1)))
     func esridumpStatistics() async throws {
         try await withTestServer { server in

@@ -213,6 +213,19 @@ import Testing
         #expect(throws: WhereClauseError.self) { try compiler.compile(notChain) }
     }
 
+    @Test("long AND, OR and arithmetic chains past the operator limit are rejected, not a stack overflow")
+    func longChains() throws {
+        let limit = WhereParser.maximumOperators
+        let atLimit = Array(repeating: "OBJECTID = 1", count: limit + 1).joined(separator: " OR ")
+        #expect(try compiler.compile(atLimit).sql.contains("OR"))
+        for separator in [" OR ", " AND "] {
+            let long = Array(repeating: "OBJECTID = 1", count: 60_000).joined(separator: separator)
+            #expect(throws: WhereClauseError.self) { try compiler.compile(long) }
+        }
+        let sum = "OBJECTID = " + Array(repeating: "1", count: 60_000).joined(separator: " + ")
+        #expect(throws: WhereClauseError.self) { try compiler.compile(sum) }
+    }
+
     @Test("field names resolve case-insensitively to the schema's spelling")
     func caseInsensitiveFields() throws {
         let fragment = try compiler.compile("Area_KM2 > 1 and NAME like 'a%'")

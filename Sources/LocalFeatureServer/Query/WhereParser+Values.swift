@@ -15,6 +15,7 @@ extension WhereParser {
             } else {
                 return left
             }
+            try countOperator()
             let right = try parseProduct()
             left = .value(.arithmetic(try value(left), symbol, try value(right)))
         }
@@ -31,6 +32,7 @@ extension WhereParser {
             } else {
                 return left
             }
+            try countOperator()
             let right = try parseUnary()
             left = .value(.arithmetic(try value(left), symbol, try value(right)))
         }

@@ -37,6 +37,9 @@ struct WhereParser {
     /// Deepest nesting of parentheses, `NOT`, signs and function calls accepted, so hostile input cannot exhaust
     /// the stack.
     static let maximumDepth = 64
+    /// Most AND, OR and arithmetic operators in one clause. Chains of them build trees as tall as they are long, and
+    /// the compiler walks trees recursively, so an unbounded chain would exhaust the stack as surely as nesting.
+    static let maximumOperators = 1_000
 
     /// What a sub-clause turned out to be: a condition (true/false/unknown) or a value.
     enum Node {
@@ -47,6 +50,7 @@ struct WhereParser {
     let tokens: [(token: WhereToken, offset: Int)]
     var position = 0
     var depth = 0
+    var operators = 0
 
     private init(tokens: [(token: WhereToken, offset: Int)]) {
         self.tokens = tokens
@@ -98,6 +102,12 @@ struct WhereParser {
         advance()
     }
 
+    /// Counts one more binary operator, failing past ``maximumOperators``.
+    mutating func countOperator() throws(WhereClauseError) {
+        operators += 1
+        guard operators <= Self.maximumOperators else { throw error("more than \(Self.maximumOperators) AND, OR or arithmetic operators") }
+    }
+
     /// Runs `body` one nesting level deeper, failing past ``maximumDepth``.
     mutating func nested<T>(_ body: (inout WhereParser) throws(WhereClauseError) -> T) throws(WhereClauseError) -> T {
         depth += 1
@@ -121,6 +131,7 @@ struct WhereParser {
     mutating func parseOr() throws(WhereClauseError) -> Node {
         var left = try parseAnd()
         while accept(.or) {
+            try countOperator()
             let right = try parseAnd()
             left = .condition(.or(try condition(left), try condition(right)))
         }
@@ -130,6 +141,7 @@ struct WhereParser {
     private mutating func parseAnd() throws(WhereClauseError) -> Node {
         var left = try parseNot()
         while accept(.and) {
+            try countOperator()
             let right = try parseNot()
             left = .condition(.and(try condition(left), try condition(right)))
         }
