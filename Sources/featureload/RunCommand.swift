@@ -2,7 +2,6 @@ import ArgumentParser
 import FeatureServiceClient
 import Foundation
 import LoadRunner
-import LocalFeatureServer
 import Logging
 
 /// `featureload run`: runs a scenario file, prints a summary, writes reports, and exits by the verdict.
@@ -11,45 +10,41 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run",
         abstract: "Run a scenario file against the embedded local service or a live feature service.",
         discussion: """
-            Runs each scenario in the file in order, prints a summary table (requests, edits, edits/s, latency \
-            percentiles, errors, and the speed-ups the file compares), checks by query that the service holds \
-            exactly the features that were added, and writes report.json and report.md to \
+            Runs the file's scenarios (version 2: concurrently, each from its startTime or after startAfter; \
+            version 1: one after another) with k6's executors, prints a summary table (requests, edits, edits/s, \
+            latency percentiles, thresholds, errors, and the speed-ups the file compares), checks by query that the \
+            service holds exactly the features each scenario added, and writes report.json and report.md to \
             <out>/<name>-<UTC time>/.
 
             With `target: local` (or --target local) the embedded feature service starts in this process on \
             127.0.0.1 on a free port, over a temporary SQLite database unless --data names one; it shares the \
             machine's cores with the load generator, which the report notes.
 
+            A live target may need a token: --token-env NAME (a token in that environment variable), or \
+            --username-env/--password-env (generateToken, refreshed before expiry); or the file's `auth:` block with \
+            ${ENV} values. For https with a private CA give --ca-file; --insecure skips certificate checks (with a \
+            warning). Secrets never appear in reports or logs.
+
             Ctrl-C (or SIGTERM) stops the run: requests in flight are cancelled, and the reports are still written \
             with what ran so far (exit code 130).
 
-            Exit codes: 0 every gate passed; 1 a gate failed; 2 the scenario file is invalid or the run could not start; \
-            130 interrupted.
+            \(ExitStatus.helpText)
             """
     )
 
     @Argument(help: ArgumentHelp("The scenario file (YAML).", valueName: "scenario.yaml"))
     var scenarioFile: String
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Override the file's target: `local`, or the URL of a live …/FeatureServer.", valueName: "local|url"))
+    @Option(name: .long, help: ArgumentHelp("Override the file's target: `local`, or the URL of a live …/FeatureServer.", valueName: "local|url"))
     var target: String?
 
     @Option(name: .long, help: ArgumentHelp("Directory for report folders.", valueName: "dir"))
     var out: String = "Reports"
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "SQLite file for the embedded service (created if missing, kept afterwards). Default: a temporary file.",
-            valueName: "path"))
-    var data: String?
-
-    @Flag(name: .long, help: "Print only the report paths and the verdict, not the summary table.")
+    @Flag(name: .long, help: "Print only the report paths, the verdict and why it failed, not the progress and summary table.")
     var quiet = false
 
+    @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -61,96 +56,94 @@ struct RunCommand: AsyncParsableCommand {
             if logger.logLevel > .debug { server.logLevel = .critical }
             return server
         }()
-        var plan: ScenarioPlan
+        let plan: ScenarioPlan
         do {
             plan = try ScenarioFile.load(scenarioFile)
         } catch {
             printError(String(describing: error))
-            throw ExitCode(2)
+            throw ExitStatus.invalidInput.code
         }
-        if let target {
-            if target == "local" {
-                if case .url = plan.target { plan.target = .local(dataset: "parks") }
-            } else {
-                var url = target
-                while url.hasSuffix("/") { url.removeLast() }
-                guard url.lowercased().hasPrefix("http"), url.lowercased().hasSuffix("/featureserver") else {
-                    printError("--target: '\(target)' is not `local` or a …/FeatureServer URL. Fix: e.g. --target https://host/arcgis/rest/services/Parks/FeatureServer")
-                    throw ExitCode(2)
-                }
-                plan.target = .url(url)
-            }
+        let settings: TargetSettings
+        do {
+            settings = try TargetResolution.settings(plan: plan, targetOverride: target, options: targetOptions)
+            try ReportWriter.checkWritable(out)
+        } catch {
+            printError("featureload run: \(error)")
+            throw ExitStatus.invalidInput.code
         }
-        let finalPlan = plan
-        let maxConnections = max(plan.scenarios.map(\.vus).max() ?? 1, 1)
+        if settings.tls.isInsecure { printError("featureload run: warning: TLS certificates are not verified (--insecure)") }
+        let quiet = quiet
+        let planFile = scenarioFile
         let report: RunReport
         let interrupted: Bool
         do {
             (report, interrupted) = try await InterruptSignals.cancellingWork {
-                try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: maxConnections)) {
-                transport in
-                switch finalPlan.target {
-                case .url(let url):
-                    return try await execute(
-                        finalPlan, serviceURL: url, info: RunReport.TargetInfo(kind: "live", serviceURL: url), transport: transport)
-                case .local(let dataset):
-                    let configuration = LocalFeatureServerConfiguration(databasePath: data, dataset: dataset)
-                    return try await withLocalFeatureServer(configuration, logger: serverLogger) { endpoint in
-                        let url = endpoint.serviceURL(dataset)
-                        let cores = ProcessInfo.processInfo.activeProcessorCount
-                        let info = RunReport.TargetInfo(
-                            kind: "local", serviceURL: url, dataset: dataset,
-                            notes: [
-                                "embedded feature service in this process on \(endpoint.host):\(endpoint.port), "
-                                    + "SQLite \(data ?? "temporary file"); it shared the machine's \(cores) cores with the load generator"
-                            ])
-                        return try await execute(finalPlan, serviceURL: url, info: info, transport: transport)
-                    }
-                }
+                try await withTarget(settings, serverLogger: serverLogger) { connected in
+                    let info = RunReport.TargetInfo(
+                        kind: connected.isLocal ? "local" : "live", serviceURL: connected.serviceURL, dataset: connected.dataset, notes: connected.notes)
+                    let runner = ScenarioRunner(
+                        plan: plan, planFile: planFile,
+                        connection: ServiceConnection(url: connected.serviceURL, transport: connected.transport, authentication: connected.authentication),
+                        target: info, clock: ContinuousClock(), toolVersion: Featureload.version)
+                    return try await runner.run { event in if !quiet { Self.show(event) } }
                 }
             }
         } catch let error as ExitCode {
             throw error
         } catch {
             printError("featureload run: \(error)")
-            throw ExitCode(2)
+            throw ExitStatus.invalidInput.code
         }
 
         let folder = try ReportWriter.write(report, under: out)
-        if !quiet { print(ReportRenderer.summary(report)) } else { print(report.verdict.passed ? "result: PASS" : "result: FAIL") }
+        if !quiet {
+            print(ReportRenderer.summary(report))
+        } else {
+            print(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
+        }
         print("report: \(folder)/report.json")
         print("report: \(folder)/report.md")
-        if interrupted { throw ExitCode(130) }
-        if !report.verdict.passed { throw ExitCode(1) }
+        if interrupted { throw ExitStatus.interrupted.code }
+        if !report.verdict.passed { throw ExitStatus.failed.code }
     }
 
-    private func execute(
-        _ plan: ScenarioPlan, serviceURL: String, info: RunReport.TargetInfo, transport: CurlTransport
-    ) async throws -> RunReport {
-        let quiet = quiet
-        let runner = ScenarioRunner(
-            plan: plan, planFile: scenarioFile, serviceURL: serviceURL, target: info, transport: transport,
-            clock: ContinuousClock(), toolVersion: Featureload.version)
-        return try await runner.run { event in
-            guard !quiet else { return }
-            switch event {
-            case .metadataLoaded(let service, let layers):
-                progress("target: \(service) (\(layers.joined(separator: ", ")))")
-            case .scenarioStarted(let spec):
-                progress(
-                    "running \(spec.name): \(spec.iterations) iterations × \(spec.batchSize) adds, \(spec.vus) VUs, layer \(spec.layer) …"
-                )
-            case .scenarioFinished(let result):
-                progress(
-                    "  done in \(String(format: "%.2f", result.durationSeconds)) s: \(result.metrics.editsSucceeded) edits ok, \(result.metrics.editsFailed) failed"
-                )
-            }
+    private static func show(_ event: RunEvent) {
+        switch event {
+        case .metadataLoaded(let service, let layers):
+            progress("target: \(service) (\(layers.joined(separator: ", ")))")
+        case .scenarioStarted(let spec):
+            progress("running \(spec.name): \(describe(spec)) …")
+        case .scenarioFinished(_, let view):
+            var line = "  done in \(String(format: "%.2f", view.record.durationSeconds)) s: \(view.requests) requests, \(view.editsApplied) edits ok, \(view.editsFailed) failed"
+            if view.droppedIterations > 0 { line += ", \(view.droppedIterations) iterations dropped" }
+            progress(line)
+        }
+    }
+
+    /// One line about what a scenario will do.
+    static func describe(_ spec: ScenarioSpec) -> String {
+        let work: String
+        if spec.operations.count == 1, let op = spec.operations.first {
+            work = op.kind == .applyEdits && op.updates == 0 && op.deletes == 0 ? "× \(op.adds) adds" : "of \(op.label)"
+        } else {
+            work = "of a mix of " + spec.operations.map { "\($0.label) (\($0.weight))" }.joined(separator: ", ")
+        }
+        let layers = spec.layers.map(String.init).joined(separator: ", ")
+        switch spec.executor {
+        case .sharedIterations(let c): return "\(c.iterations) iterations \(work), \(c.vus) VUs, layer \(layers)"
+        case .perVUIterations(let c): return "\(c.iterations) iterations per VU \(work), \(c.vus) VUs, layer \(layers)"
+        case .constantVUs(let c): return "\(c.vus) VUs for \(DurationText.format(c.duration)), iterations \(work), layer \(layers)"
+        case .rampingVUs(let c): return "VUs ramping over \(c.stages.count) stages to at most \(spec.vus), iterations \(work), layer \(layers)"
+        case .constantArrivalRate(let c):
+            return "\(c.rate) iterations per \(DurationText.format(c.timeUnit)) for \(DurationText.format(c.duration)) \(work), up to \(c.maxVUs) VUs, layer \(layers)"
+        case .rampingArrivalRate(let c):
+            return "arrival rate ramping over \(c.stages.count) stages \(work), up to \(c.maxVUs) VUs, layer \(layers)"
         }
     }
 }
 
 /// Prints a progress line and flushes it, so it reaches a pipe (CI logs, `| tee`) as it happens.
-private func progress(_ line: String) {
+func progress(_ line: String) {
     print(line)
     fflush(nil)
 }

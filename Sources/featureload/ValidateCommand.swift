@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LoadRunner
+import LocalFeatureServer
 
 /// `featureload validate`: checks scenario files without running them.
 struct ValidateCommand: ParsableCommand {
@@ -19,6 +20,10 @@ struct ValidateCommand: ParsableCommand {
             do {
                 let plan = try ScenarioFile.load(file)
                 print("\(file): ok (\(plan.scenarios.count) scenarios: \(plan.scenarios.map(\.name).joined(separator: ", ")); target \(plan.target))")
+                if case .local(let dataset) = plan.target, let problem = LocalDatasets.problem(dataset) {
+                    failed = true
+                    printError("\(file): local.dataset: \(problem)")
+                }
             } catch {
                 failed = true
                 printError(String(describing: error))
@@ -46,11 +51,24 @@ enum ScenarioFile {
                         fix: "give the path of a scenario YAML file, e.g. Scenarios/quickstart.yaml")
                 ])
         }
-        return try ScenarioParser.parse(yaml: text, file: path)
+        return try ScenarioParser.parse(yaml: text, file: path, environment: ProcessInfo.processInfo.environment)
     }
 }
 
 /// Writes a line to standard error.
 func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Checks of `target: local` plans that need the dataset catalog.
+enum LocalDatasets {
+    /// Why `dataset` cannot be served, or nil when it can.
+    static func problem(_ dataset: String) -> String? {
+        do {
+            _ = try DatasetCatalog.resolve(dataset, workingDirectory: FileManager.default.currentDirectoryPath)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
 }

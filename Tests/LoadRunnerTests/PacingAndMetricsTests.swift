@@ -5,12 +5,12 @@ import Testing
 
 @Suite struct PacingAndMetricsTests {
     @Test("shared-iterations starts claimed iterations until all are claimed or time runs out")
-    func sharedIterations() {
-        let pacing = SharedIterations(iterations: 3, maxDuration: .seconds(10))
-        #expect(pacing.decide(claimed: 0, elapsed: .zero) == .start(iteration: 0))
-        #expect(pacing.decide(claimed: 2, elapsed: .seconds(9)) == .start(iteration: 2))
-        #expect(pacing.decide(claimed: 3, elapsed: .zero) == .stop(.iterationsDone))
-        #expect(pacing.decide(claimed: 1, elapsed: .seconds(10)) == .stop(.maxDuration))
+    func sharedIterations() throws {
+        let pacing = try #require(ClosedSchedule(.sharedIterations(.init(vus: 2, iterations: 3, maxDuration: .seconds(10)))))
+        #expect(pacing.decide(vu: 0, vuIteration: 0, claimed: 0, elapsed: .zero) == .start)
+        #expect(pacing.decide(vu: 1, vuIteration: 5, claimed: 2, elapsed: .seconds(9)) == .start)
+        #expect(pacing.decide(vu: 0, vuIteration: 1, claimed: 3, elapsed: .zero) == .stop(.iterationsDone))
+        #expect(pacing.decide(vu: 0, vuIteration: 1, claimed: 1, elapsed: .seconds(10)) == .stop(.maxDuration))
     }
 
     @Test("latency histograms round-trip through JSON sparsely and merge exactly")
@@ -35,25 +35,37 @@ import Testing
         #expect(merged.max >= 499_000)
     }
 
-    @Test("metrics merge counters, errors and latencies")
-    func metricsMerge() {
-        var a = ScenarioMetrics()
-        a.requests = 2
-        a.editsSent = 20
-        a.editsSucceeded = 19
-        a.editsFailed = 1
-        a.errors = ["x": 1]
-        a.latency.record(microseconds: 100)
-        var b = ScenarioMetrics()
-        b.requests = 3
-        b.failedRequests = 1
-        b.errors = ["x": 2, "y": 1]
-        b.latency.record(microseconds: 300)
-        a.merge(b)
-        #expect(a.requests == 5)
-        #expect(a.failedRequests == 1)
-        #expect(a.errors == ["x": 3, "y": 1])
-        #expect(a.latency.count == 2)
+    @Test("the recorder folds samples into tagged series: requests by status, edits, errors, time buckets")
+    func recorderSeries() {
+        let recorder = ScenarioRecorder(scenario: "s", operations: ["applyEdits", "query"], layers: [0, 0], keepIds: true)
+        for index in 0..<10 {
+            recorder.iterationStarted()
+            var sample = IterationSample(operation: index % 2, intendedStart: .milliseconds(index * 100), end: .milliseconds(index * 100 + 50))
+            sample.requests = [RequestSample(status: index == 3 ? 503 : 200, duration: .milliseconds(40), bytesSent: 10, bytesReceived: 20, failed: index == 3)]
+            if index % 2 == 0 {
+                sample.editsApplied = 2
+                sample.addedObjectIds = [Int64(index), Int64(index + 100)]
+            }
+            if index == 3 { sample.fail("http 503") }
+            recorder.record(sample)
+        }
+        recorder.recordDropped(at: .milliseconds(1500))
+        let snapshot = recorder.snapshot()
+        let series = snapshot.series(scenario: "s", operations: recorder.operations, tags: ["team": "gis"])
+        let requests = series.filter { $0.metric == .httpReqs }
+        #expect(requests.reduce(0) { $0 + $1.count } == 10)
+        #expect(requests.first { $0.tags["status"] == "503" }?.tags["operation"] == "query")
+        #expect(series.allSatisfy { $0.tags["team"] == "gis" && $0.tags["scenario"] == "s" })
+        let failed = series.first { $0.metric == .httpReqFailed && $0.tags["status"] == "503" }
+        #expect(failed?.passes == 1)
+        #expect(series.first { $0.metric == .edits && $0.tags["operation"] == "applyEdits" }?.count == 10)
+        #expect(series.first { $0.metric == .droppedIterations }?.count == 1)
+        #expect(snapshot.ids[0]?.addedObjectIds.count == 10)
+        #expect(snapshot.operations[1].errors == ["http 503": 1])
+        let buckets = snapshot.timeSeries(scenario: "s", operations: recorder.operations)
+        #expect(buckets.reduce(0) { $0 + $1.requests } == 10)
+        #expect(buckets.reduce(0) { $0 + $1.droppedIterations } == 1)
+        #expect(buckets.map(\.second).max() == 1)
     }
 
     static let layer = LayerInfo(

@@ -70,18 +70,17 @@ import Testing
         #expect(report.target.kind == "local")
         #expect(report.verdict.passed)
         #expect(report.scenarios.map(\.name) == ["single", "batched"])
-        for scenario in report.scenarios {
-            #expect(scenario.metrics.editsSent == 60)
-            #expect(scenario.metrics.editsSucceeded == 60)
-            #expect(scenario.metrics.editsFailed == 0)
-            #expect(scenario.metrics.latency.count == UInt64(scenario.metrics.requests))
-            let verification = try #require(scenario.verification)
+        for scenario in report.views {
+            #expect(scenario.editsApplied == 60)
+            #expect(scenario.editsFailed == 0)
+            #expect(report.aggregate(.httpReqDuration, filter: ["scenario": scenario.name])?.histogram?.count == UInt64(scenario.requests))
+            let verification = try #require(scenario.record.verification)
             #expect(verification.passed)
             #expect(verification.foundByObjectId == 60)
-            #expect(verification.layerCountAfter - verification.layerCountBefore == 60)
+            #expect((verification.layerCountAfter ?? 0) - (verification.layerCountBefore ?? 0) == 60)
         }
-        #expect(report.scenarios[0].metrics.requests == 60)
-        #expect(report.scenarios[1].metrics.requests == 6)
+        #expect(report.views[0].requests == 60)
+        #expect(report.views[1].requests == 6)
         #expect(report.comparisons.count == 1)
         let markdown = try String(contentsOfFile: Self.folder(from: result.output) + "/report.md", encoding: .utf8)
         #expect(markdown.contains("# small: PASS"))
@@ -149,7 +148,7 @@ import Testing
         #expect(!report.verdict.passed)
         #expect(report.verdict.failures.first?.contains("interrupted") == true)
         #expect(report.scenarios.first?.stopReason == .cancelled)
-        #expect((report.scenarios.first?.metrics.editsSucceeded ?? 0) > 0)
+        #expect((report.views.first?.editsApplied ?? 0) > 0)
     }
 
     static func scenario(name: String, minRatio: Double?) -> String {

@@ -1,6 +1,7 @@
 import Histogram
 
-/// A latency histogram in microseconds (1 µs to 1 h, 3 significant digits) that stores sparsely and merges exactly.
+/// A latency histogram in microseconds (1 µs to 1 h, 3 significant digits by default) that stores sparsely and
+/// merges exactly with histograms of the same precision.
 ///
 /// Stored as `(value, count)` pairs of recorded buckets, so a report stays small and histograms from several
 /// processes or machines can be merged later with ``merge(_:)``.
@@ -9,11 +10,16 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
 
     private(set) var histogram: Histogram<UInt64>
 
-    public init() {
+    /// An empty histogram; `significantDigits` is 3 (0.1 %) for whole-run latencies, 2 (1 %) for the small
+    /// per-second histograms of time series.
+    public init(significantDigits: Int = 3) {
         histogram = Histogram<UInt64>(
             lowestDiscernibleValue: 1, highestTrackableValue: Self.highestTrackableMicroseconds,
-            numberOfSignificantValueDigits: .three)
+            numberOfSignificantValueDigits: significantDigits == 2 ? .two : .three)
     }
+
+    /// The precision: 2 or 3 significant digits.
+    public var significantDigits: Int { histogram.numberOfSignificantValueDigits == .two ? 2 : 3 }
 
     /// Records one latency; values beyond the trackable range are clamped to it.
     public mutating func record(_ duration: Duration) {
@@ -42,8 +48,8 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     private enum CodingKeys: String, CodingKey { case unit, lowest, highest, significantDigits, buckets }
 
     public init(from decoder: any Decoder) throws {
-        self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(significantDigits: try c.decodeIfPresent(Int.self, forKey: .significantDigits) ?? 3)
         let buckets = try c.decode([[UInt64]].self, forKey: .buckets)
         for pair in buckets where pair.count == 2 {
             histogram.record(Swift.min(pair[0], Self.highestTrackableMicroseconds), count: pair[1])
@@ -55,7 +61,7 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
         try c.encode("us", forKey: .unit)
         try c.encode(1, forKey: .lowest)
         try c.encode(Self.highestTrackableMicroseconds, forKey: .highest)
-        try c.encode(3, forKey: .significantDigits)
+        try c.encode(significantDigits, forKey: .significantDigits)
         try c.encode(histogram.recordedValues().map { [$0.value, $0.count] }, forKey: .buckets)
     }
 

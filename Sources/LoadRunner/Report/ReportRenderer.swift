@@ -4,41 +4,68 @@ import Foundation
 public enum ReportRenderer {
     /// The summary table printed after a run.
     public static func summary(_ report: RunReport) -> String {
-        let header = [
-            "scenario", "vus", "batch", "requests", "retries", "edits ok", "failed", "req/s", "edits/s", "p50 ms", "p95 ms", "p99 ms",
-            "max ms",
-        ]
-        let rows = report.scenarios.map { result in
-            [
-                result.name, "\(result.vus)", "\(result.batchSize)", "\(result.metrics.requests)", "\(result.metrics.retries)",
-                "\(result.metrics.editsSucceeded)", "\(result.metrics.editsFailed)", number(result.requestsPerSecond),
-                number(result.editsPerSecond), number(result.latencyMilliseconds.p50), number(result.latencyMilliseconds.p95),
-                number(result.latencyMilliseconds.p99), number(result.latencyMilliseconds.max),
-            ]
+        let views = report.views
+        let header = ["scenario", "vus", "batch", "requests", "retries", "edits ok", "failed", "req/s", "edits/s", "p50 ms", "p95 ms", "p99 ms", "max ms"]
+        var rows: [[String]] = []
+        for view in views {
+            let vus = report.aggregate(.vusMax, filter: ["scenario": view.name])?.value.map { String(Int($0)) } ?? settingsVUs(view.record)
+            rows.append(row(view.name, vus: vus, batch: view.record.operations.count == 1 ? "\(view.record.operations[0].editsPerIteration)" : "mix", view))
+            if view.operations.count > 1 {
+                for op in view.operations {
+                    rows.append([
+                        "  " + op.label, "", "\(view.record.operations.first { $0.label == op.label }?.editsPerIteration ?? 0)", "\(op.requests)", "",
+                        "\(op.editsApplied)", "\(op.editsFailed)", number(Double(op.requests) / max(view.record.durationSeconds, 1e-9)),
+                        number(Double(op.editsApplied) / max(view.record.durationSeconds, 1e-9)), number(op.latency.p50), number(op.latency.p95),
+                        number(op.latency.p99), number(op.latency.max),
+                    ])
+                }
+            }
         }
         var lines = [table(header: header, rows: rows)]
         for comparison in report.comparisons {
             let gate = comparison.minRatio.map { " (required ≥ \(number($0))×: \(comparison.passed ? "pass" : "FAIL"))" } ?? ""
-            lines.append(
-                "speed-up \(comparison.candidate) vs \(comparison.baseline): \(number(comparison.ratio))× \(comparison.metric)\(gate)")
+            lines.append("speed-up \(comparison.candidate) vs \(comparison.baseline): \(number(comparison.ratio))× \(comparison.metric)\(gate)")
         }
-        for result in report.scenarios {
-            if let verification = result.verification {
-                let state = verification.passed ? "ok" : "FAILED"
-                lines.append(
-                    "verify \(result.name): server holds \(verification.foundByObjectId) of \(verification.reportedAdded) added features (layer \(verification.layerCountBefore) → \(verification.layerCountAfter) rows): \(state)"
-                )
-            }
-            for (message, count) in result.metrics.errors.sorted(by: { $0.value > $1.value }).prefix(5) {
-                lines.append("  \(result.name) error ×\(count): \(message)")
+        for threshold in report.thresholds {
+            let measured = threshold.value.map(number) ?? "no samples"
+            lines.append("threshold \(threshold.key): \(threshold.condition) — measured \(measured): \(threshold.passed ? "pass" : "FAIL")")
+        }
+        for view in views {
+            if view.droppedIterations > 0 { lines.append("\(view.name): \(view.droppedIterations) iterations dropped (no free VU)") }
+            if let v = view.record.verification { lines.append(verificationLine(view.name, v)) }
+            for (message, count) in view.record.errors.sorted(by: { $0.value > $1.value }).prefix(5) {
+                lines.append("  \(view.name) error ×\(count): \(message)")
             }
         }
+        for note in report.notes { lines.append("note: \(note)") }
         lines.append(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         return lines.joined(separator: "\n")
     }
 
+    static func verificationLine(_ name: String, _ v: Verification) -> String {
+        let state = v.passed ? "ok" : "FAILED"
+        var text = "verify \(name): server holds \(v.foundByObjectId) of \(v.reportedAdded) added features"
+        if let before = v.layerCountBefore, let after = v.layerCountAfter { text += " (layer \(before) → \(after) rows)" }
+        if let reported = v.globalIdsReported, let found = v.globalIdsFound { text += ", \(found) rows for \(reported) client GlobalIDs" }
+        if let unknown = v.unknownOutcomes { text += ", \(v.unknownFoundApplied ?? 0) of \(unknown) unknown-outcome adds were applied" }
+        if let still = v.deletedStillPresent { text += ", \(still) deleted still present" }
+        return text + ": " + state + (v.passed ? "" : " — " + v.notes.joined(separator: "; "))
+    }
+
+    static func settingsVUs(_ record: ScenarioRecord) -> String {
+        record.settings["vus"] ?? record.settings["maxVUs"] ?? record.settings["startVUs"] ?? "-"
+    }
+
+    private static func row(_ name: String, vus: String, batch: String, _ view: ScenarioView) -> [String] {
+        [
+            name, vus, batch, "\(view.requests)", "\(view.retries)", "\(view.editsApplied)", "\(view.editsFailed)", number(view.requestsPerSecond),
+            number(view.editsPerSecond), number(view.latency.p50), number(view.latency.p95), number(view.latency.p99), number(view.latency.max),
+        ]
+    }
+
     /// The Markdown report written beside report.json.
     public static func markdown(_ report: RunReport) -> String {
+        let views = report.views
         var out: [String] = []
         out.append("# \(report.plan.name): \(report.verdict.passed ? "PASS" : "FAIL")")
         out.append("")
@@ -50,21 +77,49 @@ public enum ReportRenderer {
         out.append("| started | \(report.startedAt) |")
         out.append("| finished | \(report.finishedAt) |")
         out.append(
-            "| machine | \(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem) |"
-        )
+            "| machine | \(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem) |")
         out.append("| tool | \(report.tool.name) \(report.tool.version), report schema \(report.schemaVersion) |")
         for note in report.target.notes { out.append("| note | \(note) |") }
         out.append("")
+        if !report.verdict.failures.isEmpty || !report.thresholds.isEmpty {
+            out.append("## Verdict\n")
+            out.append(report.verdict.passed ? "All thresholds and gates passed." : report.verdict.failures.map { "- \($0)" }.joined(separator: "\n"))
+            out.append("")
+        }
+        if !report.thresholds.isEmpty {
+            out.append("## Thresholds\n")
+            out.append("| metric | condition | measured | result |")
+            out.append("|---|---|---:|---|")
+            for t in report.thresholds {
+                out.append("| `\(t.key)` | `\(t.condition)` | \(t.value.map(number) ?? "no samples") | \(t.passed ? "pass" : "**FAIL**") |")
+            }
+            out.append("")
+        }
         out.append("## Throughput and latency\n")
         out.append(
-            "| scenario | executor | vus | batch | requests | attempts | retries | backoff s | edits ok | applied earlier | edits failed | outcome unknown | req/s | edits/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms | duration s |"
-        )
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for result in report.scenarios {
-            let l = result.latencyMilliseconds
+            "| scenario | operation | executor | requests | failed requests | retries | backoff s | edits ok | applied earlier | edits failed | outcome unknown | dropped | req/s | edits/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms | duration s |")
+        out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for view in views {
+            let l = view.latency
+            let r = view.record
             out.append(
-                "| \(result.name) | \(result.executor) | \(result.vus) | \(result.batchSize) | \(result.metrics.requests) | \(result.metrics.attempts) | \(result.metrics.retries) | \(number(result.metrics.backoffSeconds)) | \(result.metrics.editsSucceeded) | \(result.metrics.editsAppliedByEarlierAttempt) | \(result.metrics.editsFailed) | \(result.metrics.editsUnknown) | \(number(result.requestsPerSecond)) | \(number(result.editsPerSecond)) | \(number(l.p50)) | \(number(l.p90)) | \(number(l.p95)) | \(number(l.p99)) | \(number(l.max)) | \(number(result.durationSeconds)) |"
+                "| \(view.name) | \(r.operations.map(\.label).joined(separator: ", ")) | \(r.executor) | \(view.requests) | \(view.failedRequests) | \(view.retries) | \(number(r.backoffSeconds)) | \(view.editsApplied) | \(r.editsAppliedByEarlierAttempt) | \(view.editsFailed) | \(view.editsUnknown) | \(view.droppedIterations) | \(number(view.requestsPerSecond)) | \(number(view.editsPerSecond)) | \(number(l.p50)) | \(number(l.p90)) | \(number(l.p95)) | \(number(l.p99)) | \(number(l.max)) | \(number(r.durationSeconds)) |"
             )
+            if view.operations.count > 1 {
+                for op in view.operations {
+                    let seconds = max(r.durationSeconds, 1e-9)
+                    out.append(
+                        "| | \(op.label) | | \(op.requests) | \(op.failedRequests) | | | \(op.editsApplied) | | \(op.editsFailed) | | | \(number(Double(op.requests) / seconds)) | \(number(Double(op.editsApplied) / seconds)) | \(number(op.latency.p50)) | \(number(op.latency.p90)) | \(number(op.latency.p95)) | \(number(op.latency.p99)) | \(number(op.latency.max)) | |"
+                    )
+                }
+            }
+        }
+        out.append("\n## Executors\n")
+        out.append("| scenario | executor | settings | started s | stopped because |")
+        out.append("|---|---|---|---:|---|")
+        for r in report.scenarios {
+            let settings = r.settings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            out.append("| \(r.name) | \(r.executor) | \(settings) | \(number(r.startSeconds)) | \(r.stopReason.rawValue) |")
         }
         if !report.comparisons.isEmpty {
             out.append("\n## Comparisons\n")
@@ -76,19 +131,12 @@ public enum ReportRenderer {
                 )
             }
         }
-        let verified = report.scenarios.filter { $0.verification != nil }
+        let verified = report.scenarios.compactMap { r in r.verification.map { (r.name, $0) } }
         if !verified.isEmpty {
             out.append("\n## Verification (by query, after each scenario)\n")
-            out.append("| scenario | adds reported | found by objectId | duplicates | layer rows before | after | result |")
-            out.append("|---|---:|---:|---:|---:|---:|---|")
-            for result in verified {
-                let v = result.verification!
-                out.append(
-                    "| \(result.name) | \(v.reportedAdded) | \(v.foundByObjectId) | \(v.duplicateObjectIds) | \(v.layerCountBefore) | \(v.layerCountAfter) | \(v.passed ? "ok" : "**FAILED**: " + v.notes.joined(separator: "; ")) |"
-                )
-            }
+            for (name, v) in verified { out.append("- " + verificationLine(name, v)) }
         }
-        let errors = report.scenarios.flatMap { result in result.metrics.errors.map { (result.name, $0.key, $0.value) } }
+        let errors = report.scenarios.flatMap { r in r.errors.map { (r.name, $0.key, $0.value) } }
         if !errors.isEmpty {
             out.append("\n## Errors\n")
             out.append("| scenario | count | error |")
@@ -97,11 +145,13 @@ public enum ReportRenderer {
                 out.append("| \(name) | \(count) | \(message.replacingOccurrences(of: "|", with: "\\|")) |")
             }
         }
-        out.append("\n## Verdict\n")
-        if report.verdict.passed {
+        if !report.notes.isEmpty {
+            out.append("\n## Notes\n")
+            out.append(contentsOf: report.notes.map { "- \($0)" })
+        }
+        if report.thresholds.isEmpty && report.verdict.failures.isEmpty {
+            out.append("\n## Verdict\n")
             out.append("All gates passed.")
-        } else {
-            out.append(contentsOf: report.verdict.failures.map { "- \($0)" })
         }
         return out.joined(separator: "\n") + "\n"
     }

@@ -2,6 +2,20 @@ import Foundation
 
 /// Writes report.json and report.md into a new folder.
 public enum ReportWriter {
+    /// Checks before a run that report folders can be made under `root` (creating it), so a long run never ends
+    /// without a place for its report.
+    /// - Throws: ``LoadRunnerError`` naming the folder and the fix.
+    public static func checkWritable(_ root: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            let probe = "\(root)/.featureload-write-check-\(ProcessInfo.processInfo.processIdentifier)"
+            try Data().write(to: URL(fileURLWithPath: probe))
+            try FileManager.default.removeItem(atPath: probe)
+        } catch {
+            throw LoadRunnerError("--out \(root): cannot write reports there (\(error.localizedDescription)). Fix: give a writable directory")
+        }
+    }
+
     /// Creates `<root>/<plan>-<UTC time>/` with both files.
     /// - Returns: The folder's path.
     /// - Throws: File-system errors from creating the folder or writing the files.

@@ -1,13 +1,13 @@
-/// The saved result of one run: versioned, self-describing, and mergeable (counters and sparse histograms).
+/// The saved result of one run (schema `featureload.run-report`, version 2): raw, exactly mergeable data only.
 ///
-/// `report.json` is this value; Markdown and the terminal summary are rendered from it, so a saved run can be
-/// re-rendered or compared later without re-running.
+/// It holds counters, HDR histograms and a 1-second time series keyed by metric name and tags, plus the executor
+/// settings and the verification. Percentiles, rates and throughput are computed from it by ``RunReport/view``
+/// whenever a report is rendered, thresholds are evaluated or runs are compared, so reports of several generators
+/// merge without loss. Version-1 files load through ``RunReport/decode(_:)``.
 public struct RunReport: Sendable, Codable, Equatable {
-    /// The schema's name, so other tools can recognise the file.
     public var schema = "featureload.run-report"
-    /// Bumped on any incompatible change.
     public var schemaVersion = RunReport.currentSchemaVersion
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = 2
 
     public var tool: Tool
     public var plan: Plan
@@ -16,13 +16,27 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// ISO 8601 UTC.
     public var startedAt: String
     public var finishedAt: String
-    public var scenarios: [ScenarioResult]
+    /// The run's start in milliseconds since 1970: second 0 of the time series.
+    public var startedAtEpochMilliseconds: Int64
+    public var durationSeconds: Double
+    /// Which share of the whole test this process ran (`0:1` for all of it).
+    public var segment = "0:1"
+    public var scenarios: [ScenarioRecord]
+    public var metrics: [MetricSeries]
+    public var timeSeries: [TimeBucket]
+    public var thresholds: [ThresholdResult]
     public var comparisons: [ComparisonResult]
+    /// Warnings about how the run went (a VU pool that was too small, a generator that fell behind).
+    public var notes: [String]
     public var verdict: Verdict
 
     public struct Tool: Sendable, Codable, Equatable {
         public var name: String
         public var version: String
+        public init(name: String, version: String) {
+            self.name = name
+            self.version = version
+        }
     }
 
     public struct Plan: Sendable, Codable, Equatable {
@@ -31,6 +45,8 @@ public struct RunReport: Sendable, Codable, Equatable {
         public var description: String?
         public var seed: UInt64
         public var maxFailedEditRate: Double
+        /// The scenario file's format version (1: scenarios in sequence; 2: concurrent).
+        public var version: Int?
     }
 
     public struct TargetInfo: Sendable, Codable, Equatable {
@@ -59,83 +75,53 @@ public struct RunReport: Sendable, Codable, Equatable {
 
     public struct Verdict: Sendable, Codable, Equatable {
         public var passed: Bool
-        /// Each failed gate, in words.
+        /// Each failed threshold or gate, in words.
         public var failures: [String]
-    }
-}
-
-/// One scenario's configuration and measurements.
-public struct ScenarioResult: Sendable, Codable, Equatable {
-    public var name: String
-    public var executor: String
-    public var operation: String
-    public var layer: Int
-    public var vus: Int
-    public var iterations: Int
-    public var batchSize: Int
-    public var iterationsStarted: Int
-    public var stopReason: StopReason
-    public var durationSeconds: Double
-    public var metrics: ScenarioMetrics
-    public var requestsPerSecond: Double
-    public var editsPerSecond: Double
-    public var latencyMilliseconds: LatencySummary
-    public var verification: Verification?
-
-    /// The value of a named metric, for comparisons.
-    public func value(of metric: String) -> Double? {
-        switch metric {
-        case "editsPerSecond": return editsPerSecond
-        case "requestsPerSecond": return requestsPerSecond
-        default: return nil
+        public init(passed: Bool, failures: [String]) {
+            self.passed = passed
+            self.failures = failures
         }
     }
 }
 
-/// Percentiles of request latency in milliseconds.
-public struct LatencySummary: Sendable, Codable, Equatable {
-    public var p50: Double
-    public var p90: Double
-    public var p95: Double
-    public var p99: Double
-    public var max: Double
-    public var mean: Double
-
-    public init(_ histogram: LatencyHistogram) {
-        func ms(_ microseconds: UInt64) -> Double { Double(microseconds) / 1000 }
-        p50 = ms(histogram.percentile(50))
-        p90 = ms(histogram.percentile(90))
-        p95 = ms(histogram.percentile(95))
-        p99 = ms(histogram.percentile(99))
-        max = ms(histogram.max)
-        mean = histogram.mean / 1000
-    }
+/// One scenario's settings and how it ended; its measurements are the run's metric series tagged with its name.
+public struct ScenarioRecord: Sendable, Codable, Equatable {
+    public var name: String
+    public var executor: String
+    /// The executor's settings as written (`vus`, `rate`, `stages`, …).
+    public var settings: [String: String]
+    public var operations: [OperationRecord]
+    public var tags: [String: String]
+    /// When the scenario started and how long it ran, in seconds from the run's start.
+    public var startSeconds: Double
+    public var durationSeconds: Double
+    public var stopReason: StopReason
+    public var verification: Verification?
+    public var warnings: [String]
+    /// Failures by message, counted.
+    public var errors: [String: Int] = [:]
+    /// Seconds spent backing off between attempts.
+    public var backoffSeconds: Double = 0
+    /// Edits a retry found already applied by an earlier attempt (also counted in `edits`).
+    public var editsAppliedByEarlierAttempt: Int = 0
 }
 
-/// The after-run check that the service holds exactly the features the scenario added.
-public struct Verification: Sendable, Codable, Equatable {
-    /// Adds the service reported as successful.
-    public var reportedAdded: Int
-    /// Of those object IDs, how many a query found.
-    public var foundByObjectId: Int
-    /// Object IDs reported more than once (duplicated edits).
-    public var duplicateObjectIds: Int
-    public var layerCountBefore: Int
-    public var layerCountAfter: Int
-    /// Edits sent in requests whose outcome is unknown (the request failed after it may have reached the server).
-    public var editsInFailedRequests: Int
-    public var passed: Bool
-    public var notes: [String]
+/// An operation of a scenario's workload.
+public struct OperationRecord: Sendable, Codable, Equatable {
+    public var label: String
+    public var kind: String
+    public var layer: Int
+    public var weight: Int
+    /// Edits one iteration sends (batch size).
+    public var editsPerIteration: Int
 }
 
-/// A ratio between two scenarios' metric, and its gate.
-public struct ComparisonResult: Sendable, Codable, Equatable {
-    public var baseline: String
-    public var candidate: String
-    public var metric: String
-    public var baselineValue: Double
-    public var candidateValue: Double
-    public var ratio: Double
-    public var minRatio: Double?
+/// A threshold's outcome: each condition with the value measured.
+public struct ThresholdResult: Sendable, Codable, Equatable {
+    public var key: String
+    public var condition: String
+    /// The aggregate measured; nil when no sample matched (which fails the condition).
+    public var value: Double?
     public var passed: Bool
+    public var abortOnFail: Bool
 }

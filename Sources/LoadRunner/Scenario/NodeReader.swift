@@ -4,9 +4,28 @@ import Yams
 /// instead of stopping at the first.
 struct NodeReader {
     let file: String
+    /// Variables for `${NAME}` in values.
+    let environment: [String: String]
     private(set) var issues: [ScenarioIssue] = []
 
-    init(file: String) { self.file = file }
+    init(file: String, environment: [String: String] = [:]) {
+        self.file = file
+        self.environment = environment
+    }
+
+    /// A scalar's text with `${NAME}`, `${NAME:-default}` and `$$` interpolated; nil for other nodes.
+    mutating func text(_ node: Node, field: String) -> String? {
+        guard case .scalar(let scalar) = node else { return nil }
+        guard scalar.string.contains("$") else { return scalar.string }
+        switch Interpolation.expand(scalar.string, environment: environment) {
+        case .success(let text): return text
+        case .failure(let missing):
+            issue(
+                node, field: field, problem: "environment variable \(missing.name) is not set",
+                fix: "export \(missing.name)=… before running, or write `${\(missing.name):-default}`")
+            return ""
+        }
+    }
 
     mutating func issue(_ node: Node?, field: String, problem: String, fix: String) {
         let mark = node?.mark
@@ -66,11 +85,11 @@ struct NodeReader {
             if required { issue(parent, field: field, problem: "missing", fix: "add `\(example)`") }
             return nil
         }
-        guard case .scalar(let scalar) = node, !scalar.string.isEmpty || !required else {
+        guard let text = text(node, field: field), !text.isEmpty || !required else {
             issue(node, field: field, problem: "expected text, got \(kind(node))", fix: example.isEmpty ? "write a single value" : "write e.g. `\(example)`")
             return nil
         }
-        return scalar.string
+        return text
     }
 
     mutating func int(
@@ -81,7 +100,7 @@ struct NodeReader {
             return nil
         }
         let bounds = range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "\(range.lowerBound)…\(range.upperBound)"
-        guard case .scalar(let scalar) = node, let value = Int(scalar.string.replacingUnderscores()) else {
+        guard let text = text(node, field: field), let value = Int(text.replacingUnderscores()) else {
             issue(node, field: field, problem: "expected a whole number, got \(describe(node))", fix: "write a whole number \(bounds), e.g. `\(example)`")
             return nil
         }
@@ -94,7 +113,7 @@ struct NodeReader {
 
     mutating func double(_ node: Node?, field: String, example: String) -> Double? {
         guard let node else { return nil }
-        guard case .scalar(let scalar) = node, let value = Double(scalar.string), value.isFinite, value > 0 else {
+        guard let text = text(node, field: field), let value = Double(text), value.isFinite, value > 0 else {
             issue(node, field: field, problem: "expected a positive number, got \(describe(node))", fix: "write e.g. `\(example)`")
             return nil
         }
@@ -103,7 +122,7 @@ struct NodeReader {
 
     mutating func rate(_ node: Node?, field: String) -> Double? {
         guard let node else { return nil }
-        guard case .scalar(let scalar) = node, let value = Double(scalar.string), value >= 0, value <= 1 else {
+        guard let text = text(node, field: field), let value = Double(text), value >= 0, value <= 1 else {
             issue(node, field: field, problem: "expected a fraction from 0 to 1, got \(describe(node))", fix: "write e.g. `\(field): 0.01` for 1 %")
             return nil
         }
@@ -112,22 +131,22 @@ struct NodeReader {
 
     mutating func bool(_ node: Node?, field: String) -> Bool? {
         guard let node else { return nil }
-        guard case .scalar(let scalar) = node else {
+        guard let text = text(node, field: field) else {
             issue(node, field: field, problem: "expected true or false, got \(kind(node))", fix: "write `true` or `false`")
             return nil
         }
-        switch scalar.string.lowercased() {
+        switch text.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
         default:
-            issue(node, field: field, problem: "expected true or false, got '\(scalar.string)'", fix: "write `true` or `false`")
+            issue(node, field: field, problem: "expected true or false, got '\(text)'", fix: "write `true` or `false`")
             return nil
         }
     }
 
-    mutating func duration(_ node: Node?, field: String, example: String) -> Duration? {
+    mutating func duration(_ node: Node?, field: String, example: String, allowZero: Bool = false) -> Duration? {
         guard let node else { return nil }
-        guard case .scalar(let scalar) = node, let value = DurationText.parse(scalar.string), value > .zero else {
+        guard let text = text(node, field: field), let value = DurationText.parse(text), value > .zero || (allowZero && value == .zero) else {
             issue(
                 node, field: field, problem: "expected a duration with a unit, got \(describe(node))",
                 fix: "write e.g. `\(example)` (units: ms, s, m, h; combined like 1m30s)")
@@ -136,7 +155,7 @@ struct NodeReader {
         return value
     }
 
-    private func kind(_ node: Node) -> String {
+    func kind(_ node: Node) -> String {
         switch node {
         case .scalar(let scalar): return "'\(scalar.string)'"
         case .mapping: return "a mapping"

@@ -14,8 +14,9 @@ public enum ScenarioParser {
     ///   - file: The path to name in messages.
     /// - Returns: The validated plan.
     /// - Throws: ``ScenarioFileError`` listing every problem found.
-    public static func parse(yaml: String, file: String) throws(ScenarioFileError) -> ScenarioPlan {
-        var reader = NodeReader(file: file)
+    ///   - environment: Variables for `${NAME}` in values (the CLI passes the process environment).
+    public static func parse(yaml: String, file: String, environment: [String: String] = [:]) throws(ScenarioFileError) -> ScenarioPlan {
+        var reader = NodeReader(file: file, environment: environment)
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: yaml) else {
@@ -39,17 +40,16 @@ public enum ScenarioParser {
         throw ScenarioFileError(file: file, issues: ordered)
     }
 
-    static let topLevelKeys = ["version", "name", "description", "target", "local", "seed", "verify", "maxFailedEditRate", "scenarios", "compare"]
-    static let scenarioKeys = [
-        "executor", "vus", "iterations", "maxDuration", "operation", "layer", "batchSize", "rollbackOnFailure", "retry",
-        "clientGlobalIds",
+    static let topLevelKeys = [
+        "version", "name", "description", "target", "local", "seed", "verify", "maxFailedEditRate", "scenarios", "compare", "thresholds",
+        "auth", "tls", "requestTimeout",
     ]
     static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff", "budget"]
     static let compareKeys = ["baseline", "candidate", "metric", "min"]
 
     private static func readPlan(_ root: Node, _ reader: inout NodeReader) -> ScenarioPlan? {
         guard let top = reader.mapping(root, field: "", allowed: topLevelKeys) else { return nil }
-        let version = reader.int(top["version"], field: "version", range: 1...1, example: "version: 1") ?? 1
+        let version = reader.int(top["version"], field: "version", range: 1...2, example: "version: 2") ?? 1
         let name = reader.string(top["name"], field: "name", required: true, parent: root, example: "name: quickstart")
         let description = reader.string(top["description"], field: "description", required: false, parent: root, example: "")
         let seed = reader.int(top["seed"], field: "seed", range: 0...Int.max, example: "seed: 42") ?? 1
@@ -70,6 +70,7 @@ public enum ScenarioParser {
                     declared.insert(name)
                     if let spec = readScenario(name: name, node, &reader) { scenarios.append(spec) }
                 }
+                checkStartAfter(scenarios, entries: entries, &reader)
             }
         } else {
             reader.issue(
@@ -86,11 +87,20 @@ public enum ScenarioParser {
                 }
             }
         }
+        var thresholds: [ThresholdSpec] = []
+        if let node = top["thresholds"] { thresholds = readThresholds(node, scenarios: scenarios, &reader) }
+        let auth = top["auth"].flatMap { readAuth($0, &reader) }
+        let tls = top["tls"].flatMap { readTLS($0, &reader) }
+        let requestTimeout = reader.duration(top["requestTimeout"], field: "requestTimeout", example: "requestTimeout: 60s")
         guard let name, let target else { return nil }
-        return ScenarioPlan(
+        var plan = ScenarioPlan(
             version: version, name: name, description: description, target: target, seed: UInt64(seed),
             scenarios: scenarios, comparisons: comparisons, verify: verify,
-            maxFailedEditRate: maxFailedEditRate)
+            maxFailedEditRate: maxFailedEditRate, thresholds: thresholds)
+        plan.auth = auth
+        plan.tls = tls
+        plan.requestTimeout = requestTimeout
+        return plan
     }
 
     private static func readTarget(_ top: Node.Mapping, root: Node, _ reader: inout NodeReader) -> ScenarioPlan.Target? {
@@ -120,69 +130,6 @@ public enum ScenarioParser {
             return nil
         }
         return .url(url)
-    }
-
-    private static func readScenario(name: String, _ node: Node, _ reader: inout NodeReader) -> ScenarioSpec? {
-        let path = "scenarios.\(name)"
-        guard let map = reader.mapping(node, field: path, allowed: scenarioKeys) else { return nil }
-        let executors = ScenarioSpec.Executor.allCases.map(\.rawValue)
-        var executor: ScenarioSpec.Executor?
-        if let text = reader.string(
-            map["executor"], field: "\(path).executor", required: true, parent: node,
-            example: "executor: shared-iterations")
-        {
-            executor = ScenarioSpec.Executor(rawValue: text)
-            if executor == nil {
-                reader.issue(
-                    map["executor"], field: "\(path).executor", problem: "unknown executor '\(text)'",
-                    fix: "use one of: \(executors.joined(separator: ", "))")
-            }
-        }
-        let vus = reader.int(map["vus"], field: "\(path).vus", range: 1...1024, example: "vus: 8") ?? 1
-        let iterations = reader.int(
-            map["iterations"], field: "\(path).iterations", range: 1...10_000_000, example: "iterations: 1000",
-            required: true, parent: node)
-        let maxDuration =
-            reader.duration(map["maxDuration"], field: "\(path).maxDuration", example: "maxDuration: 60s") ?? .seconds(600)
-        var operation = ScenarioSpec.Operation.addFeatures
-        if let text = reader.string(map["operation"], field: "\(path).operation", required: false, parent: node, example: "") {
-            if let known = ScenarioSpec.Operation(rawValue: text) {
-                operation = known
-            } else {
-                reader.issue(
-                    map["operation"], field: "\(path).operation", problem: "unknown operation '\(text)'",
-                    fix: "use one of: \(ScenarioSpec.Operation.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-        }
-        let layer = reader.int(map["layer"], field: "\(path).layer", range: 0...100_000, example: "layer: 0") ?? 0
-        let batchSize = reader.int(map["batchSize"], field: "\(path).batchSize", range: 1...10_000, example: "batchSize: 100") ?? 1
-        let rollback = reader.bool(map["rollbackOnFailure"], field: "\(path).rollbackOnFailure") ?? true
-        let clientGlobalIds = reader.bool(map["clientGlobalIds"], field: "\(path).clientGlobalIds") ?? false
-        var retry: ScenarioSpec.Retry?
-        if let retryNode = map["retry"], let retryMap = reader.mapping(retryNode, field: "\(path).retry", allowed: retryKeys) {
-            var settings = ScenarioSpec.Retry()
-            let field = "\(path).retry"
-            settings.maxAttempts =
-                reader.int(retryMap["maxAttempts"], field: "\(field).maxAttempts", range: 1...100, example: "maxAttempts: 5")
-                ?? settings.maxAttempts
-            settings.initialBackoff =
-                reader.duration(retryMap["initialBackoff"], field: "\(field).initialBackoff", example: "initialBackoff: 100ms")
-                ?? settings.initialBackoff
-            settings.maxBackoff =
-                reader.duration(retryMap["maxBackoff"], field: "\(field).maxBackoff", example: "maxBackoff: 10s") ?? settings.maxBackoff
-            settings.budget = reader.duration(retryMap["budget"], field: "\(field).budget", example: "budget: 60s") ?? settings.budget
-            if settings.maxBackoff < settings.initialBackoff {
-                reader.issue(
-                    retryMap["maxBackoff"], field: "\(field).maxBackoff", problem: "is shorter than initialBackoff",
-                    fix: "make maxBackoff at least initialBackoff")
-            }
-            retry = settings
-        }
-        guard let executor, let iterations else { return nil }
-        return ScenarioSpec(
-            name: name, executor: executor, vus: vus, iterations: iterations, maxDuration: maxDuration,
-            operation: operation, layer: layer, batchSize: batchSize, rollbackOnFailure: rollback, retry: retry,
-            clientGlobalIds: clientGlobalIds)
     }
 
     private static func readComparison(

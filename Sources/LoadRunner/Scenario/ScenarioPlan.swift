@@ -3,15 +3,24 @@
 /// The format follows k6's names where they exist (`scenarios`, `executor`, `vus`, `iterations`,
 /// `maxDuration`, `thresholds`), so later executors and operations extend it without breaking old files.
 public struct ScenarioPlan: Sendable, Hashable {
-    /// The schema version of the file (currently 1).
+    /// The format version: 1 runs scenarios one after another; 2 runs them concurrently, each from its
+    /// `startTime` (or after `startAfter`), as k6 does.
     public var version: Int
     public var name: String
     public var description: String?
     public var target: Target
     /// Seed for generated payloads; the same seed gives the same features.
     public var seed: UInt64
-    /// Scenarios in file order; they run one after another.
+    /// Scenarios in file order.
     public var scenarios: [ScenarioSpec]
+    /// k6 thresholds on the run's metrics.
+    public var thresholds: [ThresholdSpec] = []
+    /// How to authenticate with a live target (secrets come from `${ENV}` interpolation).
+    public var auth: Auth?
+    /// TLS settings for a live https target.
+    public var tls: TLS?
+    /// The longest one HTTP request may take.
+    public var requestTimeout: Duration?
     /// Ratio gates between two scenarios, e.g. batched edits/s ≥ 10 × single edits/s.
     public var comparisons: [Comparison]
     /// Whether to check afterwards, by query, that the service holds exactly the features added.
@@ -22,8 +31,9 @@ public struct ScenarioPlan: Sendable, Hashable {
     public init(
         version: Int = 1, name: String, description: String? = nil, target: Target, seed: UInt64 = 1,
         scenarios: [ScenarioSpec], comparisons: [Comparison] = [], verify: Bool = true,
-        maxFailedEditRate: Double = 0
+        maxFailedEditRate: Double = 0, thresholds: [ThresholdSpec] = []
     ) {
+        self.thresholds = thresholds
         self.version = version
         self.name = name
         self.description = description
@@ -66,79 +76,38 @@ public struct ScenarioPlan: Sendable, Hashable {
             self.minRatio = minRatio
         }
     }
-}
 
-/// One scenario: an operation repeated by virtual users under an executor.
-public struct ScenarioSpec: Sendable, Hashable {
-    public var name: String
-    public var executor: Executor
-    /// Concurrent virtual users (requests in flight at most).
-    public var vus: Int
-    /// Total iterations shared by all virtual users; each iteration is one request.
-    public var iterations: Int
-    /// The scenario stops starting iterations after this long.
-    public var maxDuration: Duration
-    public var operation: Operation
-    /// The layer or table id the operation edits.
-    public var layer: Int
-    /// Features per applyEdits request.
-    public var batchSize: Int
-    public var rollbackOnFailure: Bool
-    /// Retries of failed requests; nil sends each request once.
-    public var retry: Retry?
-    /// Adds carry GlobalIDs the client makes, sent with `useGlobalIds=true`, so a retried add is recognised as
-    /// already applied instead of being duplicated (exactly once).
-    public var clientGlobalIds: Bool
+    /// A token, or a user name and password for generateToken.
+    public struct Auth: Sendable, Hashable, CustomStringConvertible {
+        public var token: String?
+        public var username: String?
+        public var password: String?
+        public var tokenURL: String?
 
-    public init(
-        name: String, executor: Executor = .sharedIterations, vus: Int, iterations: Int,
-        maxDuration: Duration = .seconds(600), operation: Operation = .addFeatures, layer: Int = 0, batchSize: Int = 1,
-        rollbackOnFailure: Bool = true, retry: Retry? = nil, clientGlobalIds: Bool = false
-    ) {
-        self.name = name
-        self.executor = executor
-        self.vus = vus
-        self.iterations = iterations
-        self.maxDuration = maxDuration
-        self.operation = operation
-        self.layer = layer
-        self.batchSize = batchSize
-        self.rollbackOnFailure = rollbackOnFailure
-        self.retry = retry
-        self.clientGlobalIds = clientGlobalIds
-    }
+        public init(token: String? = nil, username: String? = nil, password: String? = nil, tokenURL: String? = nil) {
+            self.token = token
+            self.username = username
+            self.password = password
+            self.tokenURL = tokenURL
+        }
 
-    /// How failed requests are retried: capped exponential backoff with full jitter, honouring `Retry-After`.
-    public struct Retry: Sendable, Hashable {
-        public var maxAttempts: Int
-        public var initialBackoff: Duration
-        public var maxBackoff: Duration
-        /// Total time a request may spend retrying.
-        public var budget: Duration
-
-        public init(
-            maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(100), maxBackoff: Duration = .seconds(10),
-            budget: Duration = .seconds(60)
-        ) {
-            self.maxAttempts = maxAttempts
-            self.initialBackoff = initialBackoff
-            self.maxBackoff = maxBackoff
-            self.budget = budget
+        /// Never shows the secrets.
+        public var description: String {
+            token != nil ? "Auth(token: redacted)" : "Auth(username: \(username ?? "-"), password: redacted)"
         }
     }
 
-    /// Executors, named as in k6.
-    public enum Executor: String, Sendable, Hashable, CaseIterable {
-        /// A fixed number of iterations shared by `vus` workers (closed model).
-        case sharedIterations = "shared-iterations"
+    /// Certificate checks for https targets.
+    public struct TLS: Sendable, Hashable {
+        public var caFile: String?
+        public var insecure: Bool
+
+        public init(caFile: String? = nil, insecure: Bool = false) {
+            self.caFile = caFile
+            self.insecure = insecure
+        }
     }
 
-    /// What one iteration does.
-    public enum Operation: String, Sendable, Hashable, CaseIterable {
-        /// applyEdits with `batchSize` generated adds.
-        case addFeatures = "add"
-    }
-
-    /// The number of edits the scenario sends when every iteration runs.
-    public var plannedEdits: Int { iterations * batchSize }
+    /// Whether scenarios run one after another (version 1 files).
+    public var isSequential: Bool { version < 2 }
 }

@@ -1,0 +1,72 @@
+/// The kinds of metric, as in k6: how values combine and which threshold aggregations apply.
+public enum MetricKind: String, Sendable, Codable, Hashable {
+    /// A sum (`count`, and `rate` = count per second of the run).
+    case counter
+    /// The share of non-zero values (`rate`).
+    case rate
+    /// A distribution (`avg`, `min`, `max`, `med`, `p(N)`), kept as an HDR histogram in microseconds.
+    case trend
+    /// A level sampled over time (`value`, the last; `min`, `max`).
+    case gauge
+
+    /// The aggregations a threshold may use on a metric of this kind.
+    public var aggregations: [String] {
+        switch self {
+        case .counter: return ["count", "rate"]
+        case .rate: return ["rate"]
+        case .trend: return ["avg", "min", "max", "med", "p(N)"]
+        case .gauge: return ["value", "min", "max"]
+        }
+    }
+}
+
+/// The metrics a run records: k6's built-in names where k6 has one, ours for the feature-service domain.
+public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
+    /// HTTP requests sent (counter).
+    case httpReqs = "http_reqs"
+    /// Time from sending a request to its last response byte, per HTTP request (trend, ms).
+    case httpReqDuration = "http_req_duration"
+    /// Requests that failed: no response, HTTP status ≥ 400, or an ArcGIS error body (rate).
+    case httpReqFailed = "http_req_failed"
+    /// Iterations completed (counter).
+    case iterations
+    /// Time of a whole iteration, retries and backoff included; from its intended start in arrival-rate executors
+    /// (trend, ms).
+    case iterationDuration = "iteration_duration"
+    /// Iterations an arrival-rate executor could not start because no VU was free (counter).
+    case droppedIterations = "dropped_iterations"
+    /// Request bytes sent (counter).
+    case dataSent = "data_sent"
+    /// Response bytes received (counter).
+    case dataReceived = "data_received"
+    /// Edits the service applied: adds, updates, deletes, relates, attachments (counter).
+    case edits
+    /// Edits that failed, per edit sent (rate).
+    case editFailed = "edit_failed"
+    /// Edits whose outcome is unknown: the request broke after it may have been applied (counter).
+    case editOutcomeUnknown = "edit_outcome_unknown"
+    /// HTTP attempts beyond the first of each request (counter).
+    case retries
+    /// VUs busy at once, sampled each second (gauge).
+    case vus
+    /// The size of the VU pool (gauge).
+    case vusMax = "vus_max"
+
+    public var kind: MetricKind {
+        switch self {
+        case .httpReqs, .iterations, .droppedIterations, .dataSent, .dataReceived, .edits, .editOutcomeUnknown, .retries: return .counter
+        case .httpReqFailed, .editFailed: return .rate
+        case .httpReqDuration, .iterationDuration: return .trend
+        case .vus, .vusMax: return .gauge
+        }
+    }
+
+    /// The tags a sample of this metric carries, so a threshold's tag filter can be checked before a run.
+    public var tags: [String] {
+        switch self {
+        case .httpReqs, .httpReqDuration, .httpReqFailed, .dataSent, .dataReceived: return ["scenario", "operation", "status"]
+        case .iterations, .iterationDuration, .edits, .editFailed, .editOutcomeUnknown, .retries: return ["scenario", "operation"]
+        case .droppedIterations, .vus, .vusMax: return ["scenario"]
+        }
+    }
+}

@@ -1,0 +1,278 @@
+import Synchronization
+
+/// Folds the iteration samples of one scenario into its metrics, from any number of VU tasks at once.
+///
+/// A `Mutex` guards one accumulator per scenario, so memory does not grow with the VU count and a progress display
+/// can read a consistent snapshot at any time. Folding is a few dictionary updates; nothing per request is kept
+/// except, when verification is on, the IDs of the features the run added and deleted.
+public final class ScenarioRecorder: Sendable {
+    public let scenario: String
+    /// The workload's operation labels, by index.
+    public let operations: [String]
+    private let state: Mutex<ScenarioAccumulator>
+    private let inFlight = Atomic<Int>(0)
+
+    /// A recorder for `scenario`, whose operations have these labels and edit these layers (by index).
+    public init(scenario: String, operations: [String], layers: [Int], keepIds: Bool) {
+        self.scenario = scenario
+        self.operations = operations
+        state = Mutex(ScenarioAccumulator(layers: layers, keepIds: keepIds))
+    }
+
+    /// Notes an iteration starting (for the busy-VU gauge).
+    public func iterationStarted() {
+        inFlight.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Folds a finished iteration's sample.
+    public func record(_ sample: IterationSample) {
+        let busy = inFlight.wrappingSubtract(1, ordering: .relaxed).oldValue
+        state.withLock { $0.fold(sample, busy: busy) }
+    }
+
+    /// Notes an iteration that was cancelled before it did anything (not counted).
+    public func iterationAbandoned() {
+        inFlight.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    /// Counts an iteration the executor could not start (no free VU) at `offset` from the run's start.
+    public func recordDropped(at offset: Duration) {
+        state.withLock { $0.dropped(at: offset) }
+    }
+
+    /// Records the VU pool's size (the `vus_max` gauge).
+    public func recordPoolSize(_ vus: Int) {
+        state.withLock { $0.poolSize = max($0.poolSize, vus) }
+    }
+
+    /// What was recorded so far.
+    public func snapshot() -> ScenarioAccumulator {
+        state.withLock { $0 }
+    }
+}
+
+/// The metrics of one scenario as they accumulate; a value, so snapshots are consistent copies.
+public struct ScenarioAccumulator: Sendable {
+    struct RequestStats: Sendable {
+        var count = 0
+        var failed = 0
+        var duration = LatencyHistogram()
+        var sent: Int64 = 0
+        var received: Int64 = 0
+    }
+
+    public struct OperationStats: Sendable {
+        public var iterations = 0
+        public var iterationDuration = LatencyHistogram()
+        public var editsApplied = 0
+        public var editsFailed = 0
+        public var editsUnknown = 0
+        public var editsAppliedByEarlierAttempt = 0
+        public var retries = 0
+        public var backoffSeconds = 0.0
+        /// Failures by message (at most ``ScenarioAccumulator/maxErrorKinds`` kinds; the rest under "other errors").
+        public var errors: [String: Int] = [:]
+    }
+
+    static let maxErrorKinds = 50
+
+    /// Keyed by operation index << 16 | HTTP status.
+    var requests: [Int: RequestStats] = [:]
+    public private(set) var operations: [OperationStats]
+    public private(set) var droppedIterations = 0
+    public internal(set) var poolSize = 0
+    public private(set) var peakBusy = 0
+    /// Keyed by second << 16 | operation index.
+    var buckets: [Int: TimeBucketCounts] = [:]
+    let keepIds: Bool
+    /// The layer of each operation.
+    let layers: [Int]
+    /// What the run added and deleted, by layer, when verification is on.
+    public private(set) var ids: [Int: LayerIds] = [:]
+
+    /// Features a scenario added to and deleted from one layer.
+    public struct LayerIds: Sendable {
+        public var addedObjectIds: [Int64] = []
+        public var addedGlobalIds: [String] = []
+        public var unknownGlobalIds: [String] = []
+        public var deletedObjectIds: [Int64] = []
+    }
+    /// When the first iteration started and the last ended, as offsets from the run's start.
+    public private(set) var firstStart: Duration?
+    public private(set) var lastEnd: Duration?
+
+    init(layers: [Int], keepIds: Bool) {
+        operations = Array(repeating: OperationStats(), count: layers.count)
+        self.layers = layers
+        self.keepIds = keepIds
+    }
+
+    struct TimeBucketCounts: Sendable {
+        var requests = 0
+        var failedRequests = 0
+        var iterations = 0
+        var edits = 0
+        var editsFailed = 0
+        var dropped = 0
+        var busy = 0
+        var latency = LatencyHistogram(significantDigits: 2)
+    }
+
+    mutating func fold(_ sample: IterationSample, busy: Int) {
+        let op = sample.operation
+        peakBusy = max(peakBusy, busy)
+        firstStart = min(firstStart ?? sample.intendedStart, sample.intendedStart)
+        lastEnd = max(lastEnd ?? sample.end, sample.end)
+        let second = max(0, Int(sample.end.components.seconds))
+        var bucket = buckets[second << 16 | op] ?? TimeBucketCounts()
+        bucket.busy = max(bucket.busy, busy)
+        for request in sample.requests {
+            let key = op << 16 | (request.status & 0xFFFF)
+            requests[key, default: RequestStats()].count += 1
+            requests[key]!.failed += request.failed ? 1 : 0
+            requests[key]!.duration.record(request.duration)
+            requests[key]!.sent += request.bytesSent
+            requests[key]!.received += request.bytesReceived
+            bucket.requests += 1
+            bucket.failedRequests += request.failed ? 1 : 0
+            bucket.latency.record(request.duration)
+        }
+        bucket.iterations += 1
+        bucket.edits += sample.editsApplied
+        bucket.editsFailed += sample.editsFailed
+        buckets[second << 16 | op] = bucket
+
+        operations[op].iterations += 1
+        operations[op].iterationDuration.record(sample.end - sample.intendedStart)
+        operations[op].editsApplied += sample.editsApplied
+        operations[op].editsFailed += sample.editsFailed
+        operations[op].editsUnknown += sample.editsUnknown
+        operations[op].editsAppliedByEarlierAttempt += sample.editsAppliedByEarlierAttempt
+        operations[op].retries += sample.retries
+        operations[op].backoffSeconds += sample.backoff.seconds
+        for message in sample.errors {
+            let key = message.count > 200 ? String(message.prefix(200)) + "…" : message
+            if operations[op].errors[key] != nil || operations[op].errors.count < Self.maxErrorKinds {
+                operations[op].errors[key, default: 0] += 1
+            } else {
+                operations[op].errors["other errors", default: 0] += 1
+            }
+        }
+        if keepIds
+            && !(sample.addedObjectIds.isEmpty && sample.deletedObjectIds.isEmpty && sample.unknownGlobalIds.isEmpty)
+        {
+            let layer = layers[op]
+            ids[layer, default: LayerIds()].addedObjectIds.append(contentsOf: sample.addedObjectIds)
+            ids[layer]!.addedGlobalIds.append(contentsOf: sample.addedGlobalIds)
+            ids[layer]!.unknownGlobalIds.append(contentsOf: sample.unknownGlobalIds)
+            ids[layer]!.deletedObjectIds.append(contentsOf: sample.deletedObjectIds)
+        }
+    }
+
+    mutating func dropped(at offset: Duration) {
+        droppedIterations += 1
+        let second = max(0, Int(offset.components.seconds))
+        buckets[second << 16 | 0, default: TimeBucketCounts()].dropped += 1
+    }
+
+    /// Totals over every operation.
+    public var totals: OperationStats {
+        operations.reduce(into: OperationStats()) { total, op in
+            total.iterations += op.iterations
+            total.iterationDuration.merge(op.iterationDuration)
+            total.editsApplied += op.editsApplied
+            total.editsFailed += op.editsFailed
+            total.editsUnknown += op.editsUnknown
+            total.editsAppliedByEarlierAttempt += op.editsAppliedByEarlierAttempt
+            total.retries += op.retries
+            total.backoffSeconds += op.backoffSeconds
+            total.errors.merge(op.errors, uniquingKeysWith: +)
+        }
+    }
+
+    /// Requests, failed requests and their latency, over every operation and status.
+    public var requestTotals: (count: Int, failed: Int, duration: LatencyHistogram) {
+        var duration = LatencyHistogram()
+        var count = 0
+        var failed = 0
+        for stats in requests.values {
+            count += stats.count
+            failed += stats.failed
+            duration.merge(stats.duration)
+        }
+        return (count, failed, duration)
+    }
+
+    /// The metric series, tagged with the scenario, operation labels, statuses and the scenario's own tags.
+    public func series(scenario: String, operations labels: [String], tags: [String: String]) -> [MetricSeries] {
+        func tagged(_ extra: [String: String]) -> [String: String] {
+            tags.merging(extra) { _, new in new }
+        }
+        var result: [MetricSeries] = []
+        for (key, stats) in requests.sorted(by: { $0.key < $1.key }) {
+            let t = tagged(["scenario": scenario, "operation": labels[key >> 16], "status": String(key & 0xFFFF)])
+            var reqs = MetricSeries(metric: .httpReqs, tags: t)
+            reqs.count = Double(stats.count)
+            var failed = MetricSeries(metric: .httpReqFailed, tags: t)
+            failed.count = Double(stats.count)
+            failed.passes = Double(stats.failed)
+            var duration = MetricSeries(metric: .httpReqDuration, tags: t)
+            duration.histogram = stats.duration
+            duration.count = Double(stats.duration.count)
+            var sent = MetricSeries(metric: .dataSent, tags: t)
+            sent.count = Double(stats.sent)
+            var received = MetricSeries(metric: .dataReceived, tags: t)
+            received.count = Double(stats.received)
+            result += [reqs, duration, failed, sent, received]
+        }
+        for (index, op) in operations.enumerated() {
+            let t = tagged(["scenario": scenario, "operation": labels[index]])
+            var iterations = MetricSeries(metric: .iterations, tags: t)
+            iterations.count = Double(op.iterations)
+            var duration = MetricSeries(metric: .iterationDuration, tags: t)
+            duration.histogram = op.iterationDuration
+            duration.count = Double(op.iterationDuration.count)
+            var edits = MetricSeries(metric: .edits, tags: t)
+            edits.count = Double(op.editsApplied)
+            var failed = MetricSeries(metric: .editFailed, tags: t)
+            failed.count = Double(op.editsApplied + op.editsFailed)
+            failed.passes = Double(op.editsFailed)
+            var unknown = MetricSeries(metric: .editOutcomeUnknown, tags: t)
+            unknown.count = Double(op.editsUnknown)
+            var retries = MetricSeries(metric: .retries, tags: t)
+            retries.count = Double(op.retries)
+            result += [iterations, duration, edits, failed, unknown, retries]
+        }
+        let t = tagged(["scenario": scenario])
+        var dropped = MetricSeries(metric: .droppedIterations, tags: t)
+        dropped.count = Double(droppedIterations)
+        var vus = MetricSeries(metric: .vus, tags: t)
+        vus.count = 1
+        vus.value = Double(peakBusy)
+        vus.max = Double(peakBusy)
+        vus.min = 0
+        var vusMax = MetricSeries(metric: .vusMax, tags: t)
+        vusMax.count = 1
+        vusMax.value = Double(poolSize)
+        vusMax.max = Double(poolSize)
+        vusMax.min = Double(poolSize)
+        result += [dropped, vus, vusMax]
+        return result
+    }
+
+    /// The per-second buckets, in time order.
+    public func timeSeries(scenario: String, operations labels: [String]) -> [TimeBucket] {
+        buckets.sorted { $0.key < $1.key }.map { key, counts in
+            var bucket = TimeBucket(second: key >> 16, scenario: scenario, operation: labels[key & 0xFFFF])
+            bucket.requests = counts.requests
+            bucket.failedRequests = counts.failedRequests
+            bucket.iterations = counts.iterations
+            bucket.edits = counts.edits
+            bucket.editsFailed = counts.editsFailed
+            bucket.droppedIterations = counts.dropped
+            bucket.busyVUs = counts.busy
+            bucket.latency = counts.latency
+            return bucket
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import FeatureModel
+import FeatureServiceClient
+
+/// `applyEdits` (adds, updates and deletes in one request) and the single-purpose `addFeatures`,
+/// `updateFeatures` and `deleteFeatures`, with generated payloads on existing or new features.
+struct EditOperation: LoadOperation {
+    let spec: OperationSpec
+    let environment: OperationEnvironment
+
+    private var adds: Int {
+        switch spec.kind {
+        case .applyEdits: return spec.adds
+        case .addFeatures: return spec.batchSize
+        default: return 0
+        }
+    }
+    private var updates: Int {
+        switch spec.kind {
+        case .applyEdits: return spec.updates
+        case .updateFeatures: return spec.batchSize
+        default: return 0
+        }
+    }
+    private var deletes: Int {
+        switch spec.kind {
+        case .applyEdits: return spec.deletes
+        case .deleteFeatures: return spec.batchSize
+        default: return 0
+        }
+    }
+
+    func perform(index: Int, sample: inout IterationSample) async {
+        let generator = environment.generator
+        let first = index * max(adds + updates, 1)
+        var newFeatures = adds > 0 ? generator.features(from: first, count: adds) : []
+        if spec.clientGlobalIds, let field = environment.info.globalIdField {
+            var random = SplitMix64(seed: environment.runNonce ^ UInt64(truncatingIfNeeded: first) &* 0x9E37_79B9_7F4A_7C15)
+            for i in newFeatures.indices { newFeatures[i].attributes[field] = .string(GlobalID.make(using: &random)) }
+        }
+        let objectIdField = environment.info.objectIdField
+        let changed = environment.pool.sample(updates).enumerated().map { offset, objectId in
+            var feature = generator.feature(at: first + adds + offset)
+            feature.attributes[objectIdField] = .int(objectId)
+            return feature
+        }
+        let removed = environment.pool.take(deletes)
+        if changed.count < updates || removed.count < deletes {
+            sample.editsFailed += (updates - changed.count) + (deletes - removed.count)
+            sample.fail("no existing feature left to \(changed.count < updates ? "update" : "delete"); seed more with `setup: { seed: N }`")
+        }
+        let edits = LayerEdits(adds: newFeatures, updates: changed, deletes: removed)
+        guard edits.count > 0 else { return }
+        switch spec.kind {
+        case .applyEdits:
+            if environment.retry == nil && !spec.clientGlobalIds {
+                await sendOnce(edits, into: &sample)
+            } else {
+                await sendRetried(edits, into: &sample)
+            }
+        default:
+            await sendSingle(edits, into: &sample)
+        }
+    }
+
+    private var options: ApplyEditsOptions {
+        ApplyEditsOptions(rollbackOnFailure: spec.rollbackOnFailure, useGlobalIds: spec.clientGlobalIds)
+    }
+
+    /// One applyEdits request, no retry: measures the service rather than the client's recovery.
+    private func sendOnce(_ edits: LayerEdits, into sample: inout IterationSample) async {
+        do {
+            let answer = try await environment.layer.applyEdits(edits, options: options)
+            record(adds: edits.adds, results: answer.addResults, into: &sample)
+            record(results: answer.updateResults, sent: edits.updates.count, into: &sample)
+            record(deletes: edits.deletes, results: answer.deleteResults, into: &sample)
+        } catch {
+            guard !Task.isCancelled else { return }
+            sample.fail(error, edits: edits.count)
+            environment.pool.add(edits.deletes)
+        }
+    }
+
+    /// applyEdits under the retry policy and the exactly-once rule; every attempt is counted.
+    private func sendRetried(_ edits: LayerEdits, into sample: inout IterationSample) async {
+        do {
+            let outcome = try await environment.layer.applyEdits(
+                edits, options: options, retry: environment.retry ?? .none, globalIdField: environment.info.globalIdField ?? "GlobalID")
+            sample.retries += outcome.attempts.retryCount
+            sample.backoff += outcome.attempts.totalBackoff
+            for (feature, add) in zip(edits.adds, outcome.adds) {
+                let globalId = environment.info.globalIdField.flatMap { feature.attributes[$0]?.stringValue }
+                switch add.status {
+                case .applied, .appliedByEarlierAttempt:
+                    guard let objectId = add.result?.objectId, objectId >= 0 else {
+                        sample.fail(EditError(code: 0, description: "edit applied but the service gave no objectId"))
+                        continue
+                    }
+                    sample.editsApplied += 1
+                    if add.status == .appliedByEarlierAttempt { sample.editsAppliedByEarlierAttempt += 1 }
+                    sample.addedObjectIds.append(objectId)
+                    if let globalId { sample.addedGlobalIds.append(globalId) }
+                    environment.pool.add([objectId])
+                case .failed:
+                    sample.fail(add.result?.error)
+                case .outcomeUnknown:
+                    sample.editsFailed += 1
+                    sample.editsUnknown += 1
+                    if let globalId { sample.unknownGlobalIds.append(globalId) }
+                    sample.fail("outcome unknown: " + (add.reason ?? "the request may have been applied"))
+                }
+            }
+            missing(answered: outcome.adds.count, sent: edits.adds.count, into: &sample)
+            for update in outcome.updates {
+                if update.isApplied { sample.editsApplied += 1 } else { sample.fail(update.result?.error) }
+            }
+            for (objectId, delete) in zip(edits.deletes, outcome.deletes) {
+                if delete.isApplied {
+                    sample.editsApplied += 1
+                    sample.deletedObjectIds.append(objectId)
+                } else {
+                    sample.fail(delete.result?.error)
+                }
+            }
+        } catch {
+            guard !Task.isCancelled else { return }
+            sample.fail(error, edits: edits.count)
+        }
+    }
+
+    /// addFeatures, updateFeatures or deleteFeatures: one request of one kind.
+    private func sendSingle(_ edits: LayerEdits, into sample: inout IterationSample) async {
+        let table = environment.table
+        do {
+            switch spec.kind {
+            case .addFeatures:
+                let results = try await table.addFeatures(edits.adds, useGlobalIds: spec.clientGlobalIds, rollbackOnFailure: spec.rollbackOnFailure)
+                record(adds: edits.adds, results: results, into: &sample)
+            case .updateFeatures:
+                let results = try await table.updateFeatures(edits.updates, rollbackOnFailure: spec.rollbackOnFailure)
+                record(results: results, sent: edits.updates.count, into: &sample)
+            default:
+                let results = try await table.deleteFeatures(objectIds: edits.deletes, rollbackOnFailure: spec.rollbackOnFailure)
+                record(deletes: edits.deletes, results: results, into: &sample)
+            }
+        } catch {
+            guard !Task.isCancelled else { return }
+            sample.fail(error, edits: edits.count)
+        }
+    }
+
+    private func record(adds: [Feature], results: [EditResult], into sample: inout IterationSample) {
+        let globalIdField = environment.info.globalIdField
+        var added: [Int64] = []
+        for (feature, result) in zip(adds, results) {
+            if result.success, let objectId = result.objectId {
+                sample.editsApplied += 1
+                added.append(objectId)
+                if spec.clientGlobalIds, let field = globalIdField, let globalId = feature.attributes[field]?.stringValue {
+                    sample.addedGlobalIds.append(globalId)
+                }
+            } else {
+                sample.fail(result.error)
+            }
+        }
+        sample.addedObjectIds.append(contentsOf: added)
+        environment.pool.add(added)
+        missing(answered: results.count, sent: adds.count, into: &sample)
+    }
+
+    private func record(results: [EditResult], sent: Int, into sample: inout IterationSample) {
+        for result in results {
+            if result.success { sample.editsApplied += 1 } else { sample.fail(result.error) }
+        }
+        missing(answered: results.count, sent: sent, into: &sample)
+    }
+
+    private func record(deletes: [Int64], results: [EditResult], into sample: inout IterationSample) {
+        for (objectId, result) in zip(deletes, results) {
+            if result.success {
+                sample.editsApplied += 1
+                sample.deletedObjectIds.append(objectId)
+            } else {
+                sample.fail(result.error)
+                environment.pool.add([objectId])
+            }
+        }
+        missing(answered: results.count, sent: deletes.count, into: &sample)
+    }
+
+    private func missing(answered: Int, sent: Int, into sample: inout IterationSample) {
+        guard answered < sent else { return }
+        sample.editsFailed += sent - answered
+        sample.fail("the service answered for \(answered) of \(sent) edits")
+    }
+}

@@ -1,0 +1,49 @@
+import FeatureModel
+import Synchronization
+
+/// Object IDs of features that exist, shared by a scenario's operations: updates and related queries sample it,
+/// deletes take from it (never below the reserve kept for the others), adds put their new features in.
+public final class IdPool: Sendable {
+    private struct State {
+        var ids: [Int64]
+        var random: SplitMix64
+    }
+
+    private let state: Mutex<State>
+    /// Deletes leave at least this many IDs for the operations that only sample.
+    public let reserve: Int
+
+    public init(ids: [Int64], seed: UInt64, reserve: Int = 0) {
+        state = Mutex(State(ids: ids, random: SplitMix64(seed: seed)))
+        self.reserve = reserve
+    }
+
+    public var count: Int { state.withLock { $0.ids.count } }
+
+    /// Up to `count` IDs drawn at random (with replacement when the pool is small).
+    public func sample(_ count: Int) -> [Int64] {
+        state.withLock { state in
+            guard !state.ids.isEmpty else { return [] }
+            return (0..<count).map { _ in state.ids[Int(state.random.next() % UInt64(state.ids.count))] }
+        }
+    }
+
+    /// Up to `count` distinct IDs removed from the pool, or fewer when only the reserve would be left.
+    public func take(_ count: Int) -> [Int64] {
+        state.withLock { state in
+            var taken: [Int64] = []
+            while taken.count < count && state.ids.count > reserve {
+                let index = Int(state.random.next() % UInt64(state.ids.count))
+                state.ids.swapAt(index, state.ids.count - 1)
+                taken.append(state.ids.removeLast())
+            }
+            return taken
+        }
+    }
+
+    /// Adds IDs of new features.
+    public func add(_ ids: [Int64]) {
+        guard !ids.isEmpty else { return }
+        state.withLock { $0.ids.append(contentsOf: ids) }
+    }
+}

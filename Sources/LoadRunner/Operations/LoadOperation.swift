@@ -1,0 +1,73 @@
+public import FeatureModel
+public import FeatureServiceClient
+
+/// One kind of iteration: what a VU does each time its executor starts it.
+///
+/// An operation is a Sendable value made once per scenario. ``perform(index:sample:)`` is called concurrently by
+/// many VUs; it fills in edits, errors and IDs, while the HTTP requests it makes are measured by the
+/// ``RecordingTransport`` under the calling VU's ``RequestLog``.
+public protocol LoadOperation: Sendable {
+    /// Carries out iteration `index` (unique across the run, so payloads differ).
+    func perform(index: Int, sample: inout IterationSample) async
+}
+
+/// What operations share: the service, the table they work on, payloads, existing IDs, retries.
+public struct OperationEnvironment: Sendable {
+    public let service: FeatureService
+    public let table: ServiceFeatureTable
+    public let generator: FeatureGenerator
+    public let pool: IdPool
+    /// The scenario's retry policy; nil sends each request once.
+    public let retry: RetryPolicy?
+    /// Random per run, mixed into client GlobalIDs so a rerun with the same seed never collides with the last one.
+    public let runNonce: UInt64
+    /// Generated attachment files, smallest first.
+    public let attachmentFiles: [String]
+
+    public init(
+        service: FeatureService, table: ServiceFeatureTable, generator: FeatureGenerator, pool: IdPool, retry: RetryPolicy?, runNonce: UInt64,
+        attachmentFiles: [String] = []
+    ) {
+        self.service = service
+        self.table = table
+        self.generator = generator
+        self.pool = pool
+        self.retry = retry
+        self.runNonce = runNonce
+        self.attachmentFiles = attachmentFiles
+    }
+
+    var layer: FeatureLayerClient { table.client }
+    var info: LayerInfo { table.info }
+}
+
+/// Makes the operation a spec describes.
+public enum OperationFactory {
+    public static func make(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
+        switch spec.kind {
+        case .applyEdits, .addFeatures, .updateFeatures, .deleteFeatures: return EditOperation(spec: spec, environment: environment)
+        case .query: return QueryOperation(spec: spec, environment: environment)
+        case .queryRelatedRecords: return RelatedQueryOperation(spec: spec, environment: environment)
+        case .addAttachment, .queryAttachments: return AttachmentOperation(spec: spec, environment: environment)
+        }
+    }
+}
+
+extension IterationSample {
+    /// Records an error thrown by the client: its description, and edits that may have been applied.
+    mutating func fail(_ error: any Error, edits: Int) {
+        editsFailed += edits
+        if let failure = error as? FeatureServiceError {
+            retries += failure.attempts.retryCount
+            backoff += failure.attempts.totalBackoff
+            if failure.mayHaveBeenApplied { editsUnknown += edits }
+        }
+        fail(String(describing: error))
+    }
+
+    /// Records a per-edit failure reported by the service.
+    mutating func fail(_ error: EditError?) {
+        editsFailed += 1
+        fail("edit failed: " + (error.map { "code \($0.code): \($0.description)" } ?? "no reason given"))
+    }
+}

@@ -1,0 +1,81 @@
+/// Figures computed from a report's raw metrics: what the summary, Markdown, thresholds and comparisons show.
+public struct ScenarioView: Sendable {
+    public var name: String
+    public var record: ScenarioRecord
+    public var requests: Int
+    public var failedRequests: Int
+    public var iterations: Int
+    public var droppedIterations: Int
+    public var editsApplied: Int
+    public var editsFailed: Int
+    public var editsUnknown: Int
+    public var retries: Int
+    public var latency: LatencySummary
+    public var iterationLatency: LatencySummary
+    public var requestsPerSecond: Double
+    public var editsPerSecond: Double
+    /// Per operation (label): requests, edits and latency.
+    public var operations: [OperationView]
+
+    /// The value of a named metric, for comparisons.
+    public func value(of metric: String) -> Double? {
+        switch metric {
+        case "editsPerSecond": return editsPerSecond
+        case "requestsPerSecond": return requestsPerSecond
+        default: return nil
+        }
+    }
+}
+
+/// One operation's figures within a scenario.
+public struct OperationView: Sendable {
+    public var label: String
+    public var requests: Int
+    public var failedRequests: Int
+    public var iterations: Int
+    public var editsApplied: Int
+    public var editsFailed: Int
+    public var latency: LatencySummary
+}
+
+extension RunReport {
+    /// The series matching `filter`, merged into one per metric.
+    public func aggregate(_ metric: MetricName, filter: [String: String] = [:]) -> MetricSeries? {
+        ThresholdEvaluator.merged(metrics, metric: metric, filter: filter)
+    }
+
+    /// The figures of each scenario, computed from the metrics.
+    public var views: [ScenarioView] {
+        scenarios.map { ScenarioView(record: $0, metrics: metrics) }
+    }
+}
+
+extension ScenarioView {
+    /// The figures of scenario `record`, from the run's metric series.
+    public init(record: ScenarioRecord, metrics: [MetricSeries]) {
+        let filter = ["scenario": record.name]
+        func series(_ metric: MetricName, _ extra: [String: String]) -> MetricSeries? {
+            ThresholdEvaluator.merged(metrics, metric: metric, filter: filter.merging(extra) { _, new in new })
+        }
+        func count(_ metric: MetricName, _ extra: [String: String] = [:]) -> Double { series(metric, extra)?.count ?? 0 }
+        func passes(_ metric: MetricName, _ extra: [String: String] = [:]) -> Double { series(metric, extra)?.passes ?? 0 }
+        func histogram(_ metric: MetricName, _ extra: [String: String] = [:]) -> LatencyHistogram {
+            series(metric, extra)?.histogram ?? LatencyHistogram()
+        }
+        let seconds = max(record.durationSeconds, 1e-9)
+        let edits = count(.edits)
+        self.init(
+            name: record.name, record: record, requests: Int(count(.httpReqs)), failedRequests: Int(passes(.httpReqFailed)),
+            iterations: Int(count(.iterations)), droppedIterations: Int(count(.droppedIterations)), editsApplied: Int(edits),
+            editsFailed: Int(passes(.editFailed)), editsUnknown: Int(count(.editOutcomeUnknown)), retries: Int(count(.retries)),
+            latency: LatencySummary(histogram(.httpReqDuration)), iterationLatency: LatencySummary(histogram(.iterationDuration)),
+            requestsPerSecond: count(.httpReqs) / seconds, editsPerSecond: edits / seconds,
+            operations: record.operations.map { op in
+                let tag = ["operation": op.label]
+                return OperationView(
+                    label: op.label, requests: Int(count(.httpReqs, tag)), failedRequests: Int(passes(.httpReqFailed, tag)),
+                    iterations: Int(count(.iterations, tag)), editsApplied: Int(count(.edits, tag)), editsFailed: Int(passes(.editFailed, tag)),
+                    latency: LatencySummary(histogram(.httpReqDuration, tag)))
+            })
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Turns scenario outcomes into the saved ``RunReport``: records, metric series, time series, thresholds,
+/// comparisons and the verdict. Pure apart from reading the machine's description.
+struct ReportAssembly {
+    let plan: ScenarioPlan
+    let planFile: String
+    let target: RunReport.TargetInfo
+    let toolVersion: String
+
+    func report(outcomes: [ScenarioOutcome], startedAt: Date, finishedAt: Date, duration: Duration) -> RunReport {
+        var metrics: [MetricSeries] = []
+        var timeSeries: [TimeBucket] = []
+        var records: [ScenarioRecord] = []
+        var notes: [String] = []
+        for outcome in outcomes {
+            let snapshot = outcome.recorder.snapshot()
+            let labels = outcome.spec.operations.map(\.label)
+            metrics += snapshot.series(scenario: outcome.spec.name, operations: labels, tags: outcome.spec.tags)
+            timeSeries += snapshot.timeSeries(scenario: outcome.spec.name, operations: labels)
+            records.append(Self.record(outcome))
+            notes += outcome.warnings.map { "\(outcome.spec.name): \($0)" }
+        }
+        let seconds = duration.seconds
+        let thresholds = ThresholdEvaluator.evaluate(plan.thresholds, metrics: metrics, durationSeconds: seconds)
+        var report = RunReport(
+            tool: .init(name: "featureload", version: toolVersion),
+            plan: .init(
+                name: plan.name, file: planFile, description: plan.description, seed: plan.seed, maxFailedEditRate: plan.maxFailedEditRate,
+                version: plan.version),
+            target: target, machine: Self.machine(), startedAt: startedAt.formatted(.iso8601), finishedAt: finishedAt.formatted(.iso8601),
+            startedAtEpochMilliseconds: Int64((startedAt.timeIntervalSince1970 * 1000).rounded()), durationSeconds: seconds,
+            scenarios: records, metrics: metrics, timeSeries: timeSeries, thresholds: thresholds, comparisons: [], notes: notes,
+            verdict: .init(passed: true, failures: []))
+        let views = report.views
+        report.comparisons = Self.compare(plan.comparisons, views: views)
+        report.verdict = Self.verdict(report: report, views: views, plan: plan)
+        return report
+    }
+
+    static func record(_ outcome: ScenarioOutcome) -> ScenarioRecord {
+        let totals = outcome.recorder.snapshot().totals
+        var record = ScenarioRecord(
+            name: outcome.spec.name, executor: outcome.spec.executor.name, settings: ExecutorSettings.describe(outcome.spec.executor),
+            operations: outcome.spec.operations.map {
+                OperationRecord(label: $0.label, kind: $0.kind.rawValue, layer: $0.layer, weight: $0.weight, editsPerIteration: $0.editsPerIteration)
+            },
+            tags: outcome.spec.tags, startSeconds: outcome.start.seconds, durationSeconds: (outcome.end - outcome.start).seconds,
+            stopReason: outcome.stopReason, verification: outcome.verification, warnings: outcome.warnings)
+        record.errors = totals.errors
+        record.backoffSeconds = totals.backoffSeconds
+        record.editsAppliedByEarlierAttempt = totals.editsAppliedByEarlierAttempt
+        return record
+    }
+
+    /// The figures of a scenario that just finished, for progress events.
+    static func view(of outcome: ScenarioOutcome, tags: [String: String]) -> ScenarioView {
+        let labels = outcome.spec.operations.map(\.label)
+        let series = outcome.recorder.snapshot().series(scenario: outcome.spec.name, operations: labels, tags: tags)
+        return ScenarioView(record: record(outcome), metrics: series)
+    }
+
+    /// Evaluates ratio gates between scenarios. Pure.
+    static func compare(_ comparisons: [ScenarioPlan.Comparison], views: [ScenarioView]) -> [ComparisonResult] {
+        comparisons.compactMap { comparison in
+            guard let baseline = views.first(where: { $0.name == comparison.baseline }),
+                let candidate = views.first(where: { $0.name == comparison.candidate }),
+                let baselineValue = baseline.value(of: comparison.metric),
+                let candidateValue = candidate.value(of: comparison.metric)
+            else { return nil }
+            let ratio = baselineValue > 0 ? candidateValue / baselineValue : 0
+            return ComparisonResult(
+                baseline: comparison.baseline, candidate: comparison.candidate, metric: comparison.metric, baselineValue: baselineValue,
+                candidateValue: candidateValue, ratio: ratio, minRatio: comparison.minRatio, passed: comparison.minRatio.map { ratio >= $0 } ?? true)
+        }
+    }
+
+    /// The verdict: thresholds, failed-edit rates, verifications, comparisons, and whether the run completed. Pure.
+    static func verdict(report: RunReport, views: [ScenarioView], plan: ScenarioPlan) -> RunReport.Verdict {
+        var failures: [String] = []
+        let interrupted = report.scenarios.filter { $0.stopReason == .cancelled }.count
+        if interrupted > 0 || report.scenarios.count < plan.scenarios.count {
+            failures.append(
+                "the run was interrupted: \(report.scenarios.count - interrupted) of \(plan.scenarios.count) scenarios completed")
+        }
+        for threshold in report.thresholds where !threshold.passed {
+            let measured = threshold.value.map { ReportRenderer.number($0) } ?? "no samples"
+            failures.append("threshold \(threshold.key): \(threshold.condition) failed (measured \(measured))")
+        }
+        for view in views {
+            let sent = view.editsApplied + view.editsFailed
+            if sent > 0, Double(view.editsFailed) / Double(sent) > plan.maxFailedEditRate {
+                failures.append("\(view.name): \(view.editsFailed) of \(sent) edits failed (allowed: \(percent(plan.maxFailedEditRate)))")
+            }
+            if let verification = view.record.verification, !verification.passed {
+                failures.append("\(view.name): verification failed: " + verification.notes.joined(separator: "; "))
+            }
+        }
+        for comparison in report.comparisons where !comparison.passed {
+            failures.append(
+                "\(comparison.candidate)/\(comparison.baseline) \(comparison.metric) ratio \(ReportRenderer.number(comparison.ratio))× is below the required \(ReportRenderer.number(comparison.minRatio ?? 0))×"
+            )
+        }
+        return RunReport.Verdict(passed: failures.isEmpty, failures: failures)
+    }
+
+    static func percent(_ fraction: Double) -> String { "\(ReportRenderer.number(fraction * 100)) %" }
+
+    static func machine() -> RunReport.Machine {
+        let process = ProcessInfo.processInfo
+        return RunReport.Machine(
+            hostname: process.hostName, operatingSystem: process.operatingSystemVersionString, cores: process.activeProcessorCount,
+            memoryBytes: process.physicalMemory)
+    }
+}
+
+/// The executor settings as the file writes them, for reports.
+enum ExecutorSettings {
+    static func describe(_ executor: ExecutorConfig) -> [String: String] {
+        func d(_ duration: Duration) -> String { DurationText.format(duration) }
+        func stages(_ stages: [Stage]) -> String { stages.map { "\(d($0.duration))→\($0.target)" }.joined(separator: ", ") }
+        switch executor {
+        case .sharedIterations(let c): return ["vus": "\(c.vus)", "iterations": "\(c.iterations)", "maxDuration": d(c.maxDuration)]
+        case .perVUIterations(let c): return ["vus": "\(c.vus)", "iterations": "\(c.iterations)", "maxDuration": d(c.maxDuration)]
+        case .constantVUs(let c): return ["vus": "\(c.vus)", "duration": d(c.duration)]
+        case .rampingVUs(let c): return ["startVUs": "\(c.startVUs)", "stages": stages(c.stages), "gracefulRampDown": d(c.gracefulRampDown)]
+        case .constantArrivalRate(let c):
+            return [
+                "rate": "\(c.rate)", "timeUnit": d(c.timeUnit), "duration": d(c.duration), "preAllocatedVUs": "\(c.preAllocatedVUs)",
+                "maxVUs": "\(c.maxVUs)",
+            ]
+        case .rampingArrivalRate(let c):
+            return [
+                "startRate": "\(c.startRate)", "timeUnit": d(c.timeUnit), "stages": stages(c.stages),
+                "preAllocatedVUs": "\(c.preAllocatedVUs)", "maxVUs": "\(c.maxVUs)",
+            ]
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import FeatureModel
+import FeatureServiceClient
+import Foundation
+import Synchronization
+
+/// What one scenario produced.
+struct ScenarioOutcome: Sendable {
+    var spec: ScenarioSpec
+    var recorder: ScenarioRecorder
+    var start: Duration
+    var end: Duration
+    var stopReason: StopReason
+    var verification: Verification?
+    var warnings: [String]
+}
+
+/// Carries out a plan's scenarios: setup, the schedulers (concurrently or in sequence), and verification.
+struct RunContext<C: Clock<Duration>>: Sendable {
+    let plan: ScenarioPlan
+    let service: FeatureService
+    let layers: [Int: LayerInfo]
+    let clock: C
+    let runStart: C.Instant
+    let runNonce: UInt64
+    let policy: RetryPolicy
+    /// Existing-feature pools, one per layer, shared by every scenario of the run so that one scenario's deletes
+    /// take features out of the others' reach.
+    let pools = PoolRegistry()
+
+    private enum Event: Sendable {
+        case finished(Int, ScenarioOutcome)
+    }
+
+    /// Runs every scenario when its start condition holds: its `startTime` after the run's start, or after the
+    /// scenario it names in `startAfter` (version-1 plans chain each scenario to the one before).
+    func runScenarios(onEvent: @escaping @Sendable (RunEvent) -> Void) async -> [ScenarioOutcome] {
+        let scenarios = plan.scenarios
+        var after: [String: String] = [:]
+        for (index, spec) in scenarios.enumerated() {
+            if let name = spec.startAfter {
+                after[spec.name] = name
+            } else if plan.isSequential && index > 0 {
+                after[spec.name] = scenarios[index - 1].name
+            }
+        }
+        let indexStride = 1 << 40
+        return await withTaskGroup(of: Event.self) { group in
+            func start(_ index: Int, at instant: C.Instant) {
+                let spec = scenarios[index]
+                group.addTask {
+                    try? await clock.sleep(until: instant, tolerance: nil)
+                    onEvent(.scenarioStarted(spec))
+                    let outcome = await runScenario(spec, indexBase: index * indexStride)
+                    return .finished(index, outcome)
+                }
+            }
+            for (index, spec) in scenarios.enumerated() where after[spec.name] == nil {
+                start(index, at: runStart.advanced(by: spec.startTime))
+            }
+            var outcomes: [Int: ScenarioOutcome] = [:]
+            while let event = await group.next() {
+                guard case .finished(let index, let outcome) = event else { continue }
+                outcomes[index] = outcome
+                let view = ReportAssembly.view(of: outcome, tags: outcome.spec.tags)
+                onEvent(.scenarioFinished(outcome.spec, view))
+                guard !Task.isCancelled else { continue }
+                for (next, spec) in scenarios.enumerated() where after[spec.name] == scenarios[index].name {
+                    start(next, at: clock.now.advanced(by: spec.startTime))
+                }
+            }
+            return outcomes.sorted { $0.key < $1.key }.map(\.value)
+        }
+    }
+
+    /// Setup, the scheduler, verification: one scenario from start to end.
+    func runScenario(_ spec: ScenarioSpec, indexBase: Int) async -> ScenarioOutcome {
+        let labels = spec.operations.map(\.label)
+        let recorder = ScenarioRecorder(scenario: spec.name, operations: labels, layers: spec.operations.map(\.layer), keepIds: plan.verify)
+        var warnings: [String] = []
+        let begin = runStart.duration(to: clock.now)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-\(spec.name)-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let prepared: [any LoadOperation]
+        var countsBefore: [Int: Int] = [:]
+        do {
+            prepared = try await prepare(spec, directory: directory)
+            if plan.isSequential && plan.verify {
+                for layer in spec.layers where spec.operations.contains(where: { $0.layer == layer && $0.addsPerIteration > 0 }) {
+                    countsBefore[layer] = try await Retrying.run(policy: policy, clock: clock) { try await service.layer(id: layer).count() }
+                }
+            }
+        } catch {
+            warnings.append("setup failed, nothing ran: \(error)")
+            let now = runStart.duration(to: clock.now)
+            return ScenarioOutcome(
+                spec: spec, recorder: recorder, start: begin, end: now, stopReason: Task.isCancelled ? .cancelled : .durationDone,
+                verification: nil, warnings: warnings)
+        }
+        let start = runStart.duration(to: clock.now)
+        let scheduler = ScenarioScheduler(
+            spec: spec, operations: prepared, picker: OperationPicker(weights: spec.operations.map(\.weight), seed: plan.seed ^ 0x5EED),
+            recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed)
+        let stop = await scheduler.run()
+        let end = runStart.duration(to: clock.now)
+        var verification: Verification?
+        if plan.verify && stop != .cancelled && !Task.isCancelled {
+            let verifier = Verifier(service: service, layers: layers, policy: policy, clock: clock)
+            verification = await verifier.verify(spec, recorded: recorder.snapshot(), countsBefore: countsBefore)
+        }
+        warnings += Self.warnings(spec, recorder.snapshot(), seconds: (end - start).seconds)
+        return ScenarioOutcome(spec: spec, recorder: recorder, start: start, end: end, stopReason: stop, verification: verification, warnings: warnings)
+    }
+
+    /// Makes the scenario's operations: tables, id pools (sampled and seeded), attachment files.
+    private func prepare(_ spec: ScenarioSpec, directory: String) async throws -> [any LoadOperation] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var pools: [Int: IdPool] = [:]
+        var tables: [Int: ServiceFeatureTable] = [:]
+        for layer in spec.layers {
+            let table = try await Retrying.run(policy: policy, clock: clock) { try await service.table(id: layer) }
+            tables[layer] = table
+            let needsIds = spec.operations.contains { $0.layer == layer && ($0.kind.needsExistingFeatures || $0.updates + $0.deletes > 0 || $0.whereClause.contains("{objectId}")) }
+            var ids: [Int64] = []
+            if needsIds {
+                if spec.setup.sample > 0 && !self.pools.has(layer) {
+                    let all = try await Retrying.run(policy: policy, clock: clock) { try await table.client.objectIds() }
+                    var random = SplitMix64(seed: plan.seed ^ UInt64(layer))
+                    ids = all.count <= spec.setup.sample ? all : (0..<spec.setup.sample).map { _ in all[Int(random.next() % UInt64(all.count))] }
+                }
+                if spec.setup.seed > 0 {
+                    ids += try await seed(spec.setup.seed, into: table, scenario: spec.name)
+                }
+            }
+            let sampling = plan.scenarios.contains { other in
+                other.operations.contains { $0.layer == layer && ($0.updates > 0 || ($0.kind.needsExistingFeatures && $0.kind != .deleteFeatures)) }
+            }
+            pools[layer] = self.pools.pool(
+                for: layer, adding: ids, make: IdPool(ids: [], seed: plan.seed ^ UInt64(layer) ^ 0x9001, reserve: sampling ? max(10, ids.count / 2) : 0))
+        }
+        return try spec.operations.enumerated().map { index, op in
+            let table = tables[op.layer]!
+            let files = op.kind == .addAttachment ? try AttachmentOperation.makeFiles(for: op, in: directory, seed: plan.seed &+ UInt64(index)) : []
+            let environment = OperationEnvironment(
+                service: service, table: table,
+                generator: FeatureGenerator(layer: table.info, seed: plan.seed ^ Self.hash(spec.name) ^ UInt64(index)),
+                pool: pools[op.layer]!, retry: spec.retry.map(Self.policy), runNonce: runNonce ^ Self.hash(spec.name) ^ UInt64(index),
+                attachmentFiles: files)
+            return OperationFactory.make(op, environment: environment)
+        }
+    }
+
+    /// Adds `count` generated features in batches of 500 and returns their object IDs.
+    private func seed(_ count: Int, into table: ServiceFeatureTable, scenario: String) async throws -> [Int64] {
+        let generator = FeatureGenerator(layer: table.info, seed: plan.seed ^ Self.hash(scenario) ^ 0x5E7_0000)
+        var ids: [Int64] = []
+        var start = 0
+        while start < count {
+            let batch = generator.features(from: (1 << 50) + start, count: min(500, count - start))
+            let result = try await table.client.applyEdits(LayerEdits(adds: batch))
+            ids += result.addResults.compactMap { $0.success ? $0.objectId : nil }
+            start += batch.count
+        }
+        return ids
+    }
+
+    static func policy(_ retry: ScenarioSpec.Retry) -> RetryPolicy {
+        RetryPolicy(maximumAttempts: retry.maxAttempts, initialBackoff: retry.initialBackoff, maximumBackoff: retry.maxBackoff, budget: retry.budget)
+    }
+
+    /// FNV-1a of a name, for per-scenario seeds.
+    static func hash(_ text: String) -> UInt64 {
+        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+
+    /// Warnings about how the scenario ran: dropped iterations and the VUs Little's law asks for.
+    static func warnings(_ spec: ScenarioSpec, _ recorded: ScenarioAccumulator, seconds: Double) -> [String] {
+        var warnings: [String] = []
+        if recorded.droppedIterations > 0, let schedule = OpenSchedule(spec.executor) {
+            let totals = recorded.totals
+            let meanSeconds = totals.iterationDuration.mean / 1_000_000
+            let rate = Double(schedule.plannedIterations) / max(schedule.end.seconds, 1e-9)
+            let needed = Int((rate * meanSeconds).rounded(.up)) + 1
+            warnings.append(
+                "\(recorded.droppedIterations) iterations were dropped: all \(schedule.maxVUs) VUs were busy. Little's law asks for about \(needed) VUs "
+                    + "(\(Int(rate)) iterations/s × \(String(format: "%.3f", meanSeconds)) s each); raise maxVUs, or the service is saturated")
+        }
+        return warnings
+    }
+}
+
+/// The run's pools of existing object IDs, by layer.
+final class PoolRegistry: Sendable {
+    private let pools = Mutex<[Int: IdPool]>([:])
+
+    func has(_ layer: Int) -> Bool { pools.withLock { $0[layer] != nil } }
+
+    /// The layer's pool (made from `make` the first time), with `ids` added.
+    func pool(for layer: Int, adding ids: [Int64], make: @autoclosure () -> IdPool) -> IdPool {
+        let pool = pools.withLock { pools in
+            if let existing = pools[layer] { return existing }
+            let made = make()
+            pools[layer] = made
+            return made
+        }
+        pool.add(ids)
+        return pool
+    }
+}

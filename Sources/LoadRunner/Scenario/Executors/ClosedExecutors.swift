@@ -1,0 +1,64 @@
+/// `shared-iterations`: `vus` VUs share `iterations`; the scenario ends when all are done or at `maxDuration`.
+public struct SharedIterations: Sendable, Hashable {
+    public var vus: Int
+    public var iterations: Int
+    public var maxDuration: Duration
+
+    public init(vus: Int = 1, iterations: Int = 1, maxDuration: Duration = .seconds(600)) {
+        self.vus = vus
+        self.iterations = iterations
+        self.maxDuration = maxDuration
+    }
+}
+
+/// `per-vu-iterations`: each of `vus` VUs runs `iterations` iterations, or until `maxDuration`.
+public struct PerVUIterations: Sendable, Hashable {
+    public var vus: Int
+    public var iterations: Int
+    public var maxDuration: Duration
+
+    public init(vus: Int = 1, iterations: Int = 1, maxDuration: Duration = .seconds(600)) {
+        self.vus = vus
+        self.iterations = iterations
+        self.maxDuration = maxDuration
+    }
+}
+
+/// `constant-vus`: `vus` VUs loop for `duration`.
+public struct ConstantVUs: Sendable, Hashable {
+    public var vus: Int
+    public var duration: Duration
+
+    public init(vus: Int = 1, duration: Duration) {
+        self.vus = vus
+        self.duration = duration
+    }
+}
+
+/// `ramping-vus`: the number of looping VUs moves from `startVUs` through `stages`; VUs above a falling target
+/// finish their iteration (within `gracefulRampDown`) and wait.
+public struct RampingVUs: Sendable, Hashable {
+    public var startVUs: Int
+    public var stages: [Stage]
+    public var gracefulRampDown: Duration
+
+    public init(startVUs: Int = 1, stages: [Stage], gracefulRampDown: Duration = .seconds(30)) {
+        self.startVUs = startVUs
+        self.stages = stages
+        self.gracefulRampDown = gracefulRampDown
+    }
+
+    func validate() -> [ExecutorProblem] {
+        var problems: [ExecutorProblem] = []
+        if stages.isEmpty {
+            problems.append(.init(field: "stages", problem: "no stages", fix: "add e.g. `stages: [{ duration: 30s, target: 10 }]`"))
+        }
+        if stages.reduce(Duration.zero, { $0 + $1.duration }) == .zero && !stages.isEmpty {
+            problems.append(.init(field: "stages", problem: "the stages last no time", fix: "give at least one stage a duration"))
+        }
+        if max(startVUs, stages.map(\.target).max() ?? 0) == 0 {
+            problems.append(.init(field: "stages", problem: "no stage has a VU", fix: "give startVUs or a stage's target at least 1"))
+        }
+        return problems
+    }
+}

@@ -1,0 +1,191 @@
+import Synchronization
+
+/// Runs one scenario's iterations on its executor's schedule and folds their samples into its recorder.
+///
+/// Closed-model executors run one long-lived task per VU, each asking ``ClosedSchedule`` before every iteration.
+/// Arrival-rate executors run a dispatcher loop (the parent of a task group, in the shape of service-lifecycle's
+/// `ServiceGroup`): it asks ``OpenSchedule`` what is due, starts each due iteration as a child with its *intended*
+/// start when a VU of the pool is free, counts it as dropped when none is, and sleeps through a ticker child
+/// until the next is due. In both, the schedule's end plus `gracefulStop` is a hard stop: iterations still running
+/// then are cancelled. Cancelling the calling task stops everything at once.
+struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
+    let spec: ScenarioSpec
+    let operations: [any LoadOperation]
+    let picker: OperationPicker
+    let recorder: ScenarioRecorder
+    let clock: C
+    /// The run's start, which sample times are measured from.
+    let runStart: C.Instant
+    /// Iteration numbers are unique across the run: scenario `k` numbers from `indexBase`.
+    let indexBase: Int
+    let seed: UInt64
+
+    /// Runs the scenario from now until its schedule ends (or the hard stop) and returns why it stopped.
+    func run() async -> StopReason {
+        if let closed = ClosedSchedule(spec.executor) { return await runClosed(closed) }
+        if let open = OpenSchedule(spec.executor) { return await runOpen(open) }
+        return .durationDone
+    }
+
+    private enum Event: Sendable {
+        case vuFinished(StopReason)
+        case iterationFinished
+        case tick
+        case deadline(reached: Bool)
+    }
+
+    private func runClosed(_ schedule: ClosedSchedule) async -> StopReason {
+        let start = clock.now
+        let counter = Counter()
+        recorder.recordPoolSize(schedule.vus)
+        return await withTaskGroup(of: Event.self) { group in
+            for vu in 0..<schedule.vus {
+                group.addTask { .vuFinished(await runVU(vu, schedule: schedule, start: start, counter: counter)) }
+            }
+            group.addTask { await deadline(start.advanced(by: schedule.end + spec.gracefulStop)) }
+            var running = schedule.vus
+            var reason: StopReason?
+            while let event = await group.next() {
+                switch event {
+                case .vuFinished(let stop):
+                    running -= 1
+                    if reason == nil || stop == .cancelled { reason = stop }
+                    if running == 0 { group.cancelAll() }
+                case .deadline(let reached):
+                    if reached && running > 0 {
+                        reason = .gracefulStop
+                        group.cancelAll()
+                    }
+                case .iterationFinished, .tick:
+                    break
+                }
+            }
+            return Task.isCancelled ? .cancelled : (reason ?? .durationDone)
+        }
+    }
+
+    private func runVU(_ vu: Int, schedule: ClosedSchedule, start: C.Instant, counter: Counter) async -> StopReason {
+        let log = RequestLog()
+        return await RequestLog.$current.withValue(log) {
+            var vuIteration = 0
+            while true {
+                if Task.isCancelled { return .cancelled }
+                let claimed = counter.value.wrappingAdd(1, ordering: .relaxed).oldValue
+                let now = clock.now
+                switch schedule.decide(vu: vu, vuIteration: vuIteration, claimed: claimed, elapsed: start.duration(to: now)) {
+                case .stop(let reason):
+                    return reason
+                case .wait(let until):
+                    try? await clock.sleep(until: start.advanced(by: until), tolerance: nil)
+                case .start:
+                    await iterate(index: indexBase + claimed, intended: now, log: log)
+                    vuIteration += 1
+                    if let thinkTime = spec.thinkTime, !Task.isCancelled {
+                        try? await clock.sleep(for: thinkTime.pause(index: claimed, seed: seed))
+                    }
+                }
+            }
+        }
+    }
+
+    private func runOpen(_ schedule: OpenSchedule) async -> StopReason {
+        let start = clock.now
+        var poolSize = schedule.preAllocatedVUs
+        recorder.recordPoolSize(poolSize)
+        return await withTaskGroup(of: Event.self) { group in
+            var started = 0
+            var inFlight = 0
+            var tickerPending = false
+            var dispatching = true
+            var deadlineSet = false
+            var reason = StopReason.durationDone
+            while true {
+                dispatch: while dispatching && !Task.isCancelled {
+                    switch schedule.pace(elapsed: start.duration(to: clock.now), started: started) {
+                    case .done:
+                        dispatching = false
+                    case .start(let intended):
+                        let index = indexBase + started
+                        started += 1
+                        let intendedInstant = start.advanced(by: intended)
+                        guard inFlight < schedule.maxVUs else {
+                            recorder.recordDropped(at: runStart.duration(to: intendedInstant))
+                            continue
+                        }
+                        inFlight += 1
+                        if inFlight > poolSize {
+                            poolSize = inFlight
+                            recorder.recordPoolSize(poolSize)
+                        }
+                        group.addTask {
+                            let log = RequestLog()
+                            await RequestLog.$current.withValue(log) { await iterate(index: index, intended: intendedInstant, log: log) }
+                            return .iterationFinished
+                        }
+                    case .wait(let until):
+                        if !tickerPending {
+                            tickerPending = true
+                            group.addTask {
+                                try? await clock.sleep(until: start.advanced(by: until), tolerance: nil)
+                                return .tick
+                            }
+                        }
+                        break dispatch
+                    }
+                }
+                if Task.isCancelled { dispatching = false }
+                if !dispatching && !deadlineSet {
+                    deadlineSet = true
+                    if inFlight == 0 { group.cancelAll() }
+                    group.addTask { await deadline(start.advanced(by: schedule.end + spec.gracefulStop)) }
+                }
+                guard let event = await group.next() else { break }
+                switch event {
+                case .iterationFinished:
+                    inFlight -= 1
+                    if !dispatching && inFlight == 0 { group.cancelAll() }
+                case .tick:
+                    tickerPending = false
+                case .deadline(let reached):
+                    if reached && inFlight > 0 {
+                        reason = .gracefulStop
+                        group.cancelAll()
+                    }
+                case .vuFinished:
+                    break
+                }
+            }
+            return Task.isCancelled ? .cancelled : reason
+        }
+    }
+
+    /// Sleeps until `instant`; says whether it got there (false when cancelled first).
+    private func deadline(_ instant: C.Instant) async -> Event {
+        do {
+            try await clock.sleep(until: instant, tolerance: nil)
+            return .deadline(reached: true)
+        } catch {
+            return .deadline(reached: false)
+        }
+    }
+
+    /// Runs iteration `index` and records it, unless the run was cancelled under it.
+    private func iterate(index: Int, intended: C.Instant, log: RequestLog) async {
+        let operation = picker.pick(index)
+        recorder.iterationStarted()
+        var sample = IterationSample(operation: operation, intendedStart: runStart.duration(to: intended))
+        await operations[operation].perform(index: index, sample: &sample)
+        sample.end = runStart.duration(to: clock.now)
+        sample.requests = log.drain()
+        if Task.isCancelled && sample.requests.isEmpty && sample.editsApplied == 0 {
+            recorder.iterationAbandoned()
+        } else {
+            recorder.record(sample)
+        }
+    }
+}
+
+/// The run-wide iteration counter of one scenario's VUs.
+final class Counter: Sendable {
+    let value = Atomic<Int>(0)
+}
