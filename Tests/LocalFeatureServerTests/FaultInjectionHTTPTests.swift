@@ -124,6 +124,24 @@ import Testing
         }
     }
 
+    @Test("a server that stops under a 60 s stall stops at once instead of waiting it out", .timeLimit(.minutes(1)))
+    func stallEndsOnShutdown() async throws {
+        let clock = ContinuousClock()
+        let rules = [FaultRule(kind: .stall, rate: 1, scope: FaultScope(operation: "query"), stallSeconds: 60)]
+        var stopping: ContinuousClock.Instant?
+        stopping = try await withConfiguredServer({ $0.faults = .init(rules: rules) }) { endpoint in
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { _ = await Self.transportError(HTTPRequest(url: endpoint.serviceURL("parks") + "/0/query?where=1%3D1&f=json")) }
+                // Let the request reach the stall, then give up on it: the server shuts down with the handler stalled.
+                try? await Task.sleep(for: .milliseconds(300))
+                group.cancelAll()
+            }
+            return clock.now
+        }
+        let shutdown = try #require(stopping).duration(to: clock.now)
+        #expect(shutdown < .seconds(10), "shutdown took \(shutdown)")
+    }
+
     @Test("added latency delays matching answers and says so", .timeLimit(.minutes(1)))
     func latency() async throws {
         try await withConfiguredServer({ $0.faults = .init(latency: FaultLatency(.fixed(milliseconds: 150), scope: FaultScope(operation: "layer"))) }) { endpoint in
@@ -133,6 +151,11 @@ import Testing
                 let elapsed = try await clock.measure { response = try await transport.send(HTTPRequest(url: endpoint.serviceURL("parks") + "/0?f=json")) }
                 #expect(elapsed >= .milliseconds(150))
                 #expect(response?.header("X-Featureload-Fault") == "latency" && response.map { WireJSON.error(in: $0.body) == nil } == true)
+                // Server-Timing counts the injected latency as the service's own time.
+                let timing = try #require(response?.header("Server-Timing"))
+                #expect(timing.hasPrefix("app;dur="))
+                let milliseconds = try #require(Double(timing.dropFirst("app;dur=".count)))
+                #expect(milliseconds >= 150 && milliseconds <= elapsed / .milliseconds(1))
                 #expect(try await Self.stats(transport, endpoint)["delayedRequests"]?.intValue == 1)
             }
         }

@@ -2,6 +2,7 @@ import FeatureModel
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Carries out the ``FaultDecider``'s decision for each service request (everything but `/arcgis/admin` and the
 /// token service): added latency, error answers, dropped connections, truncated answers, stalls, and per-edit
@@ -40,7 +41,7 @@ struct FaultMiddleware: RouterMiddleware {
         logger.notice(
             "fault injected",
             metadata: ["fault": "\(label)", "method": "\(request.method.rawValue)", "path": "\(path)", "latency": "\(decision.latency)"])
-        if decision.latency > .zero { try await clock.sleep(for: decision.latency) }
+        if decision.latency > .zero { try await pause(decision.latency) }
 
         var response: Response
         switch decision.action {
@@ -60,7 +61,7 @@ struct FaultMiddleware: RouterMiddleware {
             context.channel.close(mode: .all, promise: nil)
             return Response(status: .serviceUnavailable)
         case .stall(let duration)?:
-            try await clock.sleep(for: duration)
+            try await pause(duration)
             response = try await run(next, request, context, editFailures: decision.editFailures)
         case .dropAfterCommit?:
             _ = try await run(next, request, context, editFailures: decision.editFailures)
@@ -74,6 +75,13 @@ struct FaultMiddleware: RouterMiddleware {
         }
         response.headers[.featureloadFault] = label
         return response
+    }
+
+    /// Sleeps for injected latency or a stall, cut short when the server shuts down, so stopping a server never waits
+    /// out a stall (the stalled request then gets no answer, as a real server's would when it goes away).
+    private func pause(_ duration: Duration) async throws {
+        let clock = clock
+        try await cancelWhenGracefulShutdown { try await clock.sleep(for: duration) }
     }
 
     private func run(

@@ -23,4 +23,6 @@ extension HTTPFieldName {
     static let featureloadFault = HTTPFieldName("X-Featureload-Fault")!
     /// `X-Esri-Authorization`: `Bearer <token>`, as the arcgis Python client sends it.
     static let esriAuthorization = HTTPFieldName("X-Esri-Authorization")!
+    /// `Server-Timing`: how long the service took, e.g. `app;dur=12.345` (milliseconds).
+    static let serverTiming = HTTPFieldName("Server-Timing")!
 }

@@ -7,8 +7,8 @@ import NIOCore
 /// middleware chain.
 ///
 /// ```
-/// request ─▶ ArcGISErrorMiddleware ─▶ TokenAuthMiddleware ─▶ FaultAdminMiddleware ─▶ FaultMiddleware ─▶ responder
-///            (anything thrown → envelope) (--users only)      (/arcgis/admin/…)        (faults, stats)
+/// request ─▶ ServerTimingMiddleware ─▶ ArcGISErrorMiddleware ─▶ TokenAuthMiddleware ─▶ FaultAdminMiddleware ─▶ FaultMiddleware ─▶ responder
+///            (Server-Timing header)    (anything thrown → envelope) (--users only)      (/arcgis/admin/…)        (faults, stats)
 /// ```
 /// The body is read once, up to ``LocalFeatureServerConfiguration/Limits/maximumRequestBodySize``; a larger one
 /// is answered with the envelope (code 413) instead of being processed. A `multipart/form-data` body is parsed as it
@@ -29,6 +29,7 @@ enum FeatureServerApplication {
         let limit = configuration.limits.maximumRequestBodySize
         let faults = FaultController(configuration.faults)
         let router = Router(context: FeatureServerRequestContext.self)
+        router.add(middleware: ServerTimingMiddleware())
         router.add(middleware: ArcGISErrorMiddleware())
         if configuration.auth.isEnabled {
             router.add(
