@@ -43,12 +43,15 @@ public struct RequestSample: Sendable, Hashable {
     public var bytesReceived: Int64
     /// No response, HTTP ≥ 400, or an ArcGIS error envelope.
     public var failed: Bool
+    /// The service's own time for the request, from its `Server-Timing` header, when it sends one.
+    public var serverDuration: Duration?
 
-    public init(status: Int, duration: Duration, bytesSent: Int64 = 0, bytesReceived: Int64 = 0, failed: Bool) {
+    public init(status: Int, duration: Duration, bytesSent: Int64 = 0, bytesReceived: Int64 = 0, failed: Bool, serverDuration: Duration? = nil) {
         self.status = status
         self.duration = duration
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
         self.failed = failed
+        self.serverDuration = serverDuration
     }
 }

@@ -26,6 +26,9 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     case httpReqs = "http_reqs"
     /// Time from sending a request to its last response byte, per HTTP request (trend, ms).
     case httpReqDuration = "http_req_duration"
+    /// The service's own time per request, from its `Server-Timing` header (trend, ms); only services that send
+    /// the header (the embedded one does) have it. Beyond it, `http_req_duration` is the network and the generator.
+    case serverDuration = "server_duration"
     /// Requests that failed: no response, HTTP status ≥ 400, or an ArcGIS error body (rate).
     case httpReqFailed = "http_req_failed"
     /// Iterations completed (counter).
@@ -56,7 +59,7 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
         switch self {
         case .httpReqs, .iterations, .droppedIterations, .dataSent, .dataReceived, .edits, .editOutcomeUnknown, .retries: return .counter
         case .httpReqFailed, .editFailed: return .rate
-        case .httpReqDuration, .iterationDuration: return .trend
+        case .httpReqDuration, .serverDuration, .iterationDuration: return .trend
         case .vus, .vusMax: return .gauge
         }
     }
@@ -64,7 +67,7 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     /// The tags a sample of this metric carries, so a threshold's tag filter can be checked before a run.
     public var tags: [String] {
         switch self {
-        case .httpReqs, .httpReqDuration, .httpReqFailed, .dataSent, .dataReceived: return ["scenario", "operation", "status"]
+        case .httpReqs, .httpReqDuration, .serverDuration, .httpReqFailed, .dataSent, .dataReceived: return ["scenario", "operation", "status"]
         case .iterations, .iterationDuration, .edits, .editFailed, .editOutcomeUnknown, .retries: return ["scenario", "operation"]
         case .droppedIterations, .vus, .vusMax: return ["scenario"]
         }

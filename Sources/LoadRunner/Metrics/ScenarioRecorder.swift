@@ -57,6 +57,7 @@ public struct ScenarioAccumulator: Sendable {
         var count = 0
         var failed = 0
         var duration = LatencyHistogram()
+        var serverDuration = LatencyHistogram()
         var sent: Int64 = 0
         var received: Int64 = 0
     }
@@ -131,6 +132,7 @@ public struct ScenarioAccumulator: Sendable {
             requests[key, default: RequestStats()].count += 1
             requests[key]!.failed += request.failed ? 1 : 0
             requests[key]!.duration.record(request.duration)
+            if let server = request.serverDuration { requests[key]!.serverDuration.record(server) }
             requests[key]!.sent += request.bytesSent
             requests[key]!.received += request.bytesReceived
             bucket.requests += 1
@@ -224,6 +226,12 @@ public struct ScenarioAccumulator: Sendable {
             var received = MetricSeries(metric: .dataReceived, tags: t)
             received.count = Double(stats.received)
             result += [reqs, duration, failed, sent, received]
+            if stats.serverDuration.count > 0 {
+                var server = MetricSeries(metric: .serverDuration, tags: t)
+                server.histogram = stats.serverDuration
+                server.count = Double(stats.serverDuration.count)
+                result.append(server)
+            }
         }
         for (index, op) in operations.enumerated() {
             let t = tagged(["scenario": scenario, "operation": labels[index]])

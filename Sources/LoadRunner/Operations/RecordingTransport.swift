@@ -43,7 +43,8 @@ public struct RecordingTransport: HTTPTransport {
             log.append(
                 RequestSample(
                     status: response.status, duration: duration, bytesSent: response.timing?.bytesSent ?? Int64(request.body.bytes?.count ?? 0),
-                    bytesReceived: response.timing?.bytesReceived ?? Int64(response.body.count), failed: failed))
+                    bytesReceived: response.timing?.bytesReceived ?? Int64(response.body.count), failed: failed,
+                    serverDuration: Self.serverDuration(response.headers)))
             return response
         } catch {
             if !Task.isCancelled {
@@ -51,6 +52,18 @@ public struct RecordingTransport: HTTPTransport {
             }
             throw error
         }
+    }
+
+    /// The first `dur=` of a `Server-Timing` header, in milliseconds (W3C Server Timing), e.g. `app;dur=12.5`.
+    static func serverDuration(_ headers: [HTTPHeader]) -> Duration? {
+        for header in headers where header.name.count == 13 && header.name.lowercased() == "server-timing" {
+            for parameter in header.value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+                let trimmed = parameter.drop { $0 == " " }
+                guard trimmed.hasPrefix("dur="), let milliseconds = Double(trimmed.dropFirst(4)), milliseconds >= 0 else { continue }
+                return .microseconds(Int64((milliseconds * 1000).rounded()))
+            }
+        }
+        return nil
     }
 
     /// Whether a body is an ArcGIS error envelope (`{"error":…}` at HTTP 200), judged by its first key.

@@ -49,7 +49,8 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
                 switch event {
                 case .vuFinished(let stop):
                     running -= 1
-                    if reason == nil || stop == .cancelled { reason = stop }
+                    // A VU cancelled by the hard stop reports `.cancelled`; the scenario stopped for `.gracefulStop`.
+                    if reason == nil { reason = stop }
                     if running == 0 { group.cancelAll() }
                 case .deadline(let reached):
                     if reached && running > 0 {

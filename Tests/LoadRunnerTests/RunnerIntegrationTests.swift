@@ -1,0 +1,119 @@
+import FeatureModel
+import FeatureServiceClient
+import Foundation
+import LoadRunner
+import LocalFeatureServer
+import Logging
+import Testing
+
+/// The runner over the real libcurl transport against the real local service on 127.0.0.1, port 0.
+@Suite struct RunnerIntegrationTests {
+    static func run(
+        _ yaml: String, dataset: String = "parks", rows: Int? = nil, faults: LocalFeatureServerConfiguration.Faults = .init()
+    ) async throws -> RunReport {
+        let plan = try ScenarioParser.parse(yaml: yaml, file: "test.yaml")
+        var configuration = LocalFeatureServerConfiguration(dataset: dataset)
+        configuration.generatedRows = rows
+        configuration.faults = faults
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        return try await withLocalFeatureServer(configuration, logger: logger) { endpoint in
+            try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: 32)) { transport in
+                let url = endpoint.serviceURL(dataset)
+                let runner = ScenarioRunner(
+                    plan: plan, planFile: "test.yaml", connection: ServiceConnection(url: url, transport: transport),
+                    target: RunReport.TargetInfo(kind: "local", serviceURL: url), clock: ContinuousClock(), toolVersion: "test")
+                return try await runner.run()
+            }
+        }
+    }
+
+    static func plan(_ scenarios: String, thresholds: String = "") -> String {
+        "version: 2\nname: it\ntarget: local\nseed: 11\n" + thresholds + "scenarios:\n" + scenarios
+    }
+
+    @Test("applyEdits, addAttachment and queryRelatedRecords run concurrently in one scenario, each under its own tag", .timeLimit(.minutes(2)))
+    func parallelMix() async throws {
+        let report = try await Self.run(
+            Self.plan(
+                """
+                  mixed:
+                    executor: shared-iterations
+                    vus: 6
+                    iterations: 90
+                    setup: { seed: 30 }
+                    mix:
+                      - { operation: applyEdits, weight: 3, adds: 4, updates: 1 }
+                      - { operation: addAttachment, weight: 1, size: 16KB }
+                      - { operation: queryRelatedRecords, weight: 2, relationship: 0 }
+                """))
+        #expect(report.verdict.passed, "\(report.verdict.failures)")
+        let view = try #require(report.views.first)
+        #expect(view.iterations == 90)
+        let byLabel = Dictionary(uniqueKeysWithValues: view.operations.map { ($0.label, $0) })
+        for label in ["applyEdits", "addAttachment", "queryRelatedRecords"] {
+            let op = try #require(byLabel[label], "\(label)")
+            #expect(op.requests > 0, "\(label)")
+            #expect(op.failedRequests == 0, "\(label)")
+        }
+        #expect(byLabel["applyEdits"]!.editsApplied == byLabel["applyEdits"]!.iterations * 5)
+        #expect(byLabel["addAttachment"]!.editsApplied == byLabel["addAttachment"]!.iterations)
+        #expect(view.operations.reduce(0) { $0 + $1.iterations } == 90)
+        #expect(view.record.verification?.passed == true)
+        // Each operation's requests are tagged with it.
+        #expect(report.metrics.filter { $0.metric == .httpReqs }.allSatisfy { ["applyEdits", "addAttachment", "queryRelatedRecords"].contains($0.tags["operation"] ?? "") })
+        #expect(report.timeSeries.contains { $0.operation == "addAttachment" && $0.requests > 0 })
+    }
+
+    @Test(
+        "every operation runs against the dataset it needs",
+        .timeLimit(.minutes(3)),
+        arguments: [
+            ("parks", "exec: applyEdits\n    adds: 3\n    updates: 2\n    deletes: 1\n    setup: { seed: 40 }"),
+            ("parks", "exec: addFeatures\n    batchSize: 5\n    clientGlobalIds: true"),
+            ("parks", "exec: updateFeatures\n    batchSize: 3\n    setup: { seed: 20 }"),
+            ("parks", "exec: deleteFeatures\n    batchSize: 2\n    setup: { seed: 60 }"),
+            ("parks", "exec: query\n    where: \"OBJECTID > 0\"\n    pageSize: 7"),
+            ("parks", "exec: query\n    returnCountOnly: true\n    envelope: 0.5"),
+            ("parks", "exec: query\n    returnIdsOnly: true\n    where: \"OBJECTID = {objectId}\""),
+            ("parks", "exec: addAttachment\n    size: { min: 70KB, max: 200KB }\n    uploadThreshold: 64KB"),
+            ("parks", "exec: queryAttachments\n    download: true\n    setup: { seed: 5 }"),
+            ("servicerequests", "exec: queryRelatedRecords\n    layer: 1\n    relationship: 0"),
+            ("servicerequests", "exec: queryRelatedRecords\n    relationship: 0\n    batchSize: 3"),
+            ("ownerscars", "exec: queryRelatedRecords\n    relationship: 0"),
+            ("supplierproducts", "exec: queryRelatedRecords\n    relationship: 0\n    pageSize: 2"),
+        ])
+    func everyOperation(dataset: String, settings: String) async throws {
+        let report = try await Self.run(
+            Self.plan("  one:\n    executor: per-vu-iterations\n    vus: 2\n    iterations: 6\n    " + settings), dataset: dataset, rows: 30)
+        #expect(report.verdict.passed, "\(dataset) \(settings): \(report.verdict.failures) \(report.scenarios.first?.errors ?? [:])")
+        let view = try #require(report.views.first)
+        #expect(view.iterations == 12)
+        #expect(view.requests >= 12)
+        #expect(view.failedRequests == 0)
+    }
+
+    @Test("a stalled server ends the scenario at maxDuration + gracefulStop, not when the requests give up", .timeLimit(.minutes(1)))
+    func stalledServerHardStop() async throws {
+        let faults = LocalFeatureServerConfiguration.Faults(rules: [FaultRule(kind: .stall, rate: 1, scope: FaultScope(operation: "applyEdits"), stallSeconds: 30)])
+        let clock = ContinuousClock()
+        let start = clock.now
+        let report = try await Self.run(
+            Self.plan("  stuck:\n    executor: shared-iterations\n    vus: 2\n    iterations: 10\n    maxDuration: 1s\n    gracefulStop: 1s"), faults: faults)
+        let elapsed = start.duration(to: clock.now)
+        #expect(elapsed < .seconds(8), "took \(elapsed)")
+        #expect(report.scenarios.first?.stopReason == .gracefulStop)
+    }
+
+    @Test("an impossible threshold fails the run and names itself; abortOnFail stops the run early", .timeLimit(.minutes(1)))
+    func thresholdsGate() async throws {
+        let report = try await Self.run(
+            Self.plan(
+                "  w:\n    executor: shared-iterations\n    vus: 2\n    iterations: 20\n",
+                thresholds: "thresholds:\n  \"http_req_duration{scenario:w}\": [\"p(95)<0.001\"]\n  http_reqs: [\"count>=20\"]\n"))
+        #expect(!report.verdict.passed)
+        #expect(report.verdict.failures.contains { $0.contains("http_req_duration{scenario:w}") && $0.contains("p(95)<0.001") })
+        #expect(report.thresholds.count == 2)
+        #expect(report.thresholds.first { $0.key == "http_reqs" }?.passed == true)
+    }
+}
