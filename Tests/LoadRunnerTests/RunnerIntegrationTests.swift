@@ -82,6 +82,11 @@ import Testing
             ("servicerequests", "exec: queryRelatedRecords\n    relationship: 0\n    batchSize: 3"),
             ("ownerscars", "exec: queryRelatedRecords\n    relationship: 0"),
             ("supplierproducts", "exec: queryRelatedRecords\n    relationship: 0\n    pageSize: 2"),
+            ("servicerequests", "exec: relate\n    layer: 1\n    relationship: 0\n    validate: false"),
+            ("servicerequests", "exec: relate\n    layer: 1\n    relationship: 0\n    action: move"),
+            ("supplierproducts", "exec: relate\n    relationship: 0"),
+            ("parks", "exec: deepInsert\n    relationship: 0\n    children: 3\n    attachments: 1\n    size: 8KB"),
+            ("servicerequests", "exec: deepInsert\n    relationship: 0\n    children: 2"),
         ])
     func everyOperation(dataset: String, settings: String) async throws {
         let report = try await Self.run(
@@ -91,6 +96,35 @@ import Testing
         #expect(view.iterations == 12)
         #expect(view.requests >= 12)
         #expect(view.failedRequests == 0)
+        if settings.contains("deepInsert") || settings.contains("relate") {
+            #expect(view.editsFailed == 0, "\(report.scenarios.first?.errors ?? [:])")
+            let perIteration = settings.contains("children: 3") ? 5 : settings.contains("children: 2") ? 3 : 1
+            #expect(view.editsApplied == 12 * perIteration)
+        }
+    }
+
+    @Test("relate validates first: a second parent for a one-to-many child is refused unsent; unrelate nulls the key", .timeLimit(.minutes(2)))
+    func relateValidation() async throws {
+        let relate = try await Self.run(
+            Self.plan("  r:\n    executor: shared-iterations\n    vus: 2\n    iterations: 10\n    exec: relate\n    layer: 1\n    relationship: 0"),
+            dataset: "servicerequests", rows: 30)
+        let view = try #require(relate.views.first)
+        #expect(view.failedRequests == 0)
+        #expect(view.editsApplied + view.editsFailed == 10)
+        let errors = relate.scenarios.first?.errors ?? [:]
+        // Every generated comment already has its request: relating it to another is a cardinality violation, not sent.
+        #expect(view.editsFailed > 0)
+        #expect(errors.keys.allSatisfy { $0.contains("not sent: cardinality violation of relationship 0") }, "\(errors)")
+
+        let unrelate = try await Self.run(
+            Self.plan("  u:\n    executor: shared-iterations\n    vus: 1\n    iterations: 6\n    exec: relate\n    layer: 1\n    relationship: 0\n    action: unrelate"),
+            dataset: "customerorders", rows: 30)
+        let unrelated = try #require(unrelate.views.first)
+        #expect(unrelated.failedRequests == 0)
+        #expect(unrelated.editsApplied > 0)
+        #expect(unrelated.editsApplied + unrelated.editsFailed == 6)
+        // The only refusals are orders that had no customer to begin with (guest orders keep a null key).
+        #expect((unrelate.scenarios.first?.errors ?? [:]).keys.allSatisfy { $0.contains("has no related feature to unrelate") })
     }
 
     @Test("a stalled server ends the scenario at maxDuration + gracefulStop, not when the requests give up", .timeLimit(.minutes(1)))

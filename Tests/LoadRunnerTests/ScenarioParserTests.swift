@@ -1,3 +1,4 @@
+import FeatureModel
 import Foundation
 import LoadRunner
 import Testing
@@ -139,5 +140,50 @@ import Testing
     @Test("durations without a unit or with junk are rejected", arguments: ["90", "s", "1x", "-5s", "1 m", ""])
     func badDurations(text: String) {
         #expect(DurationText.parse(text) == nil)
+    }
+}
+
+@Suite struct RelationshipOperationPlanTests {
+    static func plan(_ operation: String) -> String {
+        "version: 2\nname: rel\ntarget: local\nscenarios:\n  s:\n    executor: shared-iterations\n    vus: 1\n    iterations: 1\n" + operation
+    }
+
+    @Test("relate and deepInsert read their settings; relate needs a relationship and a known action")
+    func settings() throws {
+        let plan = try ScenarioParser.parse(yaml: Self.plan("    exec: deepInsert\n    relationship: 0\n    children: 4\n    attachments: 2\n    size: 8KB\n"), file: "d.yaml")
+        let op = try #require(plan.scenarios.first?.operations.first)
+        #expect(op.kind == .deepInsert && op.children == 4 && op.attachments == 2 && op.attachmentSize.min == 8 * 1024)
+        #expect(op.editsPerIteration == 7)
+        #expect(op.addsPerIteration == 1)
+
+        let error = #expect(throws: ScenarioFileError.self) {
+            try ScenarioParser.parse(yaml: Self.plan("    exec: relate\n    layer: 1\n    action: unrelte\n    children: 3\n"), file: "r.yaml")
+        }
+        let byField = Dictionary(grouping: error?.issues ?? [], by: \.field)
+        #expect(byField["scenarios.s.action"]?.first?.fix.contains("did you mean `unrelate`") == true)
+        #expect(byField["scenarios.s.relationship"]?.first?.problem.contains("needs the relationship") == true)
+        #expect(byField["scenarios.s.children"]?.first?.problem.contains("does not apply to relate") == true)
+    }
+
+    @Test("the plan check puts a deep insert on the origin and a one-to-many relate on the destination")
+    func roles() throws {
+        let origin = LayerInfo(
+            id: 0, name: "Requests", type: "Table", geometryType: nil, objectIdField: "OBJECTID", globalIdField: "GlobalID", fields: [], relationships: [
+                RelationshipInfo(id: 0, name: "comments", relatedTableId: 1, cardinality: .oneToMany, role: .origin, keyField: "GlobalID", composite: false)
+            ])
+        let destination = LayerInfo(
+            id: 1, name: "Comments", type: "Table", geometryType: nil, objectIdField: "OBJECTID", globalIdField: "GlobalID", fields: [], relationships: [
+                RelationshipInfo(id: 0, name: "comments", relatedTableId: 0, cardinality: .oneToMany, role: .destination, keyField: "request_guid", composite: false)
+            ])
+        let layers = [0: origin, 1: destination]
+        let wrong = try ScenarioParser.parse(
+            yaml: Self.plan("    mix:\n      - { operation: relate, relationship: 0, layer: 0 }\n      - { operation: deepInsert, relationship: 0, layer: 1 }\n"), file: "w.yaml")
+        let problems = PlanCheck.check(wrong, layers: layers)
+        #expect(problems.count == 2)
+        #expect(problems.contains { $0.contains("relate changes the foreign key") && $0.contains("use `layer: 1`") })
+        #expect(problems.contains { $0.contains("a deep insert adds the parent") && $0.contains("use `layer: 0`") })
+        let right = try ScenarioParser.parse(
+            yaml: Self.plan("    mix:\n      - { operation: relate, relationship: 0, layer: 1 }\n      - { operation: deepInsert, relationship: 0, layer: 0 }\n"), file: "r.yaml")
+        #expect(PlanCheck.check(right, layers: layers).isEmpty)
     }
 }

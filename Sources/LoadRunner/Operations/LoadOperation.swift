@@ -23,10 +23,14 @@ public struct OperationEnvironment: Sendable {
     public let runNonce: UInt64
     /// Generated attachment files, smallest first.
     public let attachmentFiles: [String]
+    /// The metadata of every layer and table of the service.
+    public let layers: [Int: LayerInfo]
+    /// Existing object IDs of the related table, for operations that work on both sides of a relationship.
+    public let partnerPool: IdPool?
 
     public init(
         service: FeatureService, table: ServiceFeatureTable, generator: FeatureGenerator, pool: IdPool, retry: RetryPolicy?, runNonce: UInt64,
-        attachmentFiles: [String] = []
+        attachmentFiles: [String] = [], layers: [Int: LayerInfo] = [:], partnerPool: IdPool? = nil
     ) {
         self.service = service
         self.table = table
@@ -35,6 +39,13 @@ public struct OperationEnvironment: Sendable {
         self.retry = retry
         self.runNonce = runNonce
         self.attachmentFiles = attachmentFiles
+        self.layers = layers
+        self.partnerPool = partnerPool
+    }
+
+    /// The table on the other side of `relationship` from `layer`, when the service lists it.
+    func relatedTable(of layer: Int, relationship: Int) -> Int? {
+        layers[layer]?.relationships?.first { $0.id == relationship }?.relatedTableId
     }
 
     var layer: FeatureLayerClient { table.client }
@@ -49,6 +60,14 @@ public enum OperationFactory {
         case .query: return QueryOperation(spec: spec, environment: environment)
         case .queryRelatedRecords: return RelatedQueryOperation(spec: spec, environment: environment)
         case .addAttachment, .queryAttachments: return AttachmentOperation(spec: spec, environment: environment)
+        case .relate:
+            let partner = environment.relatedTable(of: spec.layer, relationship: spec.relationship ?? 0) ?? spec.layer
+            return RelateOperation(
+                spec: spec, environment: environment, partnerTable: partner, partners: environment.partnerPool ?? IdPool(ids: [], seed: 0))
+        case .deepInsert:
+            let child = environment.relatedTable(of: spec.layer, relationship: spec.relationship ?? 0) ?? spec.layer
+            let generator = environment.layers[child].map { FeatureGenerator(layer: $0, seed: environment.generator.seed ^ 0xC41D) } ?? environment.generator
+            return DeepInsertOperation(spec: spec, environment: environment, childTable: child, childGenerator: generator)
         }
     }
 }

@@ -137,16 +137,31 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             pools[layer] = self.pools.pool(
                 for: layer, adding: ids, make: IdPool(ids: [], seed: plan.seed ^ UInt64(layer) ^ 0x9001, reserve: sampling ? max(10, ids.count / 2) : 0))
         }
-        return try spec.operations.enumerated().map { index, op in
+        var operations: [any LoadOperation] = []
+        for (index, op) in spec.operations.enumerated() {
             let table = tables[op.layer]!
-            let files = op.kind == .addAttachment ? try AttachmentOperation.makeFiles(for: op, in: directory, seed: plan.seed &+ UInt64(index)) : []
+            let needsFiles = op.kind == .addAttachment || (op.kind == .deepInsert && op.attachments > 0)
+            let files = needsFiles ? try AttachmentOperation.makeFiles(for: op, in: directory, seed: plan.seed &+ UInt64(index)) : []
+            var partnerPool: IdPool?
+            if op.kind == .relate, let partner = layers[op.layer]?.relationships?.first(where: { $0.id == op.relationship })?.relatedTableId {
+                partnerPool = try await samplePool(partner, size: max(spec.setup.sample, 1))
+            }
             let environment = OperationEnvironment(
                 service: service, table: table,
                 generator: FeatureGenerator(layer: table.info, seed: plan.seed ^ Self.hash(spec.name) ^ UInt64(index)),
                 pool: pools[op.layer]!, retry: spec.retry.map(Self.policy), runNonce: runNonce ^ Self.hash(spec.name) ^ UInt64(index),
-                attachmentFiles: files)
-            return OperationFactory.make(op, environment: environment)
+                attachmentFiles: files, layers: layers, partnerPool: partnerPool)
+            operations.append(OperationFactory.make(op, environment: environment))
         }
+        return operations
+    }
+
+    /// A pool of up to `size` object IDs sampled from `layer` (for the other side of a relationship).
+    private func samplePool(_ layer: Int, size: Int) async throws -> IdPool {
+        let all = try await Retrying.run(policy: policy, clock: clock) { try await service.layer(id: layer).objectIds() }
+        var random = SplitMix64(seed: plan.seed ^ UInt64(layer) ^ 0x0A7E)
+        let ids = all.count <= size ? all : (0..<size).map { _ in all[Int(random.next() % UInt64(all.count))] }
+        return IdPool(ids: ids, seed: plan.seed ^ UInt64(layer) ^ 0x0A7F)
     }
 
     /// Adds `count` generated features in batches of 500 and returns their object IDs.

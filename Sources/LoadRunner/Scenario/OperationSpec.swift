@@ -16,14 +16,28 @@ public struct OperationSpec: Sendable, Hashable {
         case addAttachment
         /// `queryAttachments` for `batchSize` existing features, optionally downloading each attachment.
         case queryAttachments
+        /// `relate`, `unrelate` or `move` (`action`) an existing feature through `relationship`, validated first.
+        case relate
+        /// A new parent with `children` related records and `attachments` files in one service-level applyEdits.
+        case deepInsert
 
         /// Whether the operation works on features that already exist (so the scenario samples a pool of ids).
         var needsExistingFeatures: Bool {
             switch self {
-            case .updateFeatures, .deleteFeatures, .queryRelatedRecords, .addAttachment, .queryAttachments: return true
-            case .applyEdits, .addFeatures, .query: return false
+            case .updateFeatures, .deleteFeatures, .queryRelatedRecords, .addAttachment, .queryAttachments, .relate: return true
+            case .applyEdits, .addFeatures, .query, .deepInsert: return false
             }
         }
+    }
+
+    /// What a `relate` iteration does to the link.
+    public enum RelateAction: String, Sendable, Hashable, CaseIterable {
+        /// Link the feature to a partner as well (a foreign key set, or a relationship-table row added).
+        case relate
+        /// Remove the link to its current partner (the key nulled, or the row deleted).
+        case unrelate
+        /// Move the link from its current partner to another.
+        case move
     }
 
     /// An attachment size: fixed, or uniform between two sizes.
@@ -69,6 +83,12 @@ public struct OperationSpec: Sendable, Hashable {
     public var uploadThreshold: Int64 = 10 * 1024 * 1024
     /// queryAttachments: download every attachment listed.
     public var download = false
+    /// relate: what to do to the link, and whether to check the relationship's constraints before sending.
+    public var relateAction = RelateAction.relate
+    public var validate = true
+    /// deepInsert: related records and attachment files added with each parent.
+    public var children = 2
+    public var attachments = 0
 
     public init(kind: Kind, label: String? = nil) {
         self.kind = kind
@@ -80,7 +100,8 @@ public struct OperationSpec: Sendable, Hashable {
         switch kind {
         case .applyEdits: return adds + updates + deletes
         case .addFeatures, .updateFeatures, .deleteFeatures: return batchSize
-        case .addAttachment: return 1
+        case .addAttachment, .relate: return 1
+        case .deepInsert: return 1 + children + attachments
         case .query, .queryRelatedRecords, .queryAttachments: return 0
         }
     }
@@ -90,6 +111,7 @@ public struct OperationSpec: Sendable, Hashable {
         switch kind {
         case .applyEdits: return adds
         case .addFeatures: return batchSize
+        case .deepInsert: return 1
         default: return 0
         }
     }

@@ -20,14 +20,19 @@ public enum PlanCheck {
                     problems.append(
                         "\(field).clientGlobalIds: layer \(op.layer) (\(layer.name)) has no GlobalID field. Fix: remove clientGlobalIds or pick a layer with GlobalIDs")
                 }
-                if op.kind == .queryRelatedRecords {
+                if op.kind == .queryRelatedRecords || op.kind == .relate || op.kind == .deepInsert {
                     let relationships = layer.relationships ?? []
-                    if !relationships.contains(where: { $0.id == (op.relationship ?? 0) }) {
+                    if let relationship = relationships.first(where: { $0.id == (op.relationship ?? 0) }) {
+                        problems += roleProblems(op, relationship, layer: layer, field: field)
+                    } else {
                         let ids = relationships.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
                         problems.append(
                             "\(field).relationship: layer \(op.layer) (\(layer.name)) has no relationship \(op.relationship ?? 0). Fix: "
                                 + (ids.isEmpty ? "pick a layer that takes part in a relationship" : "use one of \(ids)"))
                     }
+                }
+                if op.kind == .deepInsert && op.attachments > 0 && layer.hasAttachments != true {
+                    problems.append("\(field).attachments: layer \(op.layer) (\(layer.name)) has no attachments. Fix: set attachments: 0 or pick a layer with hasAttachments")
                 }
                 if (op.kind == .addAttachment || op.kind == .queryAttachments) && layer.hasAttachments != true {
                     problems.append("\(field): layer \(op.layer) (\(layer.name)) has no attachments. Fix: pick a layer with hasAttachments")
@@ -38,5 +43,24 @@ public enum PlanCheck {
             }
         }
         return problems
+    }
+
+    /// Which side of the relationship the operation must run on: a deep insert adds the parent (the origin); a relate of a
+    /// one-to-one or one-to-many relationship changes the foreign key, which the destination holds.
+    static func roleProblems(_ op: OperationSpec, _ relationship: RelationshipInfo, layer: LayerInfo, field: String) -> [String] {
+        let manyToMany = relationship.cardinality == .manyToMany
+        if op.kind == .deepInsert && relationship.role != .origin && !manyToMany {
+            return [
+                "\(field).layer: a deep insert adds the parent, but layer \(op.layer) (\(layer.name)) is the destination of relationship "
+                    + "\(relationship.id) (\(relationship.name)). Fix: use `layer: \(relationship.relatedTableId)`, the origin"
+            ]
+        }
+        if op.kind == .relate && relationship.role != .destination && !manyToMany {
+            return [
+                "\(field).layer: relate changes the foreign key, which the destination holds, but layer \(op.layer) (\(layer.name)) is the "
+                    + "origin of relationship \(relationship.id) (\(relationship.name)). Fix: use `layer: \(relationship.relatedTableId)`"
+            ]
+        }
+        return []
     }
 }

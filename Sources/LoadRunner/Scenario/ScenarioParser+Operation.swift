@@ -5,6 +5,7 @@ extension ScenarioParser {
     static let operationKeys = [
         "layer", "batchSize", "adds", "updates", "deletes", "rollbackOnFailure", "clientGlobalIds", "where", "outFields", "returnGeometry",
         "returnCountOnly", "returnIdsOnly", "envelope", "pageSize", "relationship", "size", "contentType", "uploadThreshold", "download",
+        "action", "validate", "children", "attachments",
     ]
     static let mixKeys = ["operation", "name", "weight"] + operationKeys
 
@@ -18,6 +19,8 @@ extension ScenarioParser {
         .queryRelatedRecords: ["relationship", "batchSize", "outFields", "returnGeometry", "pageSize"],
         .addAttachment: ["size", "contentType", "uploadThreshold"],
         .queryAttachments: ["batchSize", "download"],
+        .relate: ["relationship", "action", "validate", "rollbackOnFailure"],
+        .deepInsert: ["relationship", "children", "attachments", "size", "contentType", "uploadThreshold", "rollbackOnFailure"],
     ]
 
     /// `exec: NAME` (or version 1's `operation: add`) with the operation's settings beside it, or `mix:` a list.
@@ -135,6 +138,21 @@ extension ScenarioParser {
             spec.uploadThreshold = readBytes(node, field: "\(path).uploadThreshold", &reader) ?? spec.uploadThreshold
         }
         spec.download = bool("download") ?? false
+        if let actionText = reader.string(map["action"], field: "\(path).action", required: false, parent: node, example: "action: relate") {
+            if let action = OperationSpec.RelateAction(rawValue: actionText) {
+                spec.relateAction = action
+            } else {
+                let actions = OperationSpec.RelateAction.allCases.map(\.rawValue)
+                let suggestion = closest(to: actionText, in: actions).map { "did you mean `\($0)`? " } ?? ""
+                reader.issue(map["action"], field: "\(path).action", problem: "unknown action '\(actionText)'", fix: "\(suggestion)use one of: \(actions.joined(separator: ", "))")
+            }
+        }
+        spec.validate = bool("validate") ?? true
+        spec.children = int("children", 0...1_000, "children: 3") ?? 2
+        spec.attachments = int("attachments", 0...100, "attachments: 1") ?? 0
+        if (kind == .relate || kind == .deepInsert) && map["relationship"] == nil {
+            reader.issue(node, field: "\(path).relationship", problem: "\(kind.rawValue) needs the relationship to work through", fix: "add e.g. `relationship: 0` (the layer's relationships are listed at …/FeatureServer/<layer>)")
+        }
         return spec
     }
 

@@ -1,0 +1,65 @@
+import FeatureModel
+import FeatureServiceClient
+
+/// `deepInsert`: a new parent, `children` new related records keyed to its client GlobalID, and `attachments`
+/// files attached to it, all in one service-level applyEdits: all or nothing.
+///
+/// Built the way an app on the ArcGIS Maps SDKs builds it: each iteration takes fresh tables (their own pending
+/// edits), makes the parent, makes each child related to it, attaches the files, and applies both tables at once.
+/// The parent's object ID and GlobalID are recorded for verification; the children and attachments count as edits.
+struct DeepInsertOperation: LoadOperation {
+    let spec: OperationSpec
+    let environment: OperationEnvironment
+    /// The related table the children go to, and a generator of its records.
+    let childTable: Int
+    let childGenerator: FeatureGenerator
+
+    func perform(index: Int, sample: inout IterationSample) async {
+        let relationship = spec.relationship ?? 0
+        let edits = spec.editsPerIteration
+        do {
+            let parents = try await environment.service.table(id: spec.layer)
+            let children = try await environment.service.table(id: childTable)
+            let generated = environment.generator.feature(at: index)
+            let parent = await parents.add(parents.makeFeature(attributes: generated.attributes, geometry: generated.geometry))
+            for offset in 0..<spec.children {
+                let record = childGenerator.feature(at: index &* 1024 &+ offset)
+                let child = try await children.makeFeature(
+                    relatedTo: parent, relationshipId: relationship, attributes: record.attributes, geometry: record.geometry)
+                await children.add(child)
+            }
+            let files = environment.attachmentFiles
+            for offset in 0..<spec.attachments where !files.isEmpty {
+                try await parents.addAttachment(
+                    to: parent, file: files[(index &+ offset) % files.count], contentType: spec.contentType,
+                    options: AttachmentUploadOptions(threshold: spec.uploadThreshold))
+            }
+            let results = try await environment.service.applyEditsAndAttachments(
+                tables: [parents, children], rollbackOnFailure: spec.rollbackOnFailure)
+            for result in results.features {
+                guard result.isApplied else {
+                    sample.fail(result.error)
+                    if result.status == .outcomeUnknown { sample.editsUnknown += 1 }
+                    continue
+                }
+                sample.editsApplied += 1
+                if result.tableId == spec.layer, result.kind == .add, let objectId = result.objectId {
+                    sample.addedObjectIds.append(objectId)
+                    if let globalId = result.globalId { sample.addedGlobalIds.append(globalId) }
+                    environment.pool.add([objectId])
+                }
+            }
+            for attachment in results.attachments {
+                if attachment.isApplied { sample.editsApplied += 1 } else { sample.fail(attachment.error) }
+            }
+            let answered = results.features.count + results.attachments.count
+            if answered < edits {
+                sample.editsFailed += edits - answered
+                sample.fail("the service answered for \(answered) of \(edits) edits")
+            }
+        } catch {
+            guard !Task.isCancelled else { return }
+            sample.fail(error, edits: edits)
+        }
+    }
+}

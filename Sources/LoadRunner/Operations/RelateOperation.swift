@@ -1,0 +1,89 @@
+import FeatureModel
+import FeatureServiceClient
+
+/// `relate`, `unrelate` or `move` one existing feature through a relationship, validated and applied as an app on
+/// the ArcGIS Maps SDKs does it.
+///
+/// Each iteration takes a fresh table (its own pending edits), reads the feature and its partners, makes the change
+/// in memory (``ServiceFeatureTable/relate(_:to:relationshipId:)`` and friends: a foreign key for one-to-one and
+/// one-to-many, a relationship-table row for many-to-many), and — with `validate` — checks the relationship's
+/// cardinality and orphan rules first. A change that would break them is not sent: it counts as a failed edit whose
+/// reason names the violation, as an app that honours the constraints would refuse it. Every request (the reads,
+/// the validation's look-ups, the applyEdits) is measured under the operation's tag.
+struct RelateOperation: LoadOperation {
+    let spec: OperationSpec
+    let environment: OperationEnvironment
+    /// The other side of the relationship: its table and a pool of its existing object IDs.
+    let partnerTable: Int
+    let partners: IdPool
+
+    func perform(index: Int, sample: inout IterationSample) async {
+        let relationship = spec.relationship ?? 0
+        guard let objectId = environment.pool.sample(1).first else {
+            sample.fail(edits: 1, "no existing feature to \(spec.relateAction.rawValue); seed some with `setup: { seed: N }`")
+            return
+        }
+        do {
+            let table = try await environment.service.table(id: spec.layer)
+            let other = try await environment.service.table(id: partnerTable)
+            guard let feature = try await Self.feature(objectId, in: table) else {
+                sample.fail(edits: 1, "feature \(objectId) of layer \(spec.layer) is gone (deleted by another scenario?)")
+                return
+            }
+            let changed: Feature
+            switch spec.relateAction {
+            case .relate, .move:
+                guard let partnerId = partners.sample(1).first, let partner = try await Self.feature(partnerId, in: other) else {
+                    sample.fail(edits: 1, "no existing feature in layer \(partnerTable) to \(spec.relateAction.rawValue) to")
+                    return
+                }
+                if spec.relateAction == .relate {
+                    changed = try await table.relate(feature, to: partner, relationshipId: relationship)
+                } else {
+                    let current = try await table.queryRelated(to: feature, RelatedQueryParameters(relationshipId: relationship)).first
+                    changed = try await table.move(feature, from: current, to: partner, relationshipId: relationship)
+                }
+            case .unrelate:
+                guard let current = try await table.queryRelated(to: feature, RelatedQueryParameters(relationshipId: relationship)).first else {
+                    sample.fail(edits: 1, "feature \(objectId) of layer \(spec.layer) has no related feature to unrelate")
+                    return
+                }
+                changed = try await table.unrelate(feature, from: current, relationshipId: relationship)
+            }
+            if spec.validate {
+                let violations = try await table.validateRelationshipConstraints(for: changed, considering: [other])
+                if !violations.isEmpty {
+                    await table.discardEdits()
+                    sample.fail(edits: 1, "not sent: " + violations.map { String(describing: $0) }.joined(separator: "; "))
+                    return
+                }
+            }
+            let results = try await table.applyEdits(rollbackOnFailure: spec.rollbackOnFailure)
+            guard !results.isEmpty else {
+                sample.fail(edits: 1, "nothing to apply: the feature was already \(spec.relateAction == .unrelate ? "unrelated" : "related") so")
+                return
+            }
+            if results.allSatisfy(\.isApplied) {
+                sample.editsApplied += 1
+            } else {
+                sample.fail(results.first { !$0.isApplied }?.error)
+            }
+        } catch {
+            guard !Task.isCancelled else { return }
+            sample.fail(error, edits: 1)
+        }
+    }
+
+    /// The feature with `objectId`, every field and its geometry; nil when it is gone.
+    static func feature(_ objectId: Int64, in table: ServiceFeatureTable) async throws -> Feature? {
+        try await table.queryAllFeatures(QueryParameters(objectIds: [objectId])).first
+    }
+}
+
+extension IterationSample {
+    /// Counts `edits` failed edits with a reason, when nothing was sent.
+    mutating func fail(edits: Int, _ message: String) {
+        editsFailed += edits
+        fail(message)
+    }
+}
