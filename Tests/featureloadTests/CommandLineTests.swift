@@ -5,11 +5,11 @@ import Testing
 /// End-to-end: runs the built `featureload` binary and checks exit codes, output and report files.
 @Suite(.serialized) struct CommandLineTests {
     @Test("--help, --version and every subcommand's --help explain the options", .timeLimit(.minutes(1)))
-    func help() throws {
-        let root = try Featureload.run(["--help"])
+    func help() async throws {
+        let root = try await Featureload.run(["--help"])
         #expect(root.status == 0)
         for word in ["run", "validate", "serve", "Exit codes"] { #expect(root.output.contains(word)) }
-        let version = try Featureload.run(["--version"])
+        let version = try await Featureload.run(["--version"])
         #expect(version.status == 0)
         #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").count == 3)
         let options: [String: [String]] = [
@@ -18,14 +18,14 @@ import Testing
             "serve": ["--port", "--host", "--data", "--dataset", "--rows", "--max-record-count", "--max-request-body", "--max-attachment-size", "--log-level"],
         ]
         for (command, words) in options {
-            let help = try Featureload.run([command, "--help"])
+            let help = try await Featureload.run([command, "--help"])
             #expect(help.status == 0, "\(command) --help")
             for word in words { #expect(help.output.contains(word), "\(command) --help mentions \(word)") }
         }
     }
 
     @Test("a broken scenario file exits 2 and names file, line, field and fix for every problem", .timeLimit(.minutes(1)))
-    func brokenScenario() throws {
+    func brokenScenario() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/broken.yaml"
         try """
@@ -38,7 +38,7 @@ import Testing
             iterations: 0
         """.write(toFile: file, atomically: true, encoding: .utf8)
         for command in [["validate", file], ["run", file, "--out", directory.path]] {
-            let result = try Featureload.run(command)
+            let result = try await Featureload.run(command)
             #expect(result.status == 2, "\(command[0])")
             #expect(result.errorOutput.contains("\(file):6:"))
             #expect(result.errorOutput.contains("scenarios.single.vus"))
@@ -50,18 +50,18 @@ import Testing
     }
 
     @Test("a missing scenario file exits 2 with a clear message", .timeLimit(.minutes(1)))
-    func missingFile() throws {
-        let result = try Featureload.run(["run", "/nonexistent/scenario.yaml"])
+    func missingFile() async throws {
+        let result = try await Featureload.run(["run", "/nonexistent/scenario.yaml"])
         #expect(result.status == 2)
         #expect(result.errorOutput.contains("/nonexistent/scenario.yaml: no such file"))
     }
 
     @Test("the quickstart shape runs against the embedded service, writes both reports and verifies every add", .timeLimit(.minutes(3)))
-    func runLocal() throws {
+    func runLocal() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/small.yaml"
         try Self.scenario(name: "small", minRatio: nil).write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try Featureload.run(["run", file, "--out", directory.path + "/out"])
+        let result = try await Featureload.run(["run", file, "--out", directory.path + "/out"])
         #expect(result.status == 0, "stderr: \(result.errorOutput)")
         #expect(result.output.contains("speed-up batched vs single"))
         #expect(result.output.contains("result: PASS"))
@@ -88,11 +88,11 @@ import Testing
     }
 
     @Test("a failed gate exits 1 and still writes the reports", .timeLimit(.minutes(3)))
-    func failedGate() throws {
+    func failedGate() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/gate.yaml"
         try Self.scenario(name: "gate", minRatio: 1_000_000).write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try Featureload.run(["run", file, "--out", directory.path + "/out"])
+        let result = try await Featureload.run(["run", file, "--out", directory.path + "/out"])
         #expect(result.status == 1)
         #expect(result.output.contains("result: FAIL"))
         let report = try Self.report(in: directory.path + "/out", output: result.output)
@@ -102,18 +102,18 @@ import Testing
     }
 
     @Test("an unreachable live target exits 2 naming the URL", .timeLimit(.minutes(1)))
-    func unreachableTarget() throws {
+    func unreachableTarget() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/live.yaml"
         try Self.scenario(name: "live", minRatio: nil).write(toFile: file, atomically: true, encoding: .utf8)
         let url = "http://127.0.0.1:1/arcgis/rest/services/parks/FeatureServer"
-        let result = try Featureload.run(["run", file, "--target", url, "--out", directory.path])
+        let result = try await Featureload.run(["run", file, "--target", url, "--out", directory.path])
         #expect(result.status == 2)
         #expect(result.errorOutput.contains(url))
     }
 
     @Test("Ctrl-C stops a run, still writes the reports and exits 130", .timeLimit(.minutes(2)))
-    func interrupted() throws {
+    func interrupted() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/long.yaml"
         try """
@@ -209,7 +209,24 @@ enum Featureload {
         return testExecutable.deletingLastPathComponent().appendingPathComponent("featureload")
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    /// Runs the binary on a thread of its own, so waiting for it never holds one of the few threads Swift
+    /// concurrency runs every other test on.
+    static func run(_ arguments: [String]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result2 { try runBlocking(arguments) }.result) }
+            thread.start()
+        }
+    }
+
+    /// A thrown error or a value, made from a throwing closure.
+    private struct Result2 {
+        let result: Swift.Result<Featureload.Result, any Error>
+        init(_ body: () throws -> Featureload.Result) {
+            do { result = .success(try body()) } catch { result = .failure(error) }
+        }
+    }
+
+    static func runBlocking(_ arguments: [String]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments

@@ -3,8 +3,8 @@ import Testing
 /// `featureload serve`'s HTTPS options, through the built binary.
 @Suite(.serialized) struct ServeTLSCommandTests {
     @Test("serve --help documents the TLS options and the portal", .timeLimit(.minutes(1)))
-    func help() throws {
-        let help = try Featureload.run(["serve", "--help"])
+    func help() async throws {
+        let help = try await Featureload.run(["serve", "--help"])
         #expect(help.status == 0)
         for word in ["--tls-cert", "--tls-key", "--tls-self-signed", "verify_cert=False", "/arcgis/sharing/rest/portals/self"] {
             #expect(help.output.contains(word), "serve --help mentions \(word)")
@@ -12,22 +12,22 @@ import Testing
     }
 
     @Test("incomplete or conflicting TLS options are usage errors naming the option", .timeLimit(.minutes(1)))
-    func conflictingOptions() throws {
+    func conflictingOptions() async throws {
         let cases: [([String], String)] = [
             (["--tls-cert", "c.pem"], "--tls-cert needs --tls-key"),
             (["--tls-key", "k.pem"], "--tls-key needs --tls-cert"),
             (["--tls-cert", "c.pem", "--tls-key", "k.pem", "--tls-self-signed"], "--tls-self-signed generates its own certificate"),
         ]
         for (arguments, message) in cases {
-            let result = try Featureload.run(["serve"] + arguments)
+            let result = try await Featureload.run(["serve"] + arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
         }
     }
 
     @Test("an unreadable certificate stops serve before it listens, naming the file", .timeLimit(.minutes(1)))
-    func unreadableCertificate() throws {
-        let result = try Featureload.run(["serve", "--tls-cert", "/nonexistent/featureload.pem", "--tls-key", "/nonexistent/featureload.key"])
+    func unreadableCertificate() async throws {
+        let result = try await Featureload.run(["serve", "--tls-cert", "/nonexistent/featureload.pem", "--tls-key", "/nonexistent/featureload.key"])
         #expect(result.status != 0)
         #expect(result.errorOutput.contains("cannot set up HTTPS: cannot read the certificate /nonexistent/featureload.pem"), "\(result.errorOutput)")
         #expect(!result.output.contains("listening on"))

@@ -27,7 +27,7 @@ struct RelateOperation: LoadOperation {
             let table = try await environment.service.table(id: spec.layer)
             let other = try await environment.service.table(id: partnerTable)
             guard let feature = try await Self.feature(objectId, in: table) else {
-                sample.fail(edits: 1, "feature \(objectId) of layer \(spec.layer) is gone (deleted by another scenario?)")
+                sample.fail(edits: 1, "a feature of layer \(spec.layer) in the pool is gone (deleted by another scenario?)")
                 return
             }
             let changed: Feature
@@ -45,7 +45,7 @@ struct RelateOperation: LoadOperation {
                 }
             case .unrelate:
                 guard let current = try await table.queryRelated(to: feature, RelatedQueryParameters(relationshipId: relationship)).first else {
-                    sample.fail(edits: 1, "feature \(objectId) of layer \(spec.layer) has no related feature to unrelate")
+                    sample.fail(edits: 1, "not sent: the feature of layer \(spec.layer) had no related feature to unrelate")
                     return
                 }
                 changed = try await table.unrelate(feature, from: current, relationshipId: relationship)
@@ -54,7 +54,9 @@ struct RelateOperation: LoadOperation {
                 let violations = try await table.validateRelationshipConstraints(for: changed, considering: [other])
                 if !violations.isEmpty {
                     await table.discardEdits()
-                    sample.fail(edits: 1, "not sent: " + violations.map { String(describing: $0) }.joined(separator: "; "))
+                    // One error kind per rule and relationship (not per feature), so the report's error table stays readable.
+                    let rules = Set(violations.map { "\($0.kind) violation of relationship \($0.relationshipId) '\($0.relationshipName)'" })
+                    sample.fail(edits: 1, "not sent: " + rules.sorted().joined(separator: "; "))
                     return
                 }
             }

@@ -1,0 +1,40 @@
+import Foundation
+import LoadRunner
+import Testing
+
+/// Every scenario file in `Scenarios/` validates and runs against the embedded service as shipped, from the built
+/// binary, and passes its own gates.
+@Suite(.serialized) struct ShippedScenarioTests {
+    /// The repository's `Scenarios/` folder, found from this source file.
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Scenarios")
+
+    static var files: [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.sorted()
+    }
+
+    @Test("the shipped scenarios are all there, each opening with a comment that says what it shows")
+    func shipped() throws {
+        let files = Self.files
+        #expect(files.count >= 11, "\(files)")
+        for name in files {
+            let text = try String(contentsOf: Self.folder.appendingPathComponent(name), encoding: .utf8)
+            #expect(text.hasPrefix("# "), "\(name) opens with a comment")
+        }
+    }
+
+    @Test("each shipped scenario validates, runs against local, passes and writes its reports", .timeLimit(.minutes(3)), arguments: files)
+    func runs(file: String) async throws {
+        let path = Self.folder.appendingPathComponent(file).path
+        let validate = try await Featureload.run(["validate", path])
+        #expect(validate.status == 0, "\(validate.errorOutput)")
+        let directory = try TemporaryDirectory()
+        let result = try await Featureload.run(["run", path, "--quiet", "--out", directory.path])
+        #expect(result.status == 0, "\(file): \(result.output) \(result.errorOutput)")
+        let report = try CommandLineTests.report(in: directory.path, output: result.output)
+        #expect(report.verdict.passed, "\(file): \(report.verdict.failures)")
+        #expect(report.views.allSatisfy { $0.requests > 0 }, "\(file)")
+        #expect(report.views.allSatisfy { $0.record.verification?.passed ?? true }, "\(file)")
+    }
+}
