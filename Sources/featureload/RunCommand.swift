@@ -65,7 +65,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let settings: TargetSettings
         do {
-            settings = try TargetResolution.settings(plan: plan, targetOverride: target, options: targetOptions)
+            settings = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
             try ReportWriter.checkWritable(out)
         } catch {
             printError("featureload run: \(error)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeatureModel
 import Foundation
 import LoadRunner
 import LocalFeatureServer
@@ -19,11 +20,15 @@ struct ValidateCommand: ParsableCommand {
         for file in files {
             do {
                 let plan = try ScenarioFile.load(file)
-                print("\(file): ok (\(plan.scenarios.count) scenarios: \(plan.scenarios.map(\.name).joined(separator: ", ")); target \(plan.target))")
-                if case .local(let dataset) = plan.target, let problem = LocalDatasets.problem(dataset) {
-                    failed = true
-                    printError("\(file): local.dataset: \(problem)")
+                if case .local(let dataset) = plan.target {
+                    let problems = LocalDatasets.problems(plan, dataset: dataset, file: file)
+                    if !problems.isEmpty {
+                        failed = true
+                        printError("\(file): \(problems.count) problem\(problems.count == 1 ? "" : "s")\n" + problems.map { "  " + $0 }.joined(separator: "\n"))
+                        continue
+                    }
                 }
+                print("\(file): ok (\(plan.scenarios.count) scenarios: \(plan.scenarios.map(\.name).joined(separator: ", ")); target \(plan.target))")
             } catch {
                 failed = true
                 printError(String(describing: error))
@@ -62,13 +67,26 @@ func printError(_ text: String) {
 
 /// Checks of `target: local` plans that need the dataset catalog.
 enum LocalDatasets {
-    /// Why `dataset` cannot be served, or nil when it can.
-    static func problem(_ dataset: String) -> String? {
+    /// Everything `run` would refuse about a `local` plan, found without starting anything: a dataset that cannot
+    /// be served, faults that do not parse, and what the plan check finds against the dataset's own layers (a missing
+    /// layer, a relationship or attachments the layer lacks).
+    static func problems(_ plan: ScenarioPlan, dataset: String, file: String) -> [String] {
+        let definition: ServiceDefinition
         do {
-            _ = try DatasetCatalog.resolve(dataset, workingDirectory: FileManager.default.currentDirectoryPath)
-            return nil
+            definition = try DatasetCatalog.resolve(dataset, workingDirectory: FileManager.default.currentDirectoryPath)
         } catch {
-            return "\(error)"
+            return ["\(file): local.dataset: \(error)"]
         }
+        var problems: [String] = []
+        do {
+            _ = try LocalServiceSettings.configuration(plan.local, dataset: dataset, dataPath: nil, file: file)
+        } catch let error as ScenarioFileError {
+            problems += error.issues.map(\.description)
+        } catch {
+            problems.append("\(file): local: \(error)")
+        }
+        let layers = Dictionary(definition.layers.map { ($0.info.id, $0.info) }, uniquingKeysWith: { first, _ in first })
+        problems += PlanCheck.check(plan, layers: layers).map { "\(file): \($0)" }
+        return problems
     }
 }

@@ -265,3 +265,38 @@ final class TemporaryDirectory {
     }
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
+
+@Suite struct ValidateLocalTests {
+    @Test("validate finds what run would refuse on a local target: bad faults with their lines, a layer the dataset lacks", .timeLimit(.minutes(1)))
+    func localProblems() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/bad.yaml"
+        try """
+        version: 2
+        name: bad
+        target: local
+        local:
+          faults: ["http503:lots", "nosuch:0.1"]
+          latency: "fixed:abc"
+        scenarios:
+          s:
+            executor: shared-iterations
+            vus: 1
+            iterations: 1
+            exec: queryRelatedRecords
+            layer: 7
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        for command in [["validate", file], ["run", file, "--out", directory.path + "/out"]] {
+            let result = try await Featureload.run(command)
+            #expect(result.status == 2, "\(command[0])")
+            #expect(result.errorOutput.contains("\(file):5:12: local.faults[0]"), "\(command[0]): \(result.errorOutput)")
+            #expect(result.errorOutput.contains("\(file):5:28: local.faults[1]"))
+            #expect(result.errorOutput.contains("\(file):6:12: local.latency"))
+            if command[0] == "validate" {
+                #expect(result.errorOutput.contains("scenarios.s.layer: the service has no layer or table with id 7"))
+                #expect(!result.output.contains("ok"))
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/out"))
+    }
+}

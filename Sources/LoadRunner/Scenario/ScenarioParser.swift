@@ -100,12 +100,35 @@ public enum ScenarioParser {
         plan.auth = auth
         plan.tls = tls
         plan.requestTimeout = requestTimeout
+        if let localNode = top["local"] { plan.local = readLocalService(localNode, &reader) }
         return plan
+    }
+
+    /// `local: { rows: 500, faults: ["http503:0.1"], latency: "fixed:20", faultSeed: 7 }`.
+    private static func readLocalService(_ node: Node, _ reader: inout NodeReader) -> ScenarioPlan.LocalService {
+        var local = ScenarioPlan.LocalService()
+        guard case .mapping(let map) = node else { return local }
+        local.rows = reader.int(map["rows"], field: "local.rows", range: 0...10_000_000, example: "rows: 500")
+        if let seed = reader.int(map["faultSeed"], field: "local.faultSeed", range: 0...Int.max, example: "faultSeed: 7") { local.faultSeed = UInt64(seed) }
+        func located(_ node: Node, field: String, _ reader: inout NodeReader) -> ScenarioPlan.Located? {
+            guard let text = reader.text(node, field: field) else {
+                reader.issue(node, field: field, problem: "expected a fault specification, got \(reader.kind(node))", fix: "write it as for `serve`, e.g. \"http503:0.1\"")
+                return nil
+            }
+            return ScenarioPlan.Located(text: text, field: field, line: node.mark?.line, column: node.mark?.column)
+        }
+        if let faults = map["faults"] {
+            for (index, item) in reader.sequence(faults, field: "local.faults").enumerated() {
+                if let value = located(item, field: "local.faults[\(index)]", &reader) { local.faults.append(value) }
+            }
+        }
+        if let latency = map["latency"] { local.latency = located(latency, field: "local.latency", &reader) }
+        return local
     }
 
     private static func readTarget(_ top: Node.Mapping, root: Node, _ reader: inout NodeReader) -> ScenarioPlan.Target? {
         var dataset = "parks"
-        if let localNode = top["local"], let local = reader.mapping(localNode, field: "local", allowed: ["dataset"]) {
+        if let localNode = top["local"], let local = reader.mapping(localNode, field: "local", allowed: ["dataset", "rows", "faults", "latency", "faultSeed"]) {
             dataset = reader.string(local["dataset"], field: "local.dataset", required: false, parent: localNode, example: "dataset: parks") ?? dataset
         }
         guard

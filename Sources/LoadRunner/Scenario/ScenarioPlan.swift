@@ -21,6 +21,8 @@ public struct ScenarioPlan: Sendable, Hashable {
     public var tls: TLS?
     /// The longest one HTTP request may take.
     public var requestTimeout: Duration?
+    /// Rows and faults of the embedded service (a `local` target only).
+    public var local = LocalService()
     /// Ratio gates between two scenarios, e.g. batched edits/s ≥ 10 × single edits/s.
     public var comparisons: [Comparison]
     /// Whether to check afterwards, by query, that the service holds exactly the features added.
@@ -43,6 +45,36 @@ public struct ScenarioPlan: Sendable, Hashable {
         self.comparisons = comparisons
         self.verify = verify
         self.maxFailedEditRate = maxFailedEditRate
+    }
+
+    /// How the embedded service is started for a `local` target: generated rows and injected faults (in `serve`'s
+    /// `--fault` and `--latency` syntax, checked by the command line, which knows the server).
+    public struct LocalService: Sendable, Hashable {
+        /// Generated rows per layer, as `serve --rows`.
+        public var rows: Int?
+        /// `KIND:RATE[:…][@operation]` specifications, as `serve --fault`.
+        public var faults: [Located] = []
+        /// `fixed:MS`, `uniform:MIN,MAX`, `normal:MEAN,SD` or `lognormal:MEDIAN,SIGMA`, as `serve --latency`.
+        public var latency: Located?
+        /// The seed of the fault stream, as `serve --fault-seed`.
+        public var faultSeed: UInt64?
+
+        public init() {}
+    }
+
+    /// A value of the file with where it was written, for problems found after parsing.
+    public struct Located: Sendable, Hashable {
+        public var text: String
+        public var field: String
+        public var line: Int?
+        public var column: Int?
+
+        public init(text: String, field: String, line: Int?, column: Int?) {
+            self.text = text
+            self.field = field
+            self.line = line
+            self.column = column
+        }
     }
 
     /// Where the load goes.

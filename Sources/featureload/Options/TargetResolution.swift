@@ -4,9 +4,11 @@ import LoadRunner
 
 /// Merges the command line and the scenario file into ``TargetSettings``: the command line wins.
 enum TargetResolution {
-    /// - Throws: ``TargetError`` naming the option or key to fix (a bad --target, an unset environment variable).
+    /// - Throws: ``TargetError`` naming the option or key to fix (a bad --target, an unset environment variable);
+    ///   ``ScenarioFileError`` for the file's `local:` faults that do not parse.
     static func settings(
-        plan: ScenarioPlan, targetOverride: String?, options: TargetOptions, environment: [String: String] = ProcessInfo.processInfo.environment
+        plan: ScenarioPlan, file: String = "", targetOverride: String?, options: TargetOptions,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> TargetSettings {
         var location: TargetSettings.Location
         switch plan.target {
@@ -46,7 +48,11 @@ enum TargetResolution {
                 settings.authentication = .credentials(username: username, password: password, tokenURL: options.tokenURL ?? auth.tokenURL)
             }
         }
-        if case .local = location { settings.authentication = nil }
+        if case .local(let dataset, let dataPath) = location {
+            settings.authentication = nil
+            settings.localConfiguration = try LocalServiceSettings.configuration(plan.local, dataset: dataset, dataPath: dataPath, file: file)
+            settings.localNotes = LocalServiceSettings.note(plan.local).map { [$0] } ?? []
+        }
         settings.tls.caFile = options.caFile ?? plan.tls?.caFile
         if options.insecure || (plan.tls?.insecure == true && options.caFile == nil) {
             settings.tls = .insecure

@@ -1,4 +1,5 @@
 import FeatureServiceClient
+import LocalFeatureServer
 
 /// Everything needed to connect to a feature service, resolved from the command line and the scenario file.
 struct TargetSettings: Sendable {
@@ -24,6 +25,10 @@ struct TargetSettings: Sendable {
     var requestTimeout: Duration = .seconds(60)
     /// Connections the transport keeps (at least the concurrency of the load).
     var maxConnections = 64
+    /// How the embedded service starts (rows, faults), for a `local` location; nil: its defaults.
+    var localConfiguration: LocalFeatureServerConfiguration?
+    /// Said in the report about the embedded service (the faults it injects).
+    var localNotes: [String] = []
 }
 
 /// A connected target, handed to a command's body by ``withTarget(_:serverLogger:_:)``.

@@ -38,7 +38,7 @@ func withTarget<T: Sendable>(
                     service: service, serviceURL: url, isLocal: false, dataset: nil, notes: notes, transport: transport,
                     authentication: authentication))
         case .local(let dataset, let dataPath):
-            let configuration = LocalFeatureServerConfiguration(databasePath: dataPath, dataset: dataset)
+            let configuration = settings.localConfiguration ?? LocalFeatureServerConfiguration(databasePath: dataPath, dataset: dataset)
             return try await withLocalFeatureServer(configuration, logger: serverLogger) { endpoint in
                 let url = endpoint.serviceURL(dataset)
                 let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -48,7 +48,7 @@ func withTarget<T: Sendable>(
                 let service = FeatureService(url: url, transport: transport)
                 return try await body(
                     ConnectedTarget(
-                        service: service, serviceURL: url, isLocal: true, dataset: dataset, notes: [note], transport: transport,
+                        service: service, serviceURL: url, isLocal: true, dataset: dataset, notes: [note] + settings.localNotes, transport: transport,
                         authentication: nil))
             }
         }
