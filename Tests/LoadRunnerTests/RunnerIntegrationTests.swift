@@ -110,10 +110,11 @@ import Testing
             dataset: "servicerequests", rows: 30)
         let view = try #require(relate.views.first)
         #expect(view.failedRequests == 0)
-        #expect(view.editsApplied + view.editsFailed == 10)
+        #expect(view.editsApplied + view.editsInvalid == 10)
+        #expect(view.editsFailed == 0)
         let errors = relate.scenarios.first?.errors ?? [:]
         // Every generated comment already has its request: relating it to another is a cardinality violation, not sent.
-        #expect(view.editsFailed > 0)
+        #expect(view.editsInvalid > 0)
         #expect(errors.keys.allSatisfy { $0 == "not sent: cardinality violation of relationship 0 'Request_Comments'" }, "\(errors)")
 
         let unrelate = try await Self.run(
@@ -125,6 +126,22 @@ import Testing
         #expect(unrelated.editsApplied + unrelated.editsFailed == 6)
         // The only refusals are orders that had no customer to begin with (guest orders keep a null key).
         #expect((unrelate.scenarios.first?.errors ?? [:]).keys.allSatisfy { $0.contains("had no related feature to unrelate") })
+    }
+
+    @Test("contingent values: adds follow them; invalidRate breaks that share, which validation refuses unsent", .timeLimit(.minutes(2)))
+    func contingentValues() async throws {
+        let report = try await Self.run(
+            Self.plan("  nests:\n    executor: shared-iterations\n    vus: 2\n    iterations: 20\n    exec: applyEdits\n    adds: 10\n    invalidRate: 0.2"),
+            dataset: "birdnests")
+        let view = try #require(report.views.first)
+        #expect(view.failedRequests == 0)
+        #expect(view.editsFailed == 0)
+        #expect(view.editsApplied + view.editsInvalid == 200)
+        // About a fifth, drawn per add from the seed.
+        #expect((20...60).contains(view.editsInvalid), "\(view.editsInvalid) invalid")
+        #expect(report.aggregate(.editsInvalid)?.count == Double(view.editsInvalid))
+        #expect((report.scenarios.first?.errors ?? [:]).keys.allSatisfy { $0.hasPrefix("not sent: no contingent value of restrictive field group") })
+        #expect(view.record.verification?.passed == true)
     }
 
     @Test("a stalled server ends the scenario at maxDuration + gracefulStop, not when the requests give up", .timeLimit(.minutes(1)))

@@ -159,7 +159,7 @@ import Testing
                 stopReason: .iterationsDone, verification: nil, warnings: [])
             return ScenarioView(
                 name: name, record: record, requests: 1, failedRequests: 0, iterations: 1, droppedIterations: 0, editsApplied: Int(editsPerSecond),
-                editsFailed: 0, editsUnknown: 0, retries: 0, latency: LatencySummary(LatencyHistogram()),
+                editsFailed: 0, editsUnknown: 0, editsInvalid: 0, retries: 0, latency: LatencySummary(LatencyHistogram()),
                 iterationLatency: LatencySummary(LatencyHistogram()), requestsPerSecond: 1, editsPerSecond: editsPerSecond, operations: [])
         }
         let views = [view("a", editsPerSecond: 100), view("b", editsPerSecond: 1250)]

@@ -24,6 +24,17 @@ import Testing
         }
     }
 
+    @Test("featureload schema prints the shipped schema, byte for byte")
+    func schema() async throws {
+        let shipped = try String(contentsOf: Self.folder.appendingPathComponent("schema/scenario.schema.json"), encoding: .utf8)
+        #expect(ScenarioSchema.json == shipped, "run `sh Scenarios/schema/embed.sh` after editing the schema")
+        let printed = try await Featureload.run(["schema"])
+        #expect(printed.status == 0)
+        #expect(printed.output == shipped)
+        let parsed = try JSONSerialization.jsonObject(with: Data(printed.output.utf8)) as? [String: Any]
+        #expect(parsed?["$schema"] as? String == "https://json-schema.org/draft/2020-12/schema")
+    }
+
     @Test("each shipped scenario validates, runs against local, passes and writes its reports", .timeLimit(.minutes(3)), arguments: files)
     func runs(file: String) async throws {
         let path = Self.folder.appendingPathComponent(file).path

@@ -12,6 +12,8 @@ public struct IterationSample: Sendable {
     public var editsApplied = 0
     public var editsFailed = 0
     public var editsUnknown = 0
+    /// Edits refused by client-side validation, never sent.
+    public var editsInvalid = 0
     public var editsAppliedByEarlierAttempt = 0
     public var retries = 0
     public var backoff: Duration = .zero

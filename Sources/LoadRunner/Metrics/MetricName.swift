@@ -46,6 +46,9 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     case edits
     /// Edits that failed, per edit sent (rate).
     case editFailed = "edit_failed"
+    /// Edits refused by client-side validation and never sent, as the ArcGIS Maps SDKs refuse them: a domain, a
+    /// restrictive contingent value, a relationship's cardinality or orphan rule (counter).
+    case editsInvalid = "edits_invalid"
     /// Edits whose outcome is unknown: the request broke after it may have been applied (counter).
     case editOutcomeUnknown = "edit_outcome_unknown"
     /// HTTP attempts beyond the first of each request (counter).
@@ -57,7 +60,7 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
 
     public var kind: MetricKind {
         switch self {
-        case .httpReqs, .iterations, .droppedIterations, .dataSent, .dataReceived, .edits, .editOutcomeUnknown, .retries: return .counter
+        case .httpReqs, .iterations, .droppedIterations, .dataSent, .dataReceived, .edits, .editsInvalid, .editOutcomeUnknown, .retries: return .counter
         case .httpReqFailed, .editFailed: return .rate
         case .httpReqDuration, .serverDuration, .iterationDuration: return .trend
         case .vus, .vusMax: return .gauge
@@ -68,7 +71,7 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     public var tags: [String] {
         switch self {
         case .httpReqs, .httpReqDuration, .serverDuration, .httpReqFailed, .dataSent, .dataReceived: return ["scenario", "operation", "status"]
-        case .iterations, .iterationDuration, .edits, .editFailed, .editOutcomeUnknown, .retries: return ["scenario", "operation"]
+        case .iterations, .iterationDuration, .edits, .editsInvalid, .editFailed, .editOutcomeUnknown, .retries: return ["scenario", "operation"]
         case .droppedIterations, .vus, .vusMax: return ["scenario"]
         }
     }

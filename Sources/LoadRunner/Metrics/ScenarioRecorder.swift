@@ -68,6 +68,7 @@ public struct ScenarioAccumulator: Sendable {
         public var editsApplied = 0
         public var editsFailed = 0
         public var editsUnknown = 0
+        public var editsInvalid = 0
         public var editsAppliedByEarlierAttempt = 0
         public var retries = 0
         public var backoffSeconds = 0.0
@@ -149,6 +150,7 @@ public struct ScenarioAccumulator: Sendable {
         operations[op].editsApplied += sample.editsApplied
         operations[op].editsFailed += sample.editsFailed
         operations[op].editsUnknown += sample.editsUnknown
+        operations[op].editsInvalid += sample.editsInvalid
         operations[op].editsAppliedByEarlierAttempt += sample.editsAppliedByEarlierAttempt
         operations[op].retries += sample.retries
         operations[op].backoffSeconds += sample.backoff.seconds
@@ -185,6 +187,7 @@ public struct ScenarioAccumulator: Sendable {
             total.editsApplied += op.editsApplied
             total.editsFailed += op.editsFailed
             total.editsUnknown += op.editsUnknown
+            total.editsInvalid += op.editsInvalid
             total.editsAppliedByEarlierAttempt += op.editsAppliedByEarlierAttempt
             total.retries += op.retries
             total.backoffSeconds += op.backoffSeconds
@@ -249,7 +252,9 @@ public struct ScenarioAccumulator: Sendable {
             unknown.count = Double(op.editsUnknown)
             var retries = MetricSeries(metric: .retries, tags: t)
             retries.count = Double(op.retries)
-            result += [iterations, duration, edits, failed, unknown, retries]
+            var invalid = MetricSeries(metric: .editsInvalid, tags: t)
+            invalid.count = Double(op.editsInvalid)
+            result += [iterations, duration, edits, failed, unknown, invalid, retries]
         }
         let t = tagged(["scenario": scenario])
         var dropped = MetricSeries(metric: .droppedIterations, tags: t)

@@ -33,6 +33,9 @@ struct EditOperation: LoadOperation {
         let generator = environment.generator
         let first = index * max(adds + updates, 1)
         var newFeatures = adds > 0 ? generator.features(from: first, count: adds) : []
+        if let shaper = environment.shaper {
+            newFeatures = shape(newFeatures, first: first, shaper: shaper, sample: &sample)
+        }
         if spec.clientGlobalIds, let field = environment.info.globalIdField {
             var random = SplitMix64(seed: environment.runNonce ^ UInt64(truncatingIfNeeded: first) &* 0x9E37_79B9_7F4A_7C15)
             for i in newFeatures.indices { newFeatures[i].attributes[field] = .string(GlobalID.make(using: &random)) }
@@ -60,6 +63,25 @@ struct EditOperation: LoadOperation {
         default:
             await sendSingle(edits, into: &sample)
         }
+    }
+
+    /// Fits each add to the contingent values, breaks `invalidRate` of them, and keeps only those the SDK's
+    /// validation would send; the others count as invalid, by reason.
+    private func shape(_ features: [Feature], first: Int, shaper: ValidityShaper, sample: inout IterationSample) -> [Feature] {
+        var kept: [Feature] = []
+        kept.reserveCapacity(features.count)
+        for (offset, feature) in features.enumerated() {
+            var random = SplitMix64(seed: environment.generator.seed ^ UInt64(truncatingIfNeeded: first + offset) &* 0xD1B5_4A32_D192_ED03)
+            var shaped = shaper.respecting(feature, random: &random)
+            if spec.invalidRate > 0 && random.nextUnit() < spec.invalidRate { shaped = shaper.breaking(shaped, random: &random) }
+            if let reason = shaper.refusal(shaped) {
+                sample.editsInvalid += 1
+                sample.fail("not sent: " + reason)
+            } else {
+                kept.append(shaped)
+            }
+        }
+        return kept
     }
 
     private var options: ApplyEditsOptions {

@@ -27,11 +27,15 @@ public struct OperationEnvironment: Sendable {
     public let layers: [Int: LayerInfo]
     /// Existing object IDs of the related table, for operations that work on both sides of a relationship.
     public let partnerPool: IdPool?
+    /// Shapes adds to the layer's contingent values (and breaks `invalidRate` of them), when the layer has any or the
+    /// operation breaks adds on purpose.
+    public let shaper: ValidityShaper?
 
     public init(
         service: FeatureService, table: ServiceFeatureTable, generator: FeatureGenerator, pool: IdPool, retry: RetryPolicy?, runNonce: UInt64,
-        attachmentFiles: [String] = [], layers: [Int: LayerInfo] = [:], partnerPool: IdPool? = nil
+        attachmentFiles: [String] = [], layers: [Int: LayerInfo] = [:], partnerPool: IdPool? = nil, shaper: ValidityShaper? = nil
     ) {
+        self.shaper = shaper
         self.service = service
         self.table = table
         self.generator = generator

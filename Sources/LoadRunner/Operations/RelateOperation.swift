@@ -56,7 +56,8 @@ struct RelateOperation: LoadOperation {
                     await table.discardEdits()
                     // One error kind per rule and relationship (not per feature), so the report's error table stays readable.
                     let rules = Set(violations.map { "\($0.kind) violation of relationship \($0.relationshipId) '\($0.relationshipName)'" })
-                    sample.fail(edits: 1, "not sent: " + rules.sorted().joined(separator: "; "))
+                    sample.editsInvalid += 1
+                    sample.fail("not sent: " + rules.sorted().joined(separator: "; "))
                     return
                 }
             }

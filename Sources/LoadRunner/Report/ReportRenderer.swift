@@ -32,6 +32,7 @@ public enum ReportRenderer {
         }
         for view in views {
             if view.droppedIterations > 0 { lines.append("\(view.name): \(view.droppedIterations) iterations dropped (no free VU)") }
+            if view.editsInvalid > 0 { lines.append("\(view.name): \(view.editsInvalid) edits refused by client-side validation, not sent") }
             if let v = view.record.verification { lines.append(verificationLine(view.name, v)) }
             for (message, count) in view.record.errors.sorted(by: { $0.value > $1.value }).prefix(5) {
                 lines.append("  \(view.name) error ×\(count): \(message)")
@@ -97,19 +98,19 @@ public enum ReportRenderer {
         }
         out.append("## Throughput and latency\n")
         out.append(
-            "| scenario | operation | executor | requests | failed requests | retries | backoff s | edits ok | applied earlier | edits failed | outcome unknown | dropped | req/s | edits/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms | duration s |")
-        out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            "| scenario | operation | executor | requests | failed requests | retries | backoff s | edits ok | applied earlier | edits failed | edits invalid | outcome unknown | dropped | req/s | edits/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms | duration s |")
+        out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for view in views {
             let l = view.latency
             let r = view.record
             out.append(
-                "| \(view.name) | \(r.operations.map(\.label).joined(separator: ", ")) | \(r.executor) | \(view.requests) | \(view.failedRequests) | \(view.retries) | \(number(r.backoffSeconds)) | \(view.editsApplied) | \(r.editsAppliedByEarlierAttempt) | \(view.editsFailed) | \(view.editsUnknown) | \(view.droppedIterations) | \(number(view.requestsPerSecond)) | \(number(view.editsPerSecond)) | \(number(l.p50)) | \(number(l.p90)) | \(number(l.p95)) | \(number(l.p99)) | \(number(l.max)) | \(number(r.durationSeconds)) |"
+                "| \(view.name) | \(r.operations.map(\.label).joined(separator: ", ")) | \(r.executor) | \(view.requests) | \(view.failedRequests) | \(view.retries) | \(number(r.backoffSeconds)) | \(view.editsApplied) | \(r.editsAppliedByEarlierAttempt) | \(view.editsFailed) | \(view.editsInvalid) | \(view.editsUnknown) | \(view.droppedIterations) | \(number(view.requestsPerSecond)) | \(number(view.editsPerSecond)) | \(number(l.p50)) | \(number(l.p90)) | \(number(l.p95)) | \(number(l.p99)) | \(number(l.max)) | \(number(r.durationSeconds)) |"
             )
             if view.operations.count > 1 {
                 for op in view.operations {
                     let seconds = max(r.durationSeconds, 1e-9)
                     out.append(
-                        "| | \(op.label) | | \(op.requests) | \(op.failedRequests) | | | \(op.editsApplied) | | \(op.editsFailed) | | | \(number(Double(op.requests) / seconds)) | \(number(Double(op.editsApplied) / seconds)) | \(number(op.latency.p50)) | \(number(op.latency.p90)) | \(number(op.latency.p95)) | \(number(op.latency.p99)) | \(number(op.latency.max)) | |"
+                        "| | \(op.label) | | \(op.requests) | \(op.failedRequests) | | | \(op.editsApplied) | | \(op.editsFailed) | \(op.editsInvalid) | | | \(number(Double(op.requests) / seconds)) | \(number(Double(op.editsApplied) / seconds)) | \(number(op.latency.p50)) | \(number(op.latency.p90)) | \(number(op.latency.p95)) | \(number(op.latency.p99)) | \(number(op.latency.max)) | |"
                     )
                 }
             }

@@ -9,6 +9,8 @@ public struct ScenarioView: Sendable {
     public var editsApplied: Int
     public var editsFailed: Int
     public var editsUnknown: Int
+    /// Edits refused by client-side validation, never sent.
+    public var editsInvalid: Int
     public var retries: Int
     public var latency: LatencySummary
     public var iterationLatency: LatencySummary
@@ -35,6 +37,7 @@ public struct OperationView: Sendable {
     public var iterations: Int
     public var editsApplied: Int
     public var editsFailed: Int
+    public var editsInvalid: Int
     public var latency: LatencySummary
 }
 
@@ -67,7 +70,7 @@ extension ScenarioView {
         self.init(
             name: record.name, record: record, requests: Int(count(.httpReqs)), failedRequests: Int(passes(.httpReqFailed)),
             iterations: Int(count(.iterations)), droppedIterations: Int(count(.droppedIterations)), editsApplied: Int(edits),
-            editsFailed: Int(passes(.editFailed)), editsUnknown: Int(count(.editOutcomeUnknown)), retries: Int(count(.retries)),
+            editsFailed: Int(passes(.editFailed)), editsUnknown: Int(count(.editOutcomeUnknown)), editsInvalid: Int(count(.editsInvalid)), retries: Int(count(.retries)),
             latency: LatencySummary(histogram(.httpReqDuration)), iterationLatency: LatencySummary(histogram(.iterationDuration)),
             requestsPerSecond: count(.httpReqs) / seconds, editsPerSecond: edits / seconds,
             operations: record.operations.map { op in
@@ -75,7 +78,7 @@ extension ScenarioView {
                 return OperationView(
                     label: op.label, requests: Int(count(.httpReqs, tag)), failedRequests: Int(passes(.httpReqFailed, tag)),
                     iterations: Int(count(.iterations, tag)), editsApplied: Int(count(.edits, tag)), editsFailed: Int(passes(.editFailed, tag)),
-                    latency: LatencySummary(histogram(.httpReqDuration, tag)))
+                    editsInvalid: Int(count(.editsInvalid, tag)), latency: LatencySummary(histogram(.httpReqDuration, tag)))
             })
     }
 }

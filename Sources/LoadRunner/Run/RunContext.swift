@@ -146,11 +146,17 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             if op.kind == .relate, let partner = layers[op.layer]?.relationships?.first(where: { $0.id == op.relationship })?.relatedTableId {
                 partnerPool = try await samplePool(partner, size: max(spec.setup.sample, 1))
             }
+            var shaper: ValidityShaper?
+            if op.addsPerIteration > 0 && (op.invalidRate > 0 || table.info.hasContingentValuesDefinition == true) {
+                let definition = table.info.hasContingentValuesDefinition == true
+                    ? try await Retrying.run(policy: policy, clock: clock) { try await table.contingentValuesDefinition() } : nil
+                shaper = ValidityShaper(layer: table.info, contingentValues: definition)
+            }
             let environment = OperationEnvironment(
                 service: service, table: table,
                 generator: FeatureGenerator(layer: table.info, seed: plan.seed ^ Self.hash(spec.name) ^ UInt64(index)),
                 pool: pools[op.layer]!, retry: spec.retry.map(Self.policy), runNonce: runNonce ^ Self.hash(spec.name) ^ UInt64(index),
-                attachmentFiles: files, layers: layers, partnerPool: partnerPool)
+                attachmentFiles: files, layers: layers, partnerPool: partnerPool, shaper: shaper)
             operations.append(OperationFactory.make(op, environment: environment))
         }
         return operations

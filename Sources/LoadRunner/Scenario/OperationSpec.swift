@@ -65,6 +65,9 @@ public struct OperationSpec: Sendable, Hashable {
     public var rollbackOnFailure = true
     /// Adds carry client GlobalIDs (`useGlobalIds=true`), so a retried add is recognised instead of duplicated.
     public var clientGlobalIds = false
+    /// The share of adds generated to break a restrictive contingent value or a domain; client-side validation
+    /// refuses them (counted in `edits_invalid`), as the ArcGIS Maps SDKs do, and they are never sent.
+    public var invalidRate = 0.0
     /// query settings.
     public var whereClause = "1=1"
     public var outFields = ["*"]

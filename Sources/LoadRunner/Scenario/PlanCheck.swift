@@ -31,6 +31,12 @@ public enum PlanCheck {
                                 + (ids.isEmpty ? "pick a layer that takes part in a relationship" : "use one of \(ids)"))
                     }
                 }
+                if op.invalidRate > 0 && op.addsPerIteration > 0 && layer.hasContingentValuesDefinition != true
+                    && !layer.fields.contains(where: { $0.isEditable && $0.type != .oid && $0.type != .globalID && ($0.domain != nil || !$0.isNullable) })
+                {
+                    problems.append(
+                        "\(field).invalidRate: layer \(op.layer) (\(layer.name)) has no contingent values, domains or required fields to break. Fix: remove invalidRate or pick a layer with them (e.g. the birdnests dataset)")
+                }
                 if op.kind == .deepInsert && op.attachments > 0 && layer.hasAttachments != true {
                     problems.append("\(field).attachments: layer \(op.layer) (\(layer.name)) has no attachments. Fix: set attachments: 0 or pick a layer with hasAttachments")
                 }

@@ -5,14 +5,14 @@ extension ScenarioParser {
     static let operationKeys = [
         "layer", "batchSize", "adds", "updates", "deletes", "rollbackOnFailure", "clientGlobalIds", "where", "outFields", "returnGeometry",
         "returnCountOnly", "returnIdsOnly", "envelope", "pageSize", "relationship", "size", "contentType", "uploadThreshold", "download",
-        "action", "validate", "children", "attachments",
+        "action", "validate", "children", "attachments", "invalidRate",
     ]
     static let mixKeys = ["operation", "name", "weight"] + operationKeys
 
     /// The keys each operation takes (besides `layer`).
     static let keysByKind: [OperationSpec.Kind: [String]] = [
-        .applyEdits: ["batchSize", "adds", "updates", "deletes", "rollbackOnFailure", "clientGlobalIds"],
-        .addFeatures: ["batchSize", "rollbackOnFailure", "clientGlobalIds"],
+        .applyEdits: ["batchSize", "adds", "updates", "deletes", "rollbackOnFailure", "clientGlobalIds", "invalidRate"],
+        .addFeatures: ["batchSize", "rollbackOnFailure", "clientGlobalIds", "invalidRate"],
         .updateFeatures: ["batchSize", "rollbackOnFailure"],
         .deleteFeatures: ["batchSize", "rollbackOnFailure"],
         .query: ["where", "outFields", "returnGeometry", "returnCountOnly", "returnIdsOnly", "envelope", "pageSize"],
@@ -148,6 +148,7 @@ extension ScenarioParser {
             }
         }
         spec.validate = bool("validate") ?? true
+        spec.invalidRate = map["invalidRate"].flatMap { reader.rate($0, field: "\(path).invalidRate") } ?? 0
         spec.children = int("children", 0...1_000, "children: 3") ?? 2
         spec.attachments = int("attachments", 0...100, "attachments: 1") ?? 0
         if (kind == .relate || kind == .deepInsert) && map["relationship"] == nil {
