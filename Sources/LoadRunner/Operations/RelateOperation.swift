@@ -45,7 +45,9 @@ struct RelateOperation: LoadOperation {
                 }
             case .unrelate:
                 guard let current = try await table.queryRelated(to: feature, RelatedQueryParameters(relationshipId: relationship)).first else {
-                    sample.fail(edits: 1, "not sent: the feature of layer \(spec.layer) had no related feature to unrelate")
+                    // The SDK refuses to unrelate features that are not related: refused, not failed.
+                    sample.editsInvalid += 1
+                    sample.fail("not sent: the feature of layer \(spec.layer) had no related feature to unrelate")
                     return
                 }
                 changed = try await table.unrelate(feature, from: current, relationshipId: relationship)
