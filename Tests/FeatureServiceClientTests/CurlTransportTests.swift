@@ -40,7 +40,8 @@ import Testing
             #expect(error.kind == .timedOut)
             #expect(error.isTimeout)
             #expect(error.mayHaveBeenSent, "the request went into the peer's socket buffer")
-            #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(5))
+            // Well under libcurl's 60 s default, whatever else loads the machine: the 300 ms were applied.
+            #expect(elapsed >= .milliseconds(250) && elapsed < .seconds(30))
         }
     }
 

@@ -153,7 +153,8 @@ import Testing
         let report = try await Self.run(
             Self.plan("  stuck:\n    executor: shared-iterations\n    vus: 2\n    iterations: 10\n    maxDuration: 1s\n    gracefulStop: 1s"), faults: faults)
         let elapsed = start.duration(to: clock.now)
-        #expect(elapsed < .seconds(8), "took \(elapsed)")
+        // Start-up, 1 s, the 1 s grace and shutdown: far from the 30 s stall even on a loaded machine.
+        #expect(elapsed < .seconds(25), "took \(elapsed)")
         #expect(report.scenarios.first?.stopReason == .gracefulStop)
     }
 
