@@ -157,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "featureloadTests",
-            dependencies: ["featureload", "LoadRunner", "FeatureloadTestSupport"],
+            dependencies: ["featureload", "LoadRunner", "LocalFeatureServer", "FeatureloadTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -211,9 +211,9 @@ enum Featureload {
 
     /// Runs the binary on a thread of its own, so waiting for it never holds one of the few threads Swift
     /// concurrency runs every other test on.
-    static func run(_ arguments: [String]) async throws -> Result {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result2 { try runBlocking(arguments) }.result) }
+            let thread = Thread { continuation.resume(with: Result2 { try runBlocking(arguments, environment: environment) }.result) }
             thread.start()
         }
     }
@@ -226,10 +226,13 @@ enum Featureload {
         }
     }
 
-    static func runBlocking(_ arguments: [String]) throws -> Result {
+    static func runBlocking(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

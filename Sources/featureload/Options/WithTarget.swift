@@ -86,9 +86,19 @@ enum TokenURLDiscovery {
             let info = try? JSONDecoder().decode(RestInfo.self, from: Data(response.body)),
             let advertised = info.authInfo?.tokenServicesUrl, !advertised.isEmpty
         {
-            return advertised
+            return generateTokenURL(advertised)
         }
         return defaultTokenURL(for: serviceURL)
+    }
+
+    /// The generateToken endpoint of an advertised `tokenServicesUrl`. ArcGIS Server advertises the token service's
+    /// root (`https://host/arcgis/tokens/`), to which clients append `generateToken`; a portal advertises the
+    /// endpoint itself (`…/sharing/rest/generateToken`), which is kept.
+    static func generateTokenURL(_ advertised: String) -> String {
+        var url = advertised
+        if url.lowercased().hasSuffix("generatetoken") { return url }
+        while url.hasSuffix("/") { url.removeLast() }
+        return url + "/generateToken"
     }
 
     /// `https://host/arcgis/rest/info` for `https://host/arcgis/rest/services/…`.
