@@ -303,3 +303,40 @@ final class TemporaryDirectory {
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/out"))
     }
 }
+
+@Suite struct ThresholdCommandTests {
+    static func file(_ thresholds: String, in directory: String) throws -> String {
+        let file = directory + "/gate.yaml"
+        try """
+        version: 2
+        name: gate
+        target: local
+        scenarios:
+          w:
+            executor: shared-iterations
+            vus: 2
+            iterations: 20
+        thresholds:
+        \(thresholds)
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    @Test("an impossible threshold exits 1 and names itself; a misspelt metric exits 2 before anything runs", .timeLimit(.minutes(1)))
+    func gates() async throws {
+        let directory = try TemporaryDirectory()
+        let impossible = try Self.file("  \"http_req_duration{scenario:w}\": [\"p(95)<0.001\"]", in: directory.path)
+        let failed = try await Featureload.run(["run", impossible, "--quiet", "--out", directory.path + "/out"])
+        #expect(failed.status == 1)
+        #expect(failed.output.contains("http_req_duration{scenario:w}") && failed.output.contains("p(95)<0.001"), "\(failed.output)")
+
+        let typo = try Self.file("  http_req_duraton: [\"p(95)<200\"]", in: directory.path)
+        for command in [["validate", typo], ["run", typo, "--out", directory.path + "/out2"]] {
+            let result = try await Featureload.run(command)
+            #expect(result.status == 2, "\(command[0])")
+            #expect(result.errorOutput.contains("thresholds.http_req_duraton"), "\(result.errorOutput)")
+            #expect(result.errorOutput.contains("http_req_duration"), "suggests the right name")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/out2"))
+    }
+}
