@@ -13,8 +13,8 @@ struct RunCommand: AsyncParsableCommand {
             Runs the file's scenarios (version 2: concurrently, each from its startTime or after startAfter; \
             version 1: one after another) with k6's executors, prints a summary table (requests, edits, edits/s, \
             latency percentiles, thresholds, errors, and the speed-ups the file compares), checks by query that the \
-            service holds exactly the features each scenario added, and writes report.json and report.md to \
-            <out>/<name>-<UTC time>/.
+            service holds exactly the features each scenario added, and writes report.json, report.md and \
+            report.junit.xml (one JUnit test case per threshold, gate and verification) to <out>/<name>-<UTC time>/.
 
             With `target: local` (or --target local) the embedded feature service starts in this process on \
             127.0.0.1 on a free port, over a temporary SQLite database unless --data names one; it shares the \
@@ -40,6 +40,12 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Directory for report folders.", valueName: "dir"))
     var out: String = "Reports"
+
+    @Option(
+        name: .long, parsing: .upToNextOption,
+        help: ArgumentHelp("Report formats to write besides report.json (default: all): md, junit.", valueName: "format"),
+        transform: ReportFormat.argument)
+    var formats: [ReportFormat] = ReportFormat.allCases
 
     @Flag(name: .long, help: "Print only the report paths, the verdict and why it failed, not the progress and summary table.")
     var quiet = false
@@ -95,14 +101,14 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitStatus.invalidInput.code
         }
 
-        let folder = try ReportWriter.write(report, under: out)
+        let written = [ReportFormat.json] + formats.filter { $0 != .json }
+        let folder = try ReportWriter.write(report, under: out, formats: written)
         if !quiet {
             print(ReportRenderer.summary(report))
         } else {
             print(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         }
-        print("report: \(folder)/report.json")
-        print("report: \(folder)/report.md")
+        for format in written { print("report: \(folder)/\(format.fileName)") }
         if interrupted { throw ExitStatus.interrupted.code }
         if !report.verdict.passed { throw ExitStatus.failed.code }
     }

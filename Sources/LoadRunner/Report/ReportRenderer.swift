@@ -33,7 +33,7 @@ public enum ReportRenderer {
         for view in views {
             if view.droppedIterations > 0 { lines.append("\(view.name): \(view.droppedIterations) iterations dropped (no free VU)") }
             if view.editsInvalid > 0 { lines.append("\(view.name): \(view.editsInvalid) edits refused by client-side validation, not sent") }
-            if let v = view.record.verification { lines.append(verificationLine(view.name, v)) }
+            if let v = view.record.verification, v.checkedAnything { lines.append(verificationLine(view.name, v)) }
             for (message, count) in view.record.errors.sorted(by: { $0.value > $1.value }).prefix(5) {
                 lines.append("  \(view.name) error ×\(count): \(message)")
             }

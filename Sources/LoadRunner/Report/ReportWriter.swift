@@ -1,6 +1,6 @@
 import Foundation
 
-/// Writes report.json and report.md into a new folder.
+/// Writes a run's report files (``ReportFormat``) into a new folder.
 public enum ReportWriter {
     /// Checks before a run that report folders can be made under `root` (creating it), so a long run never ends
     /// without a place for its report.
@@ -16,10 +16,10 @@ public enum ReportWriter {
         }
     }
 
-    /// Creates `<root>/<plan>-<UTC time>/` with both files.
+    /// Creates `<root>/<plan>-<UTC time>/` with one file per format (report.json always).
     /// - Returns: The folder's path.
     /// - Throws: File-system errors from creating the folder or writing the files.
-    public static func write(_ report: RunReport, under root: String) throws -> String {
+    public static func write(_ report: RunReport, under root: String, formats: [ReportFormat] = ReportFormat.allCases) throws -> String {
         let stamp = report.startedAt.filter { $0.isNumber || $0 == "T" || $0 == "Z" }
         let safeName = String(report.plan.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" })
         var folder = "\(root)/\(safeName)-\(stamp)"
@@ -29,10 +29,9 @@ public enum ReportWriter {
             suffix += 1
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        try encoder.encode(report).write(to: URL(fileURLWithPath: "\(folder)/report.json"))
-        try Data(ReportRenderer.markdown(report).utf8).write(to: URL(fileURLWithPath: "\(folder)/report.md"))
+        for format in [ReportFormat.json] + formats.filter({ $0 != .json }) {
+            try format.render(report).write(to: URL(fileURLWithPath: "\(folder)/\(format.fileName)"))
+        }
         return folder
     }
 }

@@ -1,0 +1,104 @@
+import Foundation
+import LoadRunner
+import Testing
+
+/// `featureload report` and the JUnit report, read back by junitparser (the Python library CI reporters use).
+@Suite(.serialized) struct ReportCommandTests {
+    static let scenario = """
+        version: 2
+        name: junit-gates
+        target: local
+        seed: 2
+        scenarios:
+          fast:
+            executor: shared-iterations
+            vus: 2
+            iterations: 20
+            exec: applyEdits
+            adds: 2
+          reads:
+            executor: shared-iterations
+            vus: 2
+            iterations: 10
+            exec: query
+            returnCountOnly: true
+        thresholds:
+          "http_req_duration{scenario:fast}": ["p(95)<0.001"]
+          "edits{scenario:fast}": ["count==40"]
+          http_reqs: ["count>=30"]
+        """
+
+    /// Reads a JUnit file with junitparser and answers `suites tests failures` and each failure's message.
+    static func junitparser(_ path: String) throws -> String {
+        let script = """
+            import sys
+            from junitparser import JUnitXml
+            xml = JUnitXml.fromfile(sys.argv[1])
+            suites = list(xml)
+            tests = sum(s.tests for s in suites)
+            failures = sum(s.failures for s in suites)
+            print(len(suites), tests, failures)
+            for suite in suites:
+                for case in suite:
+                    for result in case.result:
+                        print(suite.name, "|", case.name, "|", result.message)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "junitparser (scripts/test installs it): \(problem)")
+        return text
+    }
+
+    @Test("a run writes JUnit that junitparser reads: a suite per scenario, the failed threshold with its value and limit", .timeLimit(.minutes(2)))
+    func junit() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/junit.yaml"
+        try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await Featureload.run(["run", file, "--quiet", "--out", directory.path])
+        #expect(result.status == 1)
+        let folder = try CommandLineTests.folder(from: result.output)
+        #expect(result.output.contains("report: \(folder)/report.junit.xml"))
+        let parsed = try Self.junitparser(folder + "/report.junit.xml")
+        let lines = parsed.split(separator: "\n").map(String.init)
+        // fast: 2 thresholds, its failed-edit gate, its verification; reads: nothing to verify; run: http_reqs.
+        #expect(lines.first == "3 5 1", "\(parsed)")
+        let failure = try #require(lines.first { $0.hasPrefix("fast |") })
+        #expect(failure.contains("http_req_duration{scenario:fast}: p(95)<0.001 failed, measured"), "\(failure)")
+
+        // report re-renders from the saved file alone, byte for byte.
+        let json = folder + "/report.json"
+        for format in ["md", "junit", "json"] {
+            let first = try await Featureload.run(["report", json, "--format", format])
+            let second = try await Featureload.run(["report", json, "--format", format])
+            #expect(first.status == 0 && first.output == second.output, "\(format)")
+            let written = folder + "/" + (format == "md" ? "report.md" : format == "junit" ? "report.junit.xml" : "report.json")
+            #expect(first.output == (try String(contentsOfFile: written, encoding: .utf8)), "\(format) matches what run wrote")
+        }
+        let missing = try await Featureload.run(["report", directory.path + "/nope.json"])
+        #expect(missing.status == 2)
+        #expect(missing.errorOutput.contains("no such file"))
+        let wrongFormat = try await Featureload.run(["report", json, "--format", "pdf"])
+        #expect(wrongFormat.status == 64)
+        #expect(wrongFormat.errorOutput.contains("md, junit"))
+    }
+
+    @Test("--formats narrows what a run writes; report.json is always there", .timeLimit(.minutes(1)))
+    func narrowed() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/junit.yaml"
+        try Self.scenario.replacingOccurrences(of: "p(95)<0.001", with: "p(95)<60000").write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await Featureload.run(["run", file, "--quiet", "--formats", "junit", "--out", directory.path])
+        #expect(result.status == 0, "\(result.output)")
+        let folder = try CommandLineTests.folder(from: result.output)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["report.json", "report.junit.xml"])
+    }
+}
