@@ -2,7 +2,7 @@
 """Generator benchmark: does featureload's load generator measure itself?
 
 Four clients (wrk, hey, Locust FastHttpUser, `featureload run`) send the same applyEdits workload, one after
-another, to ONE release `featureload serve` process on 127.0.0.1; the edits are counted on the server. See
+another, each to a fresh release `featureload serve` process on 127.0.0.1; the edits are counted on the server. See
 Benchmarks/generator/README.md. Started by scripts/benchmark-generator, which installs the tools; stdlib only.
 """
 
@@ -331,7 +331,7 @@ def fmt(value, digits=0):
 def markdown(report):
     lines = [f"# Generator benchmark {report['startedAt']}", "",
              "Does the load generator measure itself? Four clients send the same applyEdits workload, one after "
-             "another, to one release `featureload serve`; edits are counted on the server "
+             "another, each to a fresh release `featureload serve`; edits are counted on the server "
              "(`Benchmarks/generator/README.md`).", "",
              f"- workload: `POST …/parks/FeatureServer/0/applyEdits`, form body `f=json&rollbackOnFailure=true&adds=…`, "
              f"{report['settings']['connections']} connections/users, {report['settings']['durationSeconds']} s per "
@@ -419,36 +419,40 @@ def main():
     log(f"logs and generated bodies in {workdir}")
     binary = os.path.abspath(args.binary)
     load_start = load_average()
-    server, service_url = start_server(binary, workdir)
-    try:
-        parsed = urllib.parse.urlsplit(service_url)
-        if parsed.hostname != "127.0.0.1":
-            fail(f"refusing to send load to {parsed.hostname}: only 127.0.0.1")
-        layer_url = service_url + "/0"
-        ctx = dict(binary=binary, locust=os.path.abspath(args.locust), workdir=workdir, duration=args.duration,
-                   connections=args.connections, wrk_threads=args.wrk_threads, service_url=service_url,
-                   layer_url=layer_url, apply_url=layer_url + "/applyEdits",
-                   apply_path=urllib.parse.urlsplit(layer_url + "/applyEdits").path,
-                   host_url=f"{parsed.scheme}://{parsed.netloc}", server_pid=server.pid, body_files={})
-        log(f"featureload serve (pid {server.pid}) at {service_url}")
-        schema = check_schema(layer_url)
-        rows_at_start = layer_count(layer_url)
-        bodies = {batch: form_body(batch) for batch in args.batches}
-        for batch, body in bodies.items():
-            ctx["body_files"][batch] = os.path.join(workdir, f"body-{batch}.txt")
-            with open(ctx["body_files"][batch], "wb") as body_file:
-                body_file.write(body)
-        check_bodies(parsed.hostname, parsed.port, ctx["apply_path"], bodies)
-        warm_requests = warm_up(parsed.hostname, parsed.port, ctx["apply_path"], bodies, args.warm_up)
-        log(f"warm-up: {warm_requests} requests in {args.warm_up:g} s")
-        results = []
-        for batch in args.batches:
-            for tool in args.tools:
+    results = []
+    rows_at_start = rows_at_end = None
+    bodies = {batch: form_body(batch) for batch in args.batches}
+    # A fresh server (temporary database) for every tool and batch size: inserts slow down as the table grows, so a
+    # shared server would favour whichever tool runs first.
+    for batch in args.batches:
+        for tool in args.tools:
+            server, service_url = start_server(binary, workdir)
+            try:
+                parsed = urllib.parse.urlsplit(service_url)
+                if parsed.hostname != "127.0.0.1":
+                    fail(f"refusing to send load to {parsed.hostname}: only 127.0.0.1")
+                layer_url = service_url + "/0"
+                ctx = dict(binary=binary, locust=os.path.abspath(args.locust), workdir=workdir, duration=args.duration,
+                           connections=args.connections, wrk_threads=args.wrk_threads, service_url=service_url,
+                           layer_url=layer_url, apply_url=layer_url + "/applyEdits",
+                           apply_path=urllib.parse.urlsplit(layer_url + "/applyEdits").path,
+                           host_url=f"{parsed.scheme}://{parsed.netloc}", server_pid=server.pid, body_files={})
+                log(f"featureload serve (pid {server.pid}) at {service_url} for {tool}, batch {batch}")
+                if rows_at_start is None:
+                    schema = check_schema(layer_url)
+                    rows_at_start = layer_count(layer_url)
+                for size, body in bodies.items():
+                    ctx["body_files"][size] = os.path.join(workdir, f"body-{size}.txt")
+                    with open(ctx["body_files"][size], "wb") as body_file:
+                        body_file.write(body)
+                check_bodies(parsed.hostname, parsed.port, ctx["apply_path"], {batch: bodies[batch]})
+                warm_requests = warm_up(parsed.hostname, parsed.port, ctx["apply_path"], {batch: bodies[batch]}, args.warm_up)
+                log(f"warm-up: {warm_requests} requests in {args.warm_up:g} s")
                 results.append(measure(ctx, tool, batch))
-                time.sleep(1)  # let the server settle between tools
-        rows_at_end = layer_count(layer_url)
-    finally:
-        stop_server(server)
+                rows_at_end = layer_count(layer_url)
+            finally:
+                stop_server(server)
+            time.sleep(1)  # let the machine settle between tools
 
     for result in results:
         wrk = next((r for r in results if r["tool"] == "wrk" and r["batch"] == result["batch"]), None)
@@ -475,8 +479,8 @@ def main():
     if "locust" in args.tools:
         notes.append("Locust runs in one process, i.e. on one core (no --processes); its percentiles are rounded to "
                      "whole ms below 100 ms; -r 8 spawns the 8 users over the first second")
-    notes.append(f"the layer grew from {rows_at_start} to {rows_at_end} rows during the run; every tool ran against a larger table "
-                 f"than the one before it (order: {', '.join(args.tools)})")
+    notes.append(f"every tool ran against a fresh server (temporary database of {rows_at_start} rows, 2 s warm-up), so none "
+                 f"inserted into a table the others had grown (order: {', '.join(args.tools)})")
 
     report = dict(schema="featureload.generator-benchmark", schemaVersion=1, startedAt=started.isoformat(timespec="seconds"),
                   finishedAt=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

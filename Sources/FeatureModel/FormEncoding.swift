@@ -87,15 +87,37 @@ public enum FormEncoding {
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
+    /// Appends `bytes` percent-encoded. The hot path of every request body: the tables are read once per call (not
+    /// once per byte through their lazy initialisers) and the output is written through a buffer, not byte by byte.
     private static func appendEscaped(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
-        for byte in bytes {
-            if isUnreserved[Int(byte)] {
-                out.append(byte)
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
+        let done: Void? = bytes.withContiguousStorageIfAvailable { appendEscaped($0, to: &out) }
+        if done == nil {
+            Array(bytes).withUnsafeBufferPointer { appendEscaped($0, to: &out) }
+        }
+    }
+
+    private static func appendEscaped(_ input: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        guard !input.isEmpty else { return }
+        let unreserved = isUnreserved
+        let hex = hexDigits
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: input.count * 3) { buffer in
+            var count = 0
+            unreserved.withUnsafeBufferPointer { table in
+                hex.withUnsafeBufferPointer { digits in
+                    for byte in input {
+                        if table[Int(byte)] {
+                            buffer[count] = byte
+                            count += 1
+                        } else {
+                            buffer[count] = UInt8(ascii: "%")
+                            buffer[count + 1] = digits[Int(byte >> 4)]
+                            buffer[count + 2] = digits[Int(byte & 0xF)]
+                            count += 3
+                        }
+                    }
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[0..<count]))
         }
     }
 

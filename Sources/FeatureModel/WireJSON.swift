@@ -42,8 +42,19 @@ public enum WireJSON {
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
             bytes[first] == UInt8(ascii: "{")
         else { return nil }
-        let probe = bytes[first..<min(bytes.count, first + 32)]
-        guard String(decoding: probe, as: UTF8.self).contains("\"error\"") else { return nil }
+        // A byte search of the first 32 bytes: a String search here went through Foundation on every response.
+        let needle: [UInt8] = Array(#""error""#.utf8)
+        let end = min(bytes.count, first + 32)
+        var found = false
+        var index = first
+        while index + needle.count <= end {
+            if bytes[index] == needle[0] && bytes[index..<(index + needle.count)].elementsEqual(needle) {
+                found = true
+                break
+            }
+            index += 1
+        }
+        guard found else { return nil }
         return try? decode(ErrorEnvelope.self, from: bytes).error
     }
 }

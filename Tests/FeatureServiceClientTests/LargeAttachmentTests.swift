@@ -68,8 +68,7 @@ import Testing
         try Self.generate(source, size: Self.size, seed: 50)
         // A debug build parses each 5 MiB part byte by byte, four at once on two cores: on a loaded machine one part
         // can take longer than the default 60 s request timeout, which would measure the build, not the streaming.
-        var configuration = CurlTransportConfiguration()
-        configuration.requestTimeout = .seconds(170)
+        let configuration = CurlTransportConfiguration(requestTimeout: .seconds(170))
         try await withTestServer { server in
             try await withCurlTransport(configuration: configuration) { transport in
                 let layer = FeatureLayerClient(url: server.serviceURL + "/0", transport: transport)

@@ -112,3 +112,17 @@ import Testing
         #expect(generator.feature(at: 7) != generator.feature(at: 8))
     }
 }
+
+@Suite struct IdPoolTests {
+    @Test("the pool keeps at most its capacity, replacing at random once full, so long runs of adds stay flat")
+    func bounded() {
+        let pool = IdPool(ids: [], seed: 1, capacity: 100)
+        pool.add(Array(1...1_000))
+        #expect(pool.count == 100)
+        let sample = Set(pool.sample(1_000))
+        #expect(sample.allSatisfy { (1...1_000).contains($0) })
+        #expect(sample.contains { $0 > 100 }, "later IDs replaced earlier ones")
+        #expect(pool.take(30).count == 30)
+        #expect(pool.count == 70)
+    }
+}

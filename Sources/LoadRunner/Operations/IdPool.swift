@@ -3,6 +3,9 @@ import Synchronization
 
 /// Object IDs of features that exist, shared by a scenario's operations: updates and related queries sample it,
 /// deletes take from it (never below the reserve kept for the others), adds put their new features in.
+///
+/// It holds at most ``capacity`` IDs, so a long run of adds keeps its memory flat: once full, each new ID replaces a
+/// random one (the pool stays a uniform sample of what was added).
 public final class IdPool: Sendable {
     private struct State {
         var ids: [Int64]
@@ -12,10 +15,13 @@ public final class IdPool: Sendable {
     private let state: Mutex<State>
     /// Deletes leave at least this many IDs for the operations that only sample.
     public let reserve: Int
+    /// The most IDs kept.
+    public let capacity: Int
 
-    public init(ids: [Int64], seed: UInt64, reserve: Int = 0) {
-        state = Mutex(State(ids: ids, random: SplitMix64(seed: seed)))
+    public init(ids: [Int64], seed: UInt64, reserve: Int = 0, capacity: Int = 100_000) {
+        state = Mutex(State(ids: Array(ids.prefix(max(capacity, 1))), random: SplitMix64(seed: seed)))
         self.reserve = reserve
+        self.capacity = max(capacity, 1)
     }
 
     public var count: Int { state.withLock { $0.ids.count } }
@@ -41,9 +47,16 @@ public final class IdPool: Sendable {
         }
     }
 
-    /// Adds IDs of new features.
+    /// Adds IDs of new features; past ``capacity`` each replaces a random one.
     public func add(_ ids: [Int64]) {
         guard !ids.isEmpty else { return }
-        state.withLock { $0.ids.append(contentsOf: ids) }
+        let capacity = capacity
+        state.withLock { state in
+            let room = max(0, capacity - state.ids.count)
+            state.ids.append(contentsOf: ids.prefix(room))
+            for id in ids.dropFirst(room) {
+                state.ids[Int(state.random.next() % UInt64(state.ids.count))] = id
+            }
+        }
     }
 }
