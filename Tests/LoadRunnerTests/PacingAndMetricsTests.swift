@@ -126,3 +126,29 @@ import Testing
         #expect(pool.count == 70)
     }
 }
+
+@Suite struct TimeSeriesSealingTests {
+    @Test("per-second latencies older than two seconds are kept sparse, and come back whole, late samples included")
+    func sealing() {
+        let recorder = ScenarioRecorder(scenario: "s", operations: ["op"], layers: [0], keepIds: false)
+        func sample(second: Int, milliseconds: Int) -> IterationSample {
+            var sample = IterationSample(operation: 0, intendedStart: .seconds(second), end: .seconds(second) + .milliseconds(10))
+            sample.requests = [RequestSample(status: 200, duration: .milliseconds(milliseconds), failed: false)]
+            return sample
+        }
+        for second in 0..<10 {
+            for index in 0..<5 {
+                recorder.iterationStarted()
+                recorder.record(sample(second: second, milliseconds: 10 + index))
+            }
+        }
+        recorder.iterationStarted()
+        recorder.record(sample(second: 1, milliseconds: 500))  // late, for a sealed second
+        let series = recorder.snapshot().timeSeries(scenario: "s", operations: ["op"])
+        #expect(series.map(\.second) == Array(0..<10))
+        #expect(series[1].latency.count == 6 && series[1].requests == 6)
+        #expect(series[1].latency.max >= 495_000)
+        #expect(series.allSatisfy { $0.latency.significantDigits == 2 })
+        #expect(series[5].latency.count == 5 && series[5].latency.min >= 9_900 && series[5].latency.max <= 14_100)
+    }
+}

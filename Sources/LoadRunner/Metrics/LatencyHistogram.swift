@@ -11,15 +11,22 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     private(set) var histogram: Histogram<UInt64>
 
     /// An empty histogram; `significantDigits` is 3 (0.1 %) for whole-run latencies, 2 (1 %) for the small
-    /// per-second histograms of time series.
+    /// per-second histograms of time series (0 and 1 make the smallest, for placeholders).
     public init(significantDigits: Int = 3) {
         histogram = Histogram<UInt64>(
             lowestDiscernibleValue: 1, highestTrackableValue: Self.highestTrackableMicroseconds,
-            numberOfSignificantValueDigits: significantDigits == 2 ? .two : .three)
+            numberOfSignificantValueDigits: significantDigits == 0 ? .zero : significantDigits == 1 ? .one : significantDigits == 2 ? .two : .three)
     }
 
     /// The precision: 2 or 3 significant digits.
-    public var significantDigits: Int { histogram.numberOfSignificantValueDigits == .two ? 2 : 3 }
+    public var significantDigits: Int {
+        switch histogram.numberOfSignificantValueDigits {
+        case .zero: return 0
+        case .one: return 1
+        case .two: return 2
+        default: return 3
+        }
+    }
 
     /// Records one latency; values beyond the trackable range are clamped to it.
     public mutating func record(_ duration: Duration) {
@@ -34,6 +41,17 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     /// Adds every value of `other`.
     public mutating func merge(_ other: LatencyHistogram) {
         histogram.add(other.histogram)
+    }
+
+    /// The recorded values and their counts, ascending: the sparse form a report stores.
+    public var recorded: [[UInt64]] { histogram.recordedValues().map { [$0.value, $0.count] } }
+
+    /// A histogram of `significantDigits` holding the `[value, count]` pairs of ``recorded``.
+    public init(significantDigits: Int, recorded: [[UInt64]]) {
+        self.init(significantDigits: significantDigits)
+        for pair in recorded where pair.count == 2 {
+            histogram.record(Swift.min(pair[0], Self.highestTrackableMicroseconds), count: pair[1])
+        }
     }
 
     public var count: UInt64 { histogram.totalCount }

@@ -86,6 +86,10 @@ public struct ScenarioAccumulator: Sendable {
     public private(set) var peakBusy = 0
     /// Keyed by second << 16 | operation index.
     var buckets: [Int: TimeBucketCounts] = [:]
+    /// Buckets whose latency is still a full histogram (tens of KiB each); older ones are sealed into the sparse
+    /// pairs a report stores (usually well under 1 KiB), so memory does not grow with the run's length.
+    var liveBuckets: Set<Int> = []
+    var newestSecond = 0
     let keepIds: Bool
     /// The layer of each operation.
     let layers: [Int]
@@ -118,6 +122,23 @@ public struct ScenarioAccumulator: Sendable {
         var dropped = 0
         var busy = 0
         var latency = LatencyHistogram(significantDigits: 2)
+        /// The latency's `[value, count]` pairs once sealed (``latency`` is then empty).
+        var sealedLatency: [[UInt64]]?
+
+        /// Moves the latency into its sparse form.
+        mutating func seal() {
+            guard sealedLatency == nil else { return }
+            sealedLatency = latency.recorded
+            latency = LatencyHistogram(significantDigits: 0)
+        }
+
+        /// The latency, whether live or sealed.
+        var fullLatency: LatencyHistogram {
+            guard let sealedLatency else { return latency }
+            var merged = LatencyHistogram(significantDigits: 2, recorded: sealedLatency)
+            if latency.count > 0 { merged.merge(latency) }
+            return merged
+        }
     }
 
     mutating func fold(_ sample: IterationSample, busy: Int) {
@@ -126,7 +147,20 @@ public struct ScenarioAccumulator: Sendable {
         firstStart = min(firstStart ?? sample.intendedStart, sample.intendedStart)
         lastEnd = max(lastEnd ?? sample.end, sample.end)
         let second = max(0, Int(sample.end.components.seconds))
+        if second > newestSecond {
+            newestSecond = second
+            // Iterations end within a second or two of each other's folding: seal what is older than that.
+            for key in liveBuckets where key >> 16 < second - 2 {
+                buckets[key]?.seal()
+                liveBuckets.remove(key)
+            }
+        }
         var bucket = buckets[second << 16 | op] ?? TimeBucketCounts()
+        if bucket.sealedLatency != nil && bucket.latency.significantDigits != 2 {
+            // A late sample for a sealed second: it gets a live histogram again, merged with the sealed pairs later.
+            bucket.latency = LatencyHistogram(significantDigits: 2)
+        }
+        liveBuckets.insert(second << 16 | op)
         bucket.busy = max(bucket.busy, busy)
         for request in sample.requests {
             let key = op << 16 | (request.status & 0xFFFF)
@@ -284,7 +318,7 @@ public struct ScenarioAccumulator: Sendable {
             bucket.editsFailed = counts.editsFailed
             bucket.droppedIterations = counts.dropped
             bucket.busyVUs = counts.busy
-            bucket.latency = counts.latency
+            bucket.latency = counts.fullLatency
             return bucket
         }
     }
