@@ -42,8 +42,8 @@ struct RunCommand: AsyncParsableCommand {
     var out: String = "Reports"
 
     @Option(
-        name: .long, parsing: .upToNextOption,
-        help: ArgumentHelp("Report formats to write besides report.json (default: all): md, junit.", valueName: "format"),
+        name: .long, parsing: .singleValue,
+        help: ArgumentHelp("A report format to write besides report.json, repeatable (default: all): md, junit.", valueName: "format"),
         transform: ReportFormat.argument)
     var formats: [ReportFormat] = ReportFormat.allCases
 

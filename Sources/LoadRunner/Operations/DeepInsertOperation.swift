@@ -36,7 +36,8 @@ struct DeepInsertOperation: LoadOperation {
             }
             let results = try await environment.service.applyEditsAndAttachments(
                 tables: [parents, children], rollbackOnFailure: spec.rollbackOnFailure)
-            for result in results.features {
+            // Many-to-many link rows ride along in the relationship table; the edits counted are parent and children.
+            for result in results.features where result.tableId == spec.layer || result.tableId == childTable {
                 guard result.isApplied else {
                     sample.fail(result.error)
                     if result.status == .outcomeUnknown { sample.editsUnknown += 1 }
@@ -52,7 +53,7 @@ struct DeepInsertOperation: LoadOperation {
             for attachment in results.attachments {
                 if attachment.isApplied { sample.editsApplied += 1 } else { sample.fail(attachment.error) }
             }
-            let answered = results.features.count + results.attachments.count
+            let answered = results.features.filter { $0.tableId == spec.layer || $0.tableId == childTable }.count + results.attachments.count
             if answered < edits {
                 sample.editsFailed += edits - answered
                 sample.fail("the service answered for \(answered) of \(edits) edits")

@@ -1,4 +1,5 @@
 public import FeatureServiceClient
+import Foundation
 import Synchronization
 
 /// The HTTP requests of the iteration running in the current task: the transport appends, the VU drains.
@@ -56,14 +57,21 @@ public struct RecordingTransport: HTTPTransport {
 
     /// The first `dur=` of a `Server-Timing` header, in milliseconds (W3C Server Timing), e.g. `app;dur=12.5`.
     static func serverDuration(_ headers: [HTTPHeader]) -> Duration? {
+        // Metrics are separated by commas, parameters by semicolons; a proxy may add its own metrics, so the largest
+        // duration (the outermost span) is the service's. Values that are not finite or past an hour are ignored.
+        var longest: Double?
         for header in headers where header.name.count == 13 && header.name.lowercased() == "server-timing" {
-            for parameter in header.value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
-                let trimmed = parameter.drop { $0 == " " }
-                guard trimmed.hasPrefix("dur="), let milliseconds = Double(trimmed.dropFirst(4)), milliseconds >= 0 else { continue }
-                return .microseconds(Int64((milliseconds * 1000).rounded()))
+            for metric in header.value.split(separator: ",") {
+                for parameter in metric.split(separator: ";").dropFirst() {
+                    let parts = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard parts.count == 2, parts[0].lowercased() == "dur" else { continue }
+                    let text = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                    guard let milliseconds = Double(text), milliseconds.isFinite, milliseconds >= 0, milliseconds < 3_600_000 else { continue }
+                    longest = max(longest ?? 0, milliseconds)
+                }
             }
         }
-        return nil
+        return longest.map { .microseconds(Int64(($0 * 1000).rounded())) }
     }
 
     /// Whether a body is an ArcGIS error envelope (`{"error":…}` at HTTP 200), judged by its first key.

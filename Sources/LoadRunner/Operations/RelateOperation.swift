@@ -54,6 +54,7 @@ struct RelateOperation: LoadOperation {
             }
             if spec.validate {
                 let violations = try await table.validateRelationshipConstraints(for: changed, considering: [other])
+                    .filter { $0.relationshipId == relationship }
                 if !violations.isEmpty {
                     await table.discardEdits()
                     // One error kind per rule and relationship (not per feature), so the report's error table stays readable.
@@ -71,11 +72,14 @@ struct RelateOperation: LoadOperation {
             if results.allSatisfy(\.isApplied) {
                 sample.editsApplied += 1
             } else {
-                sample.fail(results.first { !$0.isApplied }?.error)
+                let failed = results.first { !$0.isApplied }
+                if failed?.status == .outcomeUnknown { sample.editsUnknown += 1 }
+                sample.fail(failed?.error)
             }
         } catch {
             guard !Task.isCancelled else { return }
-            sample.fail(error, edits: 1)
+            // Reads and the table's validation throw before anything is sent; applyEdits reports in its results.
+            sample.fail(edits: 1, String(describing: error))
         }
     }
 

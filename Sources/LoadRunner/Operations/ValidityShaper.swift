@@ -34,8 +34,9 @@ public struct ValidityShaper: Sendable {
             let agreeing = group.contingencies.filter { row in
                 zip(group.fields, row).allSatisfy { field, value in !assigned.contains(field) || value.matches(shaped.attributes[field] ?? .null) }
             }
-            let choices = agreeing.isEmpty ? group.contingencies : agreeing
-            let contingency = choices[Int(random.next() % UInt64(choices.count))]
+            // No contingency agrees with what earlier groups set: leave this group alone rather than undo them.
+            guard !agreeing.isEmpty else { continue }
+            let contingency = agreeing[Int(random.next() % UInt64(agreeing.count))]
             for (field, value) in zip(group.fields, contingency) {
                 if assigned.contains(field) && value.matches(shaped.attributes[field] ?? .null) { continue }
                 assigned.insert(field)

@@ -96,8 +96,8 @@ enum TokenURLDiscovery {
     /// endpoint itself (`…/sharing/rest/generateToken`), which is kept.
     static func generateTokenURL(_ advertised: String) -> String {
         var url = advertised
-        if url.lowercased().hasSuffix("generatetoken") { return url }
         while url.hasSuffix("/") { url.removeLast() }
+        if url.lowercased().hasSuffix("generatetoken") { return url }
         return url + "/generateToken"
     }
 
