@@ -66,7 +66,8 @@ struct RelateOperation: LoadOperation {
             }
             let results = try await table.applyEdits(rollbackOnFailure: spec.rollbackOnFailure)
             guard !results.isEmpty else {
-                sample.fail(edits: 1, "nothing to apply: the feature was already \(spec.relateAction == .unrelate ? "unrelated" : "related") so")
+                // The partner drawn is the one it already has: nothing to change, so nothing is sent or counted.
+                sample.fail("nothing to apply: the feature was already \(spec.relateAction == .unrelate ? "unrelated" : "related") so")
                 return
             }
             if results.allSatisfy(\.isApplied) {
