@@ -1,8 +1,9 @@
 #!/bin/sh
-# Copies scenario.schema.json into Sources/LoadRunner/Scenario/ScenarioSchema.swift, so `featureload schema` prints
-# it from any directory. Run from the package root after editing the schema:
+# Copies scenario.schema.json, minified, into Sources/LoadRunner/Scenario/ScenarioSchema.swift, so `featureload
+# schema` prints it from any directory (as Scenarios/datasets/embed.sh does for the datasets). Run from the package
+# root after editing the schema (needs python3):
 #   sh Scenarios/schema/embed.sh
-# A test fails when the file and its embedded copy differ.
+# A test fails when the file and its embedded copy differ as JSON.
 set -eu
 out=Sources/LoadRunner/Scenario/ScenarioSchema.swift
 {
@@ -10,10 +11,10 @@ out=Sources/LoadRunner/Scenario/ScenarioSchema.swift
     echo ''
     echo '/// The JSON Schema (draft 2020-12) of scenario files, for editors: `featureload schema > scenario.schema.json`.'
     echo 'public enum ScenarioSchema {'
-    echo '    /// The schema document, as shipped in `Scenarios/schema/scenario.schema.json`.'
+    echo '    /// The schema document of `Scenarios/schema/scenario.schema.json`, minified, keys in the same order.'
     printf '    public static let json = ##"""\n'
-    cat Scenarios/schema/scenario.schema.json
-    printf '\n"""##\n'
+    python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), ensure_ascii=False, separators=(",", ":")))' Scenarios/schema/scenario.schema.json
+    printf '"""##\n'
     echo '}'
 } > "$out"
 echo "wrote $out"

@@ -20,6 +20,6 @@ struct SchemaCommand: ParsableCommand {
     )
 
     func run() throws {
-        print(ScenarioSchema.json, terminator: "")
+        print(ScenarioSchema.json)
     }
 }
