@@ -23,6 +23,13 @@ import Testing
           edits: ["count==40"]
         """
 
+    /// Writes the scenario into `directory` and returns its path.
+    static func writeScenario(in directory: String) throws -> String {
+        let file = directory + "/live.yaml"
+        try scenario.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
     static func withSecuredServer<T: Sendable>(_ body: @Sendable (LocalFeatureServerEndpoint, String) async throws -> T) async throws -> T {
         var configuration = LocalFeatureServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.tls = .init(certificate: .selfSigned)
@@ -37,8 +44,7 @@ import Testing
     func securedTarget() async throws {
         let temporary = try TemporaryDirectory()
         let directory = temporary.path
-        let file = directory + "/live.yaml"
-        try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try Self.writeScenario(in: directory)
         try await Self.withSecuredServer { endpoint, certificate in
             let url = endpoint.serviceURL("parks")
             let result = try await Featureload.run(
@@ -73,8 +79,7 @@ import Testing
     func insecure() async throws {
         let temporary = try TemporaryDirectory()
         let directory = temporary.path
-        let file = directory + "/live.yaml"
-        try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try Self.writeScenario(in: directory)
         try await Self.withSecuredServer { endpoint, _ in
             let result = try await Featureload.run(
                 ["run", file, "--target", endpoint.serviceURL("parks"), "--insecure", "--token-env", "FL_TOKEN", "--quiet", "--out", directory],

@@ -5,7 +5,7 @@ import Synchronization
 /// deletes take from it (never below the reserve kept for the others), adds put their new features in.
 ///
 /// It holds at most ``capacity`` IDs, so a long run of adds keeps its memory flat: once full, each new ID replaces a
-/// random one (the pool stays a uniform sample of what was added).
+/// random one, so the pool leans toward recently added features.
 public final class IdPool: Sendable {
     private struct State {
         var ids: [Int64]

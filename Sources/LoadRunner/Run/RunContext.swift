@@ -147,7 +147,9 @@ struct RunContext<C: Clock<Duration>>: Sendable {
                 partnerPool = try await samplePool(partner, size: max(spec.setup.sample, 1))
             }
             var shaper: ValidityShaper?
-            if op.addsPerIteration > 0 && (op.invalidRate > 0 || table.info.hasContingentValuesDefinition == true) {
+            // Only the adds of applyEdits and addFeatures are shaped (a deep insert builds its parent on the table).
+            let shapesAdds = op.kind == .applyEdits || op.kind == .addFeatures
+            if shapesAdds && op.addsPerIteration > 0 && (op.invalidRate > 0 || table.info.hasContingentValuesDefinition == true) {
                 let definition = table.info.hasContingentValuesDefinition == true
                     ? try await Retrying.run(policy: policy, clock: clock) { try await table.contingentValuesDefinition() } : nil
                 shaper = ValidityShaper(layer: table.info, contingentValues: definition)
