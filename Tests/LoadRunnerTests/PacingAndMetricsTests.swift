@@ -35,6 +35,22 @@ import Testing
         #expect(merged.max >= 499_000)
     }
 
+    @Test("a saved histogram answers every percentile, min and max exactly as the live one did")
+    func histogramExactAfterSave() throws {
+        var generator = SplitMix64(seed: 7)
+        for trial in 0..<200 {
+            var live = LatencyHistogram()
+            let samples = 1 + Int(generator.next() % 40)
+            for _ in 0..<samples { live.record(microseconds: 1 + generator.next() % 9_000) }
+            let saved = try JSONDecoder().decode(LatencyHistogram.self, from: JSONEncoder().encode(live))
+            for p in [0.0, 50, 90, 95, 99, 99.9, 100] {
+                #expect(saved.percentile(p) == live.percentile(p), "trial \(trial) p\(p)")
+            }
+            #expect(saved.max == live.max && saved.min == live.min && saved.count == live.count)
+            #expect(LatencySummary(saved) == LatencySummary(live))
+        }
+    }
+
     @Test("the recorder folds samples into tagged series: requests by status, edits, errors, time buckets")
     func recorderSeries() {
         let recorder = ScenarioRecorder(scenario: "s", operations: ["applyEdits", "query"], layers: [0, 0], keepIds: true)

@@ -63,14 +63,31 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     public var min: UInt64 { count == 0 ? 0 : histogram.min }
     public var mean: Double { count == 0 ? 0 : histogram.mean }
 
-    private enum CodingKeys: String, CodingKey { case unit, lowest, highest, significantDigits, buckets }
+    private enum CodingKeys: String, CodingKey { case unit, lowest, highest, significantDigits, min, max, buckets }
 
+    /// Reads the saved form. Buckets hold each bucket's highest equivalent value; the exact `min` and `max`
+    /// (saved beside them) are recorded in place of their buckets' values, so percentiles, which are clamped to
+    /// the recorded range, come out exactly as they did before the histogram was saved.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(significantDigits: try c.decodeIfPresent(Int.self, forKey: .significantDigits) ?? 3)
-        let buckets = try c.decode([[UInt64]].self, forKey: .buckets)
-        for pair in buckets where pair.count == 2 {
-            histogram.record(Swift.min(pair[0], Self.highestTrackableMicroseconds), count: pair[1])
+        let buckets = try c.decode([[UInt64]].self, forKey: .buckets).filter { $0.count == 2 && $0[1] > 0 }
+        let exactMin = try c.decodeIfPresent(UInt64.self, forKey: .min)
+        let exactMax = try c.decodeIfPresent(UInt64.self, forKey: .max)
+        for (index, pair) in buckets.enumerated() {
+            let value = Swift.min(pair[0], Self.highestTrackableMicroseconds)
+            var count = pair[1]
+            if index == 0, let exactMin, histogram.highestEquivalentForValue(exactMin) == value {
+                histogram.record(exactMin)
+                count -= 1
+            }
+            guard count > 0 else { continue }
+            let last = index == buckets.count - 1
+            if last, let exactMax, histogram.highestEquivalentForValue(exactMax) == value {
+                histogram.record(exactMax, count: count)
+            } else {
+                histogram.record(value, count: count)
+            }
         }
     }
 
@@ -80,6 +97,10 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
         try c.encode(1, forKey: .lowest)
         try c.encode(Self.highestTrackableMicroseconds, forKey: .highest)
         try c.encode(significantDigits, forKey: .significantDigits)
+        if count > 0 {
+            try c.encode(histogram.min, forKey: .min)
+            try c.encode(histogram.maxRecorded, forKey: .max)
+        }
         try c.encode(histogram.recordedValues().map { [$0.value, $0.count] }, forKey: .buckets)
     }
 
