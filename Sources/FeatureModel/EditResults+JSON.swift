@@ -27,9 +27,14 @@ extension EditResult: JSONValueDecodable {
     }
 
     init(json: JSONValue, path: String) throws(WireDecodingError) {
-        guard case .object(let members) = json else { throw WireDecodingError(path: path, expected: "an edit result object") }
+        try self.init(json: json, path: { path })
+    }
+
+    /// `path` is built only for an error: results come by the hundred per answer.
+    init(json: JSONValue, path: () -> String) throws(WireDecodingError) {
+        guard case .object(let members) = json else { throw WireDecodingError(path: path(), expected: "an edit result object") }
         guard let success = members["success"]?.boolValue else {
-            throw WireDecodingError(path: path + ".success", expected: "true or false")
+            throw WireDecodingError(path: path() + ".success", expected: "true or false")
         }
         var error: EditError?
         if let errorValue = members["error"], case .object(let fields) = errorValue {
@@ -73,7 +78,7 @@ extension ApplyEditsResult: JSONValueDecodable {
         var results: [EditResult] = []
         results.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            results.append(try EditResult(json: item, path: "\(path)[\(index)]"))
+            results.append(try EditResult(json: item, path: { "\(path)[\(index)]" }))
         }
         return results
     }

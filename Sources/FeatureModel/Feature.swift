@@ -44,20 +44,24 @@ public enum GlobalID {
 
     /// A new random GlobalID in canonical form.
     public static func make<G: RandomNumberGenerator>(using generator: inout G) -> String {
-        let hex = Array("0123456789ABCDEF")
-        var digits: [Character] = []
+        var bytes: [UInt8] = []
+        append(using: &generator, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends a new random GlobalID in canonical form (`{8-4-4-4-12}`, upper-case hex, version 4) as UTF-8: the
+    /// same GlobalID ``make(using:)`` returns for the same generator state.
+    public static func append<G: RandomNumberGenerator>(using generator: inout G, to bytes: inout [UInt8]) {
+        let hex: StaticString = "0123456789ABCDEF"
+        bytes.append(UInt8(ascii: "{"))
         for index in 0..<32 {
             var nibble = Int(generator.next() & 0xF)
             if index == 12 { nibble = 4 }  // version 4
             if index == 16 { nibble = 8 | (nibble & 0x3) }  // RFC 4122 variant
-            digits.append(hex[nibble])
+            if index == 8 || index == 12 || index == 16 || index == 20 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(hex.utf8Start[nibble])
         }
-        let s = String(digits)
-        func part(_ from: Int, _ count: Int) -> Substring {
-            let start = s.index(s.startIndex, offsetBy: from)
-            return s[start..<s.index(start, offsetBy: count)]
-        }
-        return "{\(part(0, 8))-\(part(8, 4))-\(part(12, 4))-\(part(16, 4))-\(part(20, 12))}"
+        bytes.append(UInt8(ascii: "}"))
     }
 
     /// A new random GlobalID from the system generator.

@@ -88,7 +88,8 @@ public enum JSONReader {
 
         mutating func readObject(depth: Int) throws(SyntaxError) -> JSONValue {
             index += 1
-            var object: [String: JSONValue] = [:]
+            // Most objects on the wire are small (edit results, attributes): one allocation instead of regrowing.
+            var object = [String: JSONValue](minimumCapacity: 8)
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1

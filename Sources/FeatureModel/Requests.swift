@@ -51,8 +51,14 @@ public struct LayerEdits: Sendable, Hashable {
     /// Object IDs to delete (or, with `useGlobalIds`, use ``deleteGlobalIds``).
     public var deletes: [Int64]
     public var deleteGlobalIds: [String]
+    /// More adds, already written as JSON (see ``EncodedFeatures``); sent after ``adds``.
+    public var encodedAdds: EncodedFeatures?
 
-    public init(adds: [Feature] = [], updates: [Feature] = [], deletes: [Int64] = [], deleteGlobalIds: [String] = []) {
+    public init(
+        adds: [Feature] = [], updates: [Feature] = [], deletes: [Int64] = [], deleteGlobalIds: [String] = [],
+        encodedAdds: EncodedFeatures? = nil
+    ) {
+        self.encodedAdds = encodedAdds
         self.adds = adds
         self.updates = updates
         self.deletes = deletes
@@ -60,7 +66,24 @@ public struct LayerEdits: Sendable, Hashable {
     }
 
     /// The number of edits.
-    public var count: Int { adds.count + updates.count + deletes.count + deleteGlobalIds.count }
+    public var count: Int { addCount + updates.count + deletes.count + deleteGlobalIds.count }
+
+    /// The number of adds, encoded ones included.
+    public var addCount: Int { adds.count + (encodedAdds?.count ?? 0) }
+}
+
+/// Features already written as a JSON array, for callers that generate them at volume (the load generator writes
+/// a batch straight into bytes rather than building a ``Feature`` per add). Sent verbatim: the caller vouches that
+/// `json` is an array of exactly `count` features. Only single-attempt applyEdits sends them; the retried,
+/// exactly-once applyEdits needs each add as a ``Feature`` (its GlobalID) and refuses them.
+public struct EncodedFeatures: Sendable, Hashable {
+    public var json: String
+    public var count: Int
+
+    public init(json: String, count: Int) {
+        self.json = json
+        self.count = count
+    }
 }
 
 /// Options of an applyEdits request.
@@ -83,7 +106,14 @@ extension LayerEdits {
     /// express, are sent as `null` (see ``JSONWriter``).
     public func formFields(options: ApplyEditsOptions) -> [FormField] {
         var fields = [FormField("f", "json")]
-        if !adds.isEmpty { fields.append(FormField("adds", JSONWriter.string(features: adds))) }
+        switch (adds.isEmpty, encodedAdds.flatMap { $0.count > 0 ? $0.json : nil }) {
+        case (true, nil): break
+        case (false, nil): fields.append(FormField("adds", JSONWriter.string(features: adds)))
+        case (true, let encoded?): fields.append(FormField("adds", encoded))
+        case (false, let encoded?):
+            // One array: the features, then the encoded ones.
+            fields.append(FormField("adds", JSONWriter.string(features: adds).dropLast() + "," + encoded.dropFirst()))
+        }
         if !updates.isEmpty { fields.append(FormField("updates", JSONWriter.string(features: updates))) }
         if !deletes.isEmpty {
             fields.append(FormField("deletes", deletes.map(String.init).joined(separator: ",")))

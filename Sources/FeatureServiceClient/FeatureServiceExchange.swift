@@ -150,11 +150,12 @@ struct FeatureServiceExchange: Sendable {
 
     /// `base` with a path component appended before any query string: `…/0?token=t` + `query` → `…/0/query?token=t`.
     static func appending(_ component: String, to base: String) -> String {
-        guard let question = base.firstIndex(of: "?") else { return trimmed(base) + "/" + component }
+        // On the UTF-8 view: this runs once per request, and Character iteration is slow.
+        guard let question = base.utf8.firstIndex(of: UInt8(ascii: "?")) else { return trimmed(base) + "/" + component }
         return trimmed(String(base[..<question])) + "/" + component + String(base[question...])
     }
 
     private static func trimmed(_ url: String) -> String {
-        url.hasSuffix("/") ? String(url.dropLast()) : url
+        url.utf8.last == UInt8(ascii: "/") ? String(url.utf8.dropLast())! : url
     }
 }

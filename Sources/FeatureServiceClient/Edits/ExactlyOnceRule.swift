@@ -59,7 +59,7 @@ public enum ExactlyOnceRule {
 
     /// The normalized GlobalID of every add, or `nil` when an add has none (or `useGlobalIds` is off).
     public static func addGlobalIds(_ edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String) -> [String]? {
-        guard options.useGlobalIds else { return edits.adds.isEmpty ? [] : nil }
+        guard options.useGlobalIds, edits.encodedAdds == nil else { return edits.addCount == 0 ? [] : nil }
         var ids: [String] = []
         ids.reserveCapacity(edits.adds.count)
         for add in edits.adds {

@@ -38,6 +38,9 @@ extension FeatureLayerClient {
     public func applyEdits(
         _ edits: LayerEdits, options: ApplyEditsOptions = .init(), retry policy: RetryPolicy, globalIdField: String = "GlobalID"
     ) async throws -> ApplyEditsOutcome {
+        // Exactly-once needs every add as a Feature (its GlobalID, its own outcome): encoded adds are for the
+        // single-attempt applyEdits.
+        precondition(edits.encodedAdds == nil, "the retried applyEdits takes adds as Feature values, not encodedAdds")
         var run = RetriedEdits(
             client: self, edits: edits, options: options, policy: policy, globalIdField: globalIdField,
             log: AttemptLog(clock: exchange.startClock()))

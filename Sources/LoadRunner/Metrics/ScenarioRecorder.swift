@@ -155,29 +155,13 @@ public struct ScenarioAccumulator: Sendable {
                 liveBuckets.remove(key)
             }
         }
-        var bucket = buckets[second << 16 | op] ?? TimeBucketCounts()
-        if bucket.sealedLatency != nil && bucket.latency.significantDigits != 2 {
-            // A late sample for a sealed second: it gets a live histogram again, merged with the sealed pairs later.
-            bucket.latency = LatencyHistogram(significantDigits: 2)
-        }
-        liveBuckets.insert(second << 16 | op)
-        bucket.busy = max(bucket.busy, busy)
+        let bucketKey = second << 16 | op
+        liveBuckets.insert(bucketKey)
+        // In place (the dictionary's modify accessor): a copy would duplicate the bucket's histogram per sample.
+        Self.fold(sample, busy: busy, into: &buckets[bucketKey, default: TimeBucketCounts()])
         for request in sample.requests {
-            let key = op << 16 | (request.status & 0xFFFF)
-            requests[key, default: RequestStats()].count += 1
-            requests[key]!.failed += request.failed ? 1 : 0
-            requests[key]!.duration.record(request.duration)
-            if let server = request.serverDuration { requests[key]!.serverDuration.record(server) }
-            requests[key]!.sent += request.bytesSent
-            requests[key]!.received += request.bytesReceived
-            bucket.requests += 1
-            bucket.failedRequests += request.failed ? 1 : 0
-            bucket.latency.record(request.duration)
+            Self.fold(request, into: &requests[op << 16 | (request.status & 0xFFFF), default: RequestStats()])
         }
-        bucket.iterations += 1
-        bucket.edits += sample.editsApplied
-        bucket.editsFailed += sample.editsFailed
-        buckets[second << 16 | op] = bucket
 
         operations[op].iterations += 1
         operations[op].iterationDuration.record(sample.end - sample.intendedStart)
@@ -205,6 +189,31 @@ public struct ScenarioAccumulator: Sendable {
             ids[layer]!.unknownGlobalIds.append(contentsOf: sample.unknownGlobalIds)
             ids[layer]!.deletedObjectIds.append(contentsOf: sample.deletedObjectIds)
         }
+    }
+
+    private static func fold(_ sample: IterationSample, busy: Int, into bucket: inout TimeBucketCounts) {
+        if bucket.sealedLatency != nil && bucket.latency.significantDigits != 2 {
+            // A late sample for a sealed second: it gets a live histogram again, merged with the sealed pairs later.
+            bucket.latency = LatencyHistogram(significantDigits: 2)
+        }
+        bucket.busy = max(bucket.busy, busy)
+        for request in sample.requests {
+            bucket.requests += 1
+            bucket.failedRequests += request.failed ? 1 : 0
+            bucket.latency.record(request.duration)
+        }
+        bucket.iterations += 1
+        bucket.edits += sample.editsApplied
+        bucket.editsFailed += sample.editsFailed
+    }
+
+    private static func fold(_ request: RequestSample, into stats: inout RequestStats) {
+        stats.count += 1
+        stats.failed += request.failed ? 1 : 0
+        stats.duration.record(request.duration)
+        if let server = request.serverDuration { stats.serverDuration.record(server) }
+        stats.sent += request.bytesSent
+        stats.received += request.bytesReceived
     }
 
     mutating func dropped(at offset: Duration) {

@@ -32,7 +32,10 @@ struct EditOperation: LoadOperation {
     func perform(index: Int, sample: inout IterationSample) async {
         let generator = environment.generator
         let first = index * max(adds + updates, 1)
-        var newFeatures = adds > 0 ? generator.features(from: first, count: adds) : []
+        // The fast path writes the adds straight into JSON when nothing needs them as values afterwards: one
+        // attempt, no contingent-value shaping, no client GlobalIDs to record.
+        let encoded = spec.kind == .applyEdits && environment.shaper == nil && environment.retry == nil && !spec.clientGlobalIds
+        var newFeatures = adds > 0 && !encoded ? generator.features(from: first, count: adds) : []
         if let shaper = environment.shaper {
             newFeatures = shape(newFeatures, first: first, shaper: shaper, sample: &sample)
         }
@@ -51,7 +54,8 @@ struct EditOperation: LoadOperation {
             sample.editsFailed += (updates - changed.count) + (deletes - removed.count)
             sample.fail("no existing feature left to \(changed.count < updates ? "update" : "delete"); seed more with `setup: { seed: N }`")
         }
-        let edits = LayerEdits(adds: newFeatures, updates: changed, deletes: removed)
+        var edits = LayerEdits(adds: newFeatures, updates: changed, deletes: removed)
+        if encoded && adds > 0 { edits.encodedAdds = EncodedFeatures(json: generator.encode(from: first, count: adds), count: adds) }
         guard edits.count > 0 else { return }
         switch spec.kind {
         case .applyEdits:
@@ -92,7 +96,7 @@ struct EditOperation: LoadOperation {
     private func sendOnce(_ edits: LayerEdits, into sample: inout IterationSample) async {
         do {
             let answer = try await environment.layer.applyEdits(edits, options: options)
-            record(adds: edits.adds, results: answer.addResults, into: &sample)
+            record(adds: edits.adds, sent: edits.addCount, results: answer.addResults, into: &sample)
             record(results: answer.updateResults, sent: edits.updates.count, into: &sample)
             record(deletes: edits.deletes, results: answer.deleteResults, into: &sample)
         } catch {
@@ -156,7 +160,7 @@ struct EditOperation: LoadOperation {
             switch spec.kind {
             case .addFeatures:
                 let results = try await table.addFeatures(edits.adds, useGlobalIds: spec.clientGlobalIds, rollbackOnFailure: spec.rollbackOnFailure)
-                record(adds: edits.adds, results: results, into: &sample)
+                record(adds: edits.adds, sent: edits.adds.count, results: results, into: &sample)
             case .updateFeatures:
                 let results = try await table.updateFeatures(edits.updates, rollbackOnFailure: spec.rollbackOnFailure)
                 record(results: results, sent: edits.updates.count, into: &sample)
@@ -170,14 +174,17 @@ struct EditOperation: LoadOperation {
         }
     }
 
-    private func record(adds: [Feature], results: [EditResult], into sample: inout IterationSample) {
+    /// Counts the results of `sent` adds; `adds` are those sent as values (the encoded ones carry no client GlobalIDs).
+    private func record(adds: [Feature], sent: Int, results: [EditResult], into sample: inout IterationSample) {
         let globalIdField = environment.info.globalIdField
         var added: [Int64] = []
-        for (feature, result) in zip(adds, results) {
+        for (offset, result) in results.prefix(sent).enumerated() {
             if result.success, let objectId = result.objectId {
                 sample.editsApplied += 1
                 added.append(objectId)
-                if spec.clientGlobalIds, let field = globalIdField, let globalId = feature.attributes[field]?.stringValue {
+                if spec.clientGlobalIds, offset < adds.count, let field = globalIdField,
+                    let globalId = adds[offset].attributes[field]?.stringValue
+                {
                     sample.addedGlobalIds.append(globalId)
                 }
             } else {
@@ -186,7 +193,7 @@ struct EditOperation: LoadOperation {
         }
         sample.addedObjectIds.append(contentsOf: added)
         environment.pool.add(added)
-        missing(answered: results.count, sent: adds.count, into: &sample)
+        missing(answered: results.count, sent: sent, into: &sample)
     }
 
     private func record(results: [EditResult], sent: Int, into sample: inout IterationSample) {

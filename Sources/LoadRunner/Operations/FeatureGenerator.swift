@@ -7,6 +7,8 @@ public struct FeatureGenerator: Sendable {
     public let layer: LayerInfo
     public let seed: UInt64
     private let writableFields: [Field]
+    /// How ``encode(from:count:)`` writes each of ``writableFields``.
+    let fieldPlans: [FieldPlan]
 
     public init(layer: LayerInfo, seed: UInt64) {
         self.layer = layer
@@ -16,11 +18,17 @@ public struct FeatureGenerator: Sendable {
             field.isEditable && !skipped.contains(field.name.lowercased()) && field.type != .oid
                 && field.type != .globalID && field.type != .geometry
         }
+        fieldPlans = writableFields.map(Self.plan(for:))
+    }
+
+    /// The random stream of the feature at `index`.
+    func randomStream(for index: Int) -> SplitMix64 {
+        SplitMix64(seed: seed &+ UInt64(truncatingIfNeeded: index) &* 0x2545_F491_4F6C_DD1D)
     }
 
     /// The feature for position `index` of a run.
     public func feature(at index: Int) -> Feature {
-        var random = SplitMix64(seed: seed &+ UInt64(truncatingIfNeeded: index) &* 0x2545_F491_4F6C_DD1D)
+        var random = randomStream(for: index)
         var attributes: [String: JSONValue] = [:]
         attributes.reserveCapacity(writableFields.count)
         for field in writableFields {
@@ -34,7 +42,7 @@ public struct FeatureGenerator: Sendable {
         (start..<(start + count)).map(feature(at:))
     }
 
-    private func value(for field: Field, index: Int, random: inout SplitMix64) -> JSONValue {
+    func value(for field: Field, index: Int, random: inout SplitMix64) -> JSONValue {
         if let domain = field.domain {
             switch domain {
             case .codedValue(_, let values) where !values.isEmpty:
@@ -78,10 +86,16 @@ public struct FeatureGenerator: Sendable {
     }
 
     private func geometry(random: inout SplitMix64) -> Geometry? {
+        pointGeometry(random: &random).map { .point(x: $0.x / 1e6, y: $0.y / 1e6) }
+    }
+
+    /// A point in the layer's extent, in whole millionths of a unit (so it is exact in decimal); nil unless the
+    /// layer holds points.
+    func pointGeometry(random: inout SplitMix64) -> (x: Double, y: Double)? {
         guard layer.geometryType == .point else { return nil }
         let extent = layer.extent ?? Extent(xmin: -125, ymin: 25, xmax: -66, ymax: 49)
         let x = Double.random(in: extent.xmin...max(extent.xmin, extent.xmax), using: &random)
         let y = Double.random(in: extent.ymin...max(extent.ymin, extent.ymax), using: &random)
-        return .point(x: (x * 1e6).rounded() / 1e6, y: (y * 1e6).rounded() / 1e6)
+        return ((x * 1e6).rounded(), (y * 1e6).rounded())
     }
 }

@@ -1,0 +1,93 @@
+import FeatureModel
+import Foundation
+@testable import LoadRunner
+import Testing
+
+/// The generator's fast path writes the same features as its `Feature` path, only straight into JSON.
+@Suite struct FeatureEncodingTests {
+    /// A layer with a field of every kind the generator plans for, fast and slow.
+    static func layer(geometry: GeometryType?, extent: Extent?) -> LayerInfo {
+        var layer = LayerInfo(
+            id: 0, name: "Everything", type: geometry == nil ? "Table" : "Feature Layer", geometryType: geometry,
+            objectIdField: "OBJECTID", globalIdField: "GlobalID",
+            fields: [
+                Field(name: "OBJECTID", type: .oid, nullable: false, editable: false),
+                Field(name: "GlobalID", type: .globalID, length: 38, nullable: false, editable: false),
+                Field(name: "name", type: .string, length: 12, nullable: false),
+                Field(name: "long_text", type: .string, length: 255),
+                Field(name: "no_length", type: .string),
+                Field(name: "state", type: .string, length: 2),
+                Field(name: "naïve", type: .string, length: 9),
+                Field(name: "quo\"te", type: .string, length: 40),
+                Field(name: "code_int", type: .smallInteger, domain: .codedValue(name: "c", codedValues: [CodedValue(name: "A", code: 1), CodedValue(name: "B", code: 2)])),
+                Field(name: "code_text", type: .string, length: 10, domain: .codedValue(name: "t", codedValues: [CodedValue(name: "x", code: "X\"1"), CodedValue(name: "y", code: "Y")])),
+                Field(name: "code_empty", type: .integer, domain: .codedValue(name: "e", codedValues: [])),
+                Field(name: "range_double", type: .double, domain: .range(name: "r", minValue: -5.5, maxValue: 5)),
+                Field(name: "range_int", type: .integer, domain: .range(name: "v", minValue: 10, maxValue: 20)),
+                Field(name: "range_empty", type: .integer, domain: .range(name: "z", minValue: 0.2, maxValue: 0.8)),
+                Field(name: "range_huge", type: .double, domain: .range(name: "h", minValue: -1e300, maxValue: 1e300)),
+                Field(name: "small", type: .smallInteger),
+                Field(name: "int", type: .integer),
+                Field(name: "big", type: .bigInteger),
+                Field(name: "single", type: .single),
+                Field(name: "double", type: .double),
+                Field(name: "date", type: .date),
+                Field(name: "guid_null", type: .guid),
+                Field(name: "guid", type: .guid, nullable: false),
+                Field(name: "blob", type: FieldType(rawValue: "esriFieldTypeBlob")),
+                Field(name: "blob_required", type: FieldType(rawValue: "esriFieldTypeBlob"), nullable: false),
+                Field(name: "locked", type: .string, editable: false),
+            ])
+        layer.extent = extent
+        return layer
+    }
+
+    @Test("encode(from:count:) decodes to exactly the features of features(from:count:)", arguments: [
+        (GeometryType?.some(.point), Extent?.none),
+        (GeometryType?.some(.point), Extent?.some(Extent(xmin: -20_037_508.34, ymin: -0.5, xmax: 20_037_508.34, ymax: 0.5))),
+        (GeometryType?.none, Extent?.none),
+    ])
+    func sameFeatures(geometry: GeometryType?, extent: Extent?) throws {
+        let generator = FeatureGenerator(layer: Self.layer(geometry: geometry, extent: extent), seed: 99)
+        for start in [0, 1, 997, 1 << 40] {
+            let json = generator.encode(from: start, count: 25)
+            let decoded = try JSONDecoder().decode([Feature].self, from: Data(json.utf8))
+            // Compared as the service reads them: both through JSON (a whole double such as 3400.0 reads back as 3400).
+            let expected = try JSONDecoder().decode(
+                [Feature].self, from: Data(JSONWriter.string(features: generator.features(from: start, count: 25)).utf8))
+            #expect(decoded.count == 25)
+            for (got, want) in zip(decoded, expected) {
+                let differing = Set(got.attributes.keys).union(want.attributes.keys).filter { got.attributes[$0] != want.attributes[$0] }
+                #expect(differing.isEmpty, "\(differing.sorted().map { "\($0): \(got.attributes[$0].map { "\($0)" } ?? "-") vs \(want.attributes[$0].map { "\($0)" } ?? "-")" })")
+                #expect(got.geometry == want.geometry)
+            }
+        }
+    }
+
+    @Test("an applyEdits with encoded adds sends one adds array, features first")
+    func formFields() throws {
+        let generator = FeatureGenerator(layer: Self.layer(geometry: .point, extent: nil), seed: 1)
+        let values = generator.features(from: 0, count: 2)
+        var edits = LayerEdits(adds: values, encodedAdds: EncodedFeatures(json: generator.encode(from: 2, count: 3), count: 3))
+        #expect(edits.count == 5 && edits.addCount == 5)
+        let adds = try #require(edits.formFields(options: .init()).first { $0.name == "adds" })
+        let decoded = try JSONDecoder().decode([Feature].self, from: Data(adds.value.utf8))
+        #expect(decoded.map(\.attributes) == generator.features(from: 0, count: 5).map(\.attributes))
+        edits.adds = []
+        let encodedOnly = try #require(edits.formFields(options: .init()).first { $0.name == "adds" })
+        #expect(try JSONDecoder().decode([Feature].self, from: Data(encodedOnly.value.utf8)).count == 3)
+    }
+
+    @Test("GlobalIDs are canonical version-4 UUIDs in braces")
+    func globalIds() {
+        var random = SplitMix64(seed: 5)
+        for _ in 0..<100 {
+            let id = GlobalID.make(using: &random)
+            #expect(GlobalID.normalized(id) == id)
+            let parts = id.dropFirst().dropLast().split(separator: "-").map(\.count)
+            #expect(parts == [8, 4, 4, 4, 12] && id.first == "{" && id.last == "}")
+            #expect(Array(id.utf8)[15] == UInt8(ascii: "4"))
+            #expect("89AB".contains(id[id.index(id.startIndex, offsetBy: 20)]))
+        }
+    }
+}
