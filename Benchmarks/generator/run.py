@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -322,6 +323,21 @@ def measure(ctx, tool, batch):
 
 # --- the report -------------------------------------------------------------------------------------------------
 
+MEDIAN_KEYS = ["requests", "edits", "edits_per_second", "ratio_to_wrk", "client_cpu_seconds", "client_cpu_us_per_request",
+               "client_cpu_us_per_edit", "server_cpu_percent", "p50_ms", "p99_ms", "other_cpu_percent"]
+
+
+def summarize(group):
+    """One row per tool and batch size: the median of each figure over its rounds, and the range of edits/s."""
+    row = dict(tool=group[0]["tool"], batch=group[0]["batch"], rounds=len(group))
+    for key in MEDIAN_KEYS:
+        values = [r[key] for r in group if r.get(key) is not None]
+        row[key] = statistics.median(values) if values else None
+    rates = [r["edits_per_second"] for r in group]
+    row["edits_per_second_range"] = [min(rates), max(rates)]
+    return row
+
+
 def fmt(value, digits=0):
     if value is None:
         return "–"
@@ -332,7 +348,9 @@ def markdown(report):
     lines = [f"# Generator benchmark {report['startedAt']}", "",
              "Does the load generator measure itself? Four clients send the same applyEdits workload, one after "
              "another, each to a fresh release `featureload serve`; edits are counted on the server "
-             "(`Benchmarks/generator/README.md`).", "",
+             "(`Benchmarks/generator/README.md`). Each tool runs "
+             f"{report['settings']['rounds']} rounds, interleaved in a rotated order; the table shows medians, "
+             "and × wrk is the median of each round's ratio to wrk's run in the same round.", "",
              f"- workload: `POST …/parks/FeatureServer/0/applyEdits`, form body `f=json&rollbackOnFailure=true&adds=…`, "
              f"{report['settings']['connections']} connections/users, {report['settings']['durationSeconds']} s per "
              f"tool per batch size, order {', '.join(report['settings']['order'])}; body bytes "
@@ -342,15 +360,23 @@ def markdown(report):
              f"- tools: " + ", ".join(f"{k} {v}" for k, v in report["tools"].items()),
              "- client CPU = user+sys of the client process tree (`/usr/bin/time`), whole run including start-up; "
              "server CPU % and other CPU % (everything else on the machine) are of one core over the same window", ""]
-    header = ["tool", "batch", "requests", "edits", "edits/s", "× wrk", "client CPU µs/req", "client CPU µs/edit",
-              "server CPU %", "p50 ms", "p99 ms", "other CPU %"]
+    header = ["tool", "batch", "requests", "edits", "edits/s", "edits/s range", "× wrk", "client CPU µs/req",
+              "client CPU µs/edit", "server CPU %", "p50 ms", "p99 ms", "other CPU %"]
     lines += ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for r in report["results"]:
+        low, high = r["edits_per_second_range"]
         lines.append("| " + " | ".join([
             r["tool"], str(r["batch"]), fmt(r["requests"]), fmt(r["edits"]), fmt(r["edits_per_second"]),
-            fmt(r.get("ratio_to_wrk"), 2), fmt(r["client_cpu_us_per_request"]), fmt(r["client_cpu_us_per_edit"], 1),
-            fmt(r["server_cpu_percent"]), fmt(r.get("p50_ms"), 2), fmt(r.get("p99_ms"), 2),
-            fmt(r["other_cpu_percent"])]) + " |")
+            f"{fmt(low)}–{fmt(high)}", fmt(r.get("ratio_to_wrk"), 2), fmt(r["client_cpu_us_per_request"]),
+            fmt(r["client_cpu_us_per_edit"], 1), fmt(r["server_cpu_percent"]), fmt(r.get("p50_ms"), 2),
+            fmt(r.get("p99_ms"), 2), fmt(r["other_cpu_percent"])]) + " |")
+    lines += ["", "Every run, in the order they ran:", "",
+              "| round | tool | batch | edits/s | × wrk (same round) | client CPU µs/req | server CPU % | other CPU % |",
+              "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for r in report["runs"]:
+        lines.append(f"| {r['round']} | {r['tool']} | {r['batch']} | {fmt(r['edits_per_second'])} | "
+                     f"{fmt(r.get('ratio_to_wrk'), 2)} | {fmt(r['client_cpu_us_per_request'])} | "
+                     f"{fmt(r['server_cpu_percent'])} | {fmt(r['other_cpu_percent'])} |")
     lines += ["", "## Targets", ""]
     for target in report["targets"]:
         lines.append(f"- {'PASS' if target['passed'] else 'FAIL'}: {target['name']} ({target['detail']})")
@@ -364,8 +390,8 @@ def evaluate(report):
     targets = []
     for batch in report["settings"]["batches"]:
         wrk, featureload, hey = by.get(("wrk", batch)), by.get(("featureload", batch)), by.get(("hey", batch))
-        if wrk and featureload and wrk["edits_per_second"]:
-            ratio = featureload["edits_per_second"] / wrk["edits_per_second"]
+        if wrk and featureload and featureload.get("ratio_to_wrk") is not None:
+            ratio = featureload["ratio_to_wrk"]  # the median of the rounds' paired ratios
             targets.append(dict(name=f"featureload ≥ 0.9× wrk's edits/s at batch {batch}", passed=ratio >= 0.9,
                                 detail=f"{ratio:.2f}×"))
         if hey and featureload and hey["client_cpu_us_per_request"] and featureload["client_cpu_us_per_request"]:
@@ -405,6 +431,8 @@ def main():
     parser.add_argument("--warm-up", type=float, default=2.0)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 100])
     parser.add_argument("--tools", nargs="+", default=TOOLS, choices=TOOLS)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="runs per tool and batch size, interleaved; the table shows medians (default 3)")
     parser.add_argument("--script-started", type=float, help="epoch seconds the wrapper script started")
     args = parser.parse_args()
     if not os.path.exists("/usr/bin/time"):
@@ -422,46 +450,57 @@ def main():
     results = []
     rows_at_start = rows_at_end = None
     bodies = {batch: form_body(batch) for batch in args.batches}
-    # A fresh server (temporary database) for every tool and batch size: inserts slow down as the table grows, so a
-    # shared server would favour whichever tool runs first.
+    # A fresh server (temporary database) for every run: inserts slow down as the table grows, so a shared server
+    # would favour whichever tool runs first. The machine is shared and noisy, so every tool runs `rounds` times,
+    # interleaved and in a rotated order (no tool always first), and the table shows medians.
+    runs = []
     for batch in args.batches:
-        for tool in args.tools:
-            server, service_url = start_server(binary, workdir)
-            try:
-                parsed = urllib.parse.urlsplit(service_url)
-                if parsed.hostname != "127.0.0.1":
-                    fail(f"refusing to send load to {parsed.hostname}: only 127.0.0.1")
-                layer_url = service_url + "/0"
-                ctx = dict(binary=binary, locust=os.path.abspath(args.locust), workdir=workdir, duration=args.duration,
-                           connections=args.connections, wrk_threads=args.wrk_threads, service_url=service_url,
-                           layer_url=layer_url, apply_url=layer_url + "/applyEdits",
-                           apply_path=urllib.parse.urlsplit(layer_url + "/applyEdits").path,
-                           host_url=f"{parsed.scheme}://{parsed.netloc}", server_pid=server.pid, body_files={})
-                log(f"featureload serve (pid {server.pid}) at {service_url} for {tool}, batch {batch}")
-                if rows_at_start is None:
-                    schema = check_schema(layer_url)
-                    rows_at_start = layer_count(layer_url)
-                for size, body in bodies.items():
-                    ctx["body_files"][size] = os.path.join(workdir, f"body-{size}.txt")
-                    with open(ctx["body_files"][size], "wb") as body_file:
-                        body_file.write(body)
-                check_bodies(parsed.hostname, parsed.port, ctx["apply_path"], {batch: bodies[batch]})
-                warm_requests = warm_up(parsed.hostname, parsed.port, ctx["apply_path"], {batch: bodies[batch]}, args.warm_up)
-                log(f"warm-up: {warm_requests} requests in {args.warm_up:g} s")
-                results.append(measure(ctx, tool, batch))
-                rows_at_end = layer_count(layer_url)
-            finally:
-                stop_server(server)
-            time.sleep(1)  # let the machine settle between tools
+        for round_index in range(args.rounds):
+            order = args.tools[round_index % len(args.tools):] + args.tools[:round_index % len(args.tools)]
+            for tool in order:
+                server, service_url = start_server(binary, workdir)
+                try:
+                    parsed = urllib.parse.urlsplit(service_url)
+                    if parsed.hostname != "127.0.0.1":
+                        fail(f"refusing to send load to {parsed.hostname}: only 127.0.0.1")
+                    layer_url = service_url + "/0"
+                    ctx = dict(binary=binary, locust=os.path.abspath(args.locust), workdir=workdir, duration=args.duration,
+                               connections=args.connections, wrk_threads=args.wrk_threads, service_url=service_url,
+                               layer_url=layer_url, apply_url=layer_url + "/applyEdits",
+                               apply_path=urllib.parse.urlsplit(layer_url + "/applyEdits").path,
+                               host_url=f"{parsed.scheme}://{parsed.netloc}", server_pid=server.pid, body_files={},
+                               round=round_index)
+                    log(f"featureload serve (pid {server.pid}) at {service_url} for {tool}, batch {batch}, "
+                        f"round {round_index + 1} of {args.rounds}")
+                    if rows_at_start is None:
+                        schema = check_schema(layer_url)
+                        rows_at_start = layer_count(layer_url)
+                    for size, body in bodies.items():
+                        ctx["body_files"][size] = os.path.join(workdir, f"body-{size}.txt")
+                        with open(ctx["body_files"][size], "wb") as body_file:
+                            body_file.write(body)
+                    check_bodies(parsed.hostname, parsed.port, ctx["apply_path"], {batch: bodies[batch]})
+                    warm_requests = warm_up(parsed.hostname, parsed.port, ctx["apply_path"], {batch: bodies[batch]}, args.warm_up)
+                    log(f"warm-up: {warm_requests} requests in {args.warm_up:g} s")
+                    run = measure(ctx, tool, batch)
+                    run["round"] = round_index + 1
+                    runs.append(run)
+                    rows_at_end = layer_count(layer_url)
+                finally:
+                    stop_server(server)
+                time.sleep(1)  # let the machine settle between tools
 
-    for result in results:
-        wrk = next((r for r in results if r["tool"] == "wrk" and r["batch"] == result["batch"]), None)
-        result["ratio_to_wrk"] = result["edits_per_second"] / wrk["edits_per_second"] \
+    # Per round, each tool against wrk's run of the same round (the fairest pairing on a drifting machine).
+    for run in runs:
+        wrk = next((r for r in runs if r["tool"] == "wrk" and r["batch"] == run["batch"] and r["round"] == run["round"]), None)
+        run["ratio_to_wrk"] = run["edits_per_second"] / wrk["edits_per_second"] \
             if wrk and wrk["edits_per_second"] else None
+    results = [summarize([r for r in runs if r["tool"] == tool and r["batch"] == batch])
+               for batch in args.batches for tool in args.tools]
 
     notes = []
-    for r in results:
-        label = f"{r['tool']} batch {r['batch']}"
+    for r in runs:
+        label = f"{r['tool']} batch {r['batch']} round {r['round']}"
         if "error" in r:
             notes.append(f"{label}: {r['error']}")
         if r.get("exit"):
@@ -489,9 +528,9 @@ def main():
                                kernel=os.uname().release),
                   settings=dict(durationSeconds=args.duration, connections=args.connections, wrkThreads=args.wrk_threads,
                                 warmUpSeconds=args.warm_up, warmUpRequests=warm_requests, batches=args.batches,
-                                order=args.tools, serviceURL=service_url),
+                                order=args.tools, rounds=args.rounds, serviceURL=service_url),
                   tools=tool_versions(ctx), layerFields=schema, bodyBytes={str(b): len(v) for b, v in bodies.items()},
-                  results=results, notes=notes, logs=workdir)
+                  results=results, runs=runs, notes=notes, logs=workdir)
     report["targets"] = evaluate(report)
     os.makedirs(args.output, exist_ok=True)
     base = os.path.join(args.output, f"generator-{stamp}")
