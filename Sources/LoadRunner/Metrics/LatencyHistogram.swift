@@ -46,14 +46,6 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     /// The recorded values and their counts, ascending: the sparse form a report stores.
     public var recorded: [[UInt64]] { histogram.recordedValues().map { [$0.value, $0.count] } }
 
-    /// A histogram of `significantDigits` holding the `[value, count]` pairs of ``recorded``.
-    public init(significantDigits: Int, recorded: [[UInt64]]) {
-        self.init(significantDigits: significantDigits)
-        for pair in recorded where pair.count == 2 {
-            histogram.record(Swift.min(pair[0], Self.highestTrackableMicroseconds), count: pair[1])
-        }
-    }
-
     public var count: UInt64 { histogram.totalCount }
     /// The value at a percentile (0…100), in microseconds; 0 when empty.
     public func percentile(_ percentile: Double) -> UInt64 {
@@ -63,27 +55,22 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     public var min: UInt64 { count == 0 ? 0 : histogram.min }
     public var mean: Double { count == 0 ? 0 : histogram.mean }
 
-    private enum CodingKeys: String, CodingKey { case unit, lowest, highest, significantDigits, min, max, buckets }
-
-    /// Reads the saved form. Buckets hold each bucket's highest equivalent value; the exact `min` and `max`
-    /// (saved beside them) are recorded in place of their buckets' values, so percentiles, which are clamped to
-    /// the recorded range, come out exactly as they did before the histogram was saved.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(significantDigits: try c.decodeIfPresent(Int.self, forKey: .significantDigits) ?? 3)
-        let buckets = try c.decode([[UInt64]].self, forKey: .buckets).filter { $0.count == 2 && $0[1] > 0 }
-        let exactMin = try c.decodeIfPresent(UInt64.self, forKey: .min)
-        let exactMax = try c.decodeIfPresent(UInt64.self, forKey: .max)
+    /// A histogram holding `sparse`'s values. Buckets hold each bucket's highest equivalent value; the exact `min`
+    /// and `max` (saved beside them) are recorded in place of their buckets' values, so percentiles, which are
+    /// clamped to the recorded range, come out exactly as they did before the histogram was saved.
+    public init(_ sparse: SparseLatency) {
+        self.init(significantDigits: sparse.significantDigits)
+        let buckets = sparse.buckets.filter { $0.count == 2 && $0[1] > 0 }
         for (index, pair) in buckets.enumerated() {
             let value = Swift.min(pair[0], Self.highestTrackableMicroseconds)
             var count = pair[1]
-            if index == 0, let exactMin, histogram.highestEquivalentForValue(exactMin) == value {
+            if index == 0, let exactMin = sparse.min, histogram.highestEquivalentForValue(exactMin) == value {
                 histogram.record(exactMin)
                 count -= 1
             }
             guard count > 0 else { continue }
             let last = index == buckets.count - 1
-            if last, let exactMax, histogram.highestEquivalentForValue(exactMax) == value {
+            if last, let exactMax = sparse.max, histogram.highestEquivalentForValue(exactMax) == value {
                 histogram.record(exactMax, count: count)
             } else {
                 histogram.record(value, count: count)
@@ -91,17 +78,15 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
         }
     }
 
+    /// The exact smallest and largest values recorded (`min` and `max` report bucket bounds); nil when empty.
+    var exactRange: (min: UInt64, max: UInt64)? { count == 0 ? nil : (histogram.min, histogram.maxRecorded) }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(try SparseLatency(from: decoder))
+    }
+
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode("us", forKey: .unit)
-        try c.encode(1, forKey: .lowest)
-        try c.encode(Self.highestTrackableMicroseconds, forKey: .highest)
-        try c.encode(significantDigits, forKey: .significantDigits)
-        if count > 0 {
-            try c.encode(histogram.min, forKey: .min)
-            try c.encode(histogram.maxRecorded, forKey: .max)
-        }
-        try c.encode(histogram.recordedValues().map { [$0.value, $0.count] }, forKey: .buckets)
+        try SparseLatency(self).encode(to: encoder)
     }
 
     public static func == (lhs: LatencyHistogram, rhs: LatencyHistogram) -> Bool {

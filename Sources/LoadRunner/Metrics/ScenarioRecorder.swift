@@ -122,22 +122,27 @@ public struct ScenarioAccumulator: Sendable {
         var dropped = 0
         var busy = 0
         var latency = LatencyHistogram(significantDigits: 2)
-        /// The latency's `[value, count]` pairs once sealed (``latency`` is then empty).
-        var sealedLatency: [[UInt64]]?
+        /// The latency in its sparse form once sealed (``latency`` is then an empty placeholder, unless a late
+        /// sample reopened it).
+        var sealedLatency: SparseLatency?
 
-        /// Moves the latency into its sparse form.
+        /// Moves the latency into its sparse form (merging a reopened live part in).
         mutating func seal() {
-            guard sealedLatency == nil else { return }
-            sealedLatency = latency.recorded
+            if var sealed = sealedLatency {
+                guard latency.count > 0 else { return }
+                sealed.merge(SparseLatency(latency))
+                sealedLatency = sealed
+            } else {
+                sealedLatency = SparseLatency(latency)
+            }
             latency = LatencyHistogram(significantDigits: 0)
         }
 
-        /// The latency, whether live or sealed.
-        var fullLatency: LatencyHistogram {
-            guard let sealedLatency else { return latency }
-            var merged = LatencyHistogram(significantDigits: 2, recorded: sealedLatency)
-            if latency.count > 0 { merged.merge(latency) }
-            return merged
+        /// The latency in the form a report keeps, whether live or sealed.
+        var sparseLatency: SparseLatency {
+            guard var sealed = sealedLatency else { return SparseLatency(latency) }
+            if latency.count > 0 { sealed.merge(SparseLatency(latency)) }
+            return sealed
         }
     }
 
@@ -220,6 +225,8 @@ public struct ScenarioAccumulator: Sendable {
         droppedIterations += 1
         let second = max(0, Int(offset.components.seconds))
         buckets[second << 16 | 0, default: TimeBucketCounts()].dropped += 1
+        // Sealed with the rest once the run moves on, or its empty live histogram would stay for the whole run.
+        liveBuckets.insert(second << 16 | 0)
     }
 
     /// Totals over every operation.
@@ -327,7 +334,7 @@ public struct ScenarioAccumulator: Sendable {
             bucket.editsFailed = counts.editsFailed
             bucket.droppedIterations = counts.dropped
             bucket.busyVUs = counts.busy
-            bucket.latency = counts.fullLatency
+            bucket.latency = counts.sparseLatency
             return bucket
         }
     }

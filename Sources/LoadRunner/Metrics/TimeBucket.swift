@@ -14,8 +14,9 @@ public struct TimeBucket: Sendable, Codable, Equatable {
     public var droppedIterations = 0
     /// The most iterations in flight at once in this second (the busy VUs), for the scenario.
     public var busyVUs = 0
-    /// HTTP request durations in this second (µs, 2 significant digits).
-    public var latency = LatencyHistogram(significantDigits: 2)
+    /// HTTP request durations in this second (µs, 2 significant digits), in the sparse form (``LatencyHistogram``
+    /// of it for percentiles).
+    public var latency = SparseLatency(significantDigits: 2)
 
     public init(second: Int, scenario: String, operation: String) {
         self.second = second
