@@ -83,6 +83,18 @@ import Testing
             let written = folder + "/" + (format == "md" ? "report.md" : format == "junit" ? "report.junit.xml" : "report.json")
             #expect(first.output == (try String(contentsOfFile: written, encoding: .utf8)), "\(format) matches what run wrote")
         }
+        // report.json: pretty, but the time series one compact line per second, and the same data as a plain encoding.
+        let saved = try Data(contentsOf: URL(fileURLWithPath: json))
+        let report = try RunReport.decode(saved)
+        #expect(!report.timeSeries.isEmpty)
+        let text = String(decoding: saved, as: UTF8.self)
+        let seriesLines = text.components(separatedBy: "\n").filter { $0.hasPrefix("    {\"busyVUs\":") }
+        #expect(seriesLines.count == report.timeSeries.count, "\(text.suffix(2000))")
+        let plain = JSONEncoder()
+        plain.outputFormatting = [.sortedKeys]
+        let same = try JSONSerialization.jsonObject(with: plain.encode(report)) as? NSDictionary
+        #expect(same == (try JSONSerialization.jsonObject(with: saved) as? NSDictionary))
+
         let missing = try await Featureload.run(["report", directory.path + "/nope.json"])
         #expect(missing.status == 2)
         #expect(missing.errorOutput.contains("no such file"))

@@ -9,29 +9,38 @@ public struct SparseLatency: Sendable, Codable, Equatable {
     /// Exact extremes in microseconds (nil when nothing was recorded or the file predates them).
     public var min: UInt64?
     public var max: UInt64?
+    /// value, count, value, count, …: one array, not an array per bucket (a long run keeps one of these per second).
+    private var pairs: [UInt64]
+
     /// `[value, count]` of every recorded bucket, ascending; the value is the bucket's highest equivalent value.
-    public var buckets: [[UInt64]]
+    public var buckets: [[UInt64]] {
+        get { stride(from: 0, to: pairs.count - 1, by: 2).map { [pairs[$0], pairs[$0 + 1]] } }
+        set { pairs = newValue.filter { $0.count == 2 }.flatMap { $0 } }
+    }
 
     public init(_ histogram: LatencyHistogram) {
         significantDigits = histogram.significantDigits
         min = histogram.exactRange?.min
         max = histogram.exactRange?.max
-        buckets = histogram.recorded
+        pairs = histogram.recorded.flatMap { $0 }
     }
 
     /// An empty histogram of `significantDigits`.
     public init(significantDigits: Int) {
         self.significantDigits = significantDigits
-        buckets = []
+        pairs = []
     }
 
+    /// Whether nothing was recorded.
+    public var isEmpty: Bool { pairs.isEmpty }
+
     /// The number of values.
-    public var count: UInt64 { buckets.reduce(0) { $0 + ($1.count == 2 ? $1[1] : 0) } }
+    public var count: UInt64 { stride(from: 1, to: pairs.count, by: 2).reduce(0) { $0 + pairs[$1] } }
 
     /// Adds `other`'s values (through a live histogram: merging is rare, reports merge once).
     public mutating func merge(_ other: SparseLatency) {
-        guard !other.buckets.isEmpty else { return }
-        guard !buckets.isEmpty else {
+        guard !other.isEmpty else { return }
+        guard !isEmpty else {
             self = other
             return
         }
@@ -47,7 +56,7 @@ public struct SparseLatency: Sendable, Codable, Equatable {
         significantDigits = try c.decodeIfPresent(Int.self, forKey: .significantDigits) ?? 3
         min = try c.decodeIfPresent(UInt64.self, forKey: .min)
         max = try c.decodeIfPresent(UInt64.self, forKey: .max)
-        buckets = try c.decode([[UInt64]].self, forKey: .buckets)
+        pairs = try c.decode([[UInt64]].self, forKey: .buckets).filter { $0.count == 2 }.flatMap { $0 }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,7 +65,7 @@ public struct SparseLatency: Sendable, Codable, Equatable {
         try c.encode(1, forKey: .lowest)
         try c.encode(LatencyHistogram.highestTrackableMicroseconds, forKey: .highest)
         try c.encode(significantDigits, forKey: .significantDigits)
-        if let min, let max, !buckets.isEmpty {
+        if let min, let max, !isEmpty {
             try c.encode(min, forKey: .min)
             try c.encode(max, forKey: .max)
         }

@@ -24,12 +24,36 @@ public enum ReportFormat: String, Sendable, CaseIterable {
     /// - Throws: `EncodingError` (JSON only).
     public func render(_ report: RunReport) throws -> Data {
         switch self {
-        case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return try encoder.encode(report)
+        case .json: return try Self.json(report)
         case .md: return Data(ReportRenderer.markdown(report).utf8)
         case .junit: return Data(JUnitRenderer.render(report).utf8)
         }
+    }
+
+    /// Pretty-printed JSON with sorted keys, except the time series: one compact line per bucket. A long run has
+    /// thousands of buckets of histogram pairs; encoded whole and pretty they made the report several times larger
+    /// and its writing the run's peak of memory. Here each bucket is encoded on its own and appended.
+    static func json(_ report: RunReport) throws -> Data {
+        let pretty = JSONEncoder()
+        pretty.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard !report.timeSeries.isEmpty else { return try pretty.encode(report) }
+        var shell = report
+        shell.timeSeries = []
+        let document = try pretty.encode(shell)
+        let placeholder = Data("\n  \"timeSeries\" : [\n\n  ]".utf8)
+        guard let range = document.range(of: placeholder) else { return try pretty.encode(report) }
+        let compact = JSONEncoder()
+        compact.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var out = Data(capacity: document.count + report.timeSeries.count * 2_048)
+        out.append(document[..<range.lowerBound])
+        out.append(contentsOf: Array("\n  \"timeSeries\" : [\n".utf8))
+        for (index, bucket) in report.timeSeries.enumerated() {
+            out.append(contentsOf: Array("    ".utf8))
+            out.append(try compact.encode(bucket))
+            out.append(contentsOf: Array((index == report.timeSeries.count - 1 ? "\n" : ",\n").utf8))
+        }
+        out.append(contentsOf: Array("  ]".utf8))
+        out.append(document[range.upperBound...])
+        return out
     }
 }
