@@ -49,3 +49,19 @@ import Testing
     }
 }
 
+
+@Suite struct HistogramMergeTests {
+    @Test("histograms of different precision merge value by value instead of trapping")
+    func mixedPrecision() {
+        var fine = LatencyHistogram()
+        var coarse = LatencyHistogram(significantDigits: 2)
+        for value: UInt64 in [1_000, 2_000, 3_000] { fine.record(microseconds: value) }
+        for value: UInt64 in [10_000, 20_000] { coarse.record(microseconds: value) }
+        fine.merge(coarse)
+        #expect(fine.count == 5 && fine.max >= 20_000 && fine.max < 20_200)
+        coarse.merge(fine)
+        #expect(coarse.count == 7)
+        fine.merge(LatencyHistogram(significantDigits: 1))
+        #expect(fine.count == 5)
+    }
+}

@@ -38,9 +38,20 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
         histogram.record(Swift.min(Swift.max(microseconds, 1), Self.highestTrackableMicroseconds))
     }
 
-    /// Adds every value of `other`.
+    /// Adds every value of `other`: exactly when both have the same precision, else value by value at this one's
+    /// (histograms of different precision cannot be added bucket by bucket; reports from other versions or tools
+    /// may mix them, and a merge must never trap).
     public mutating func merge(_ other: LatencyHistogram) {
-        histogram.add(other.histogram)
+        guard other.count > 0 else { return }
+        if other.significantDigits == significantDigits {
+            histogram.add(other.histogram)
+            return
+        }
+        let range = other.exactRange
+        for value in other.histogram.recordedValues() {
+            let clamped = Swift.min(Swift.max(value.value, range?.min ?? 0), range?.max ?? value.value)
+            histogram.record(Swift.min(Swift.max(clamped, 1), Self.highestTrackableMicroseconds), count: value.count)
+        }
     }
 
     /// The recorded values and their counts, ascending: the sparse form a report stores.

@@ -1,0 +1,73 @@
+public import Foundation
+
+extension RunComparison {
+    /// The comparison as Markdown: the verdict and the rows that changed first, every row below.
+    public var markdown: String {
+        var lines = ["# Comparison: \(regressed ? "REGRESSION" : "no regression")", ""]
+        lines.append("Baseline `\(baseline)`, candidate `\(candidate)`; tolerance \(Self.percent(tolerance)).")
+        lines.append("A change counts when it exceeds the tolerance and the runs' own noise (1 % significance).")
+        lines.append("")
+        let changed = rows.filter { $0.verdict == .regression || $0.verdict == .improvement }
+        if !changed.isEmpty {
+            lines += ["| verdict | scenario | operation | metric | baseline | candidate | change |", "|---|---|---|---|---:|---:|---:|"]
+            for row in changed {
+                lines.append("| \(row.verdict.rawValue) | \(row.scenario) | \(row.operation ?? "all") | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) |")
+            }
+            lines.append("")
+        }
+        lines += ["## Every metric", "", "| scenario | operation | metric | baseline | candidate | change | p | verdict | noise judged by |",
+                  "|---|---|---|---:|---:|---:|---:|---|---|"]
+        for row in rows {
+            let p = row.pValue.map { $0 < 0.0001 ? "<0.0001" : String(format: "%.4f", $0) } ?? "–"
+            lines.append("| \(row.scenario) | \(row.operation ?? "all") | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) | \(p) | \(row.verdict.rawValue) | \(row.basis) |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The comparison as JUnit XML: a test suite per scenario, a test case per metric, regressions as failures.
+    public var junit: String {
+        var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
+        let failures = rows.filter { $0.verdict == .regression }.count
+        out += #"<testsuites name="featureload compare" tests="\#(rows.count)" failures="\#(failures)">"# + "\n"
+        var order: [String] = []
+        for row in rows where !order.contains(row.scenario) { order.append(row.scenario) }
+        for scenario in order {
+            let cases = rows.filter { $0.scenario == scenario }
+            let failed = cases.filter { $0.verdict == .regression }.count
+            out += #"  <testsuite name="\#(JUnitRenderer.escape(scenario))" tests="\#(cases.count)" failures="\#(failed)">"# + "\n"
+            for row in cases {
+                let name = JUnitRenderer.escape("\(row.operation.map { $0 + " " } ?? "")\(row.metric)")
+                let message = JUnitRenderer.escape(
+                    "\(row.metric) \(Self.value(row.baseline, row.unit)) → \(Self.value(row.candidate, row.unit)) (\(Self.change(row))), beyond the tolerance \(Self.percent(tolerance)) and the noise")
+                if row.verdict == .regression {
+                    out += #"    <testcase name="\#(name)" classname="\#(JUnitRenderer.escape(scenario))"><failure message="\#(message)" type="regression">\#(message)</failure></testcase>"# + "\n"
+                } else {
+                    out += #"    <testcase name="\#(name)" classname="\#(JUnitRenderer.escape(scenario))"/>"# + "\n"
+                }
+            }
+            out += "  </testsuite>\n"
+        }
+        return out + "</testsuites>\n"
+    }
+
+    /// The comparison as JSON (sorted keys, pretty).
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    static func value(_ value: Double, _ unit: String) -> String {
+        switch unit {
+        case "rate": return percent(value)
+        case "ms": return String(format: value < 10 ? "%.2f ms" : "%.1f ms", value)
+        default: return String(format: value < 100 ? "%.1f" : "%.0f", value) + " " + unit
+        }
+    }
+
+    static func change(_ row: Row) -> String {
+        if row.unit == "rate" { return (row.change >= 0 ? "+" : "") + String(format: "%.2f", row.change * 100) + " points" }
+        guard row.change.isFinite else { return "new" }
+        return (row.change >= 0 ? "+" : "") + percent(row.change)
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import LoadRunner
+
+/// `featureload compare`: gates a run against a baseline.
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare a run with a baseline run and fail on a regression beyond the tolerance and the noise.",
+        discussion: """
+            For every scenario (and each operation of a mix): requests/s, edits/s, p50, p95 and p99 of request \
+            latency, and the failure rate. A change is a regression only when it is larger than --tolerance and \
+            larger than the runs' own noise: per-second values are compared with a Mann–Whitney test when both \
+            runs have at least 5 full seconds; shorter runs compare latency on the requests' distributions and \
+            throughput by the tolerance alone (the output says which); the failure rate uses a two-proportion test. \
+            Two runs of the same build therefore do not flag each other.
+
+            Exit codes: 0 no regression; 1 a regression; 2 a file is missing, not a featureload run report, or the \
+            runs do not have the same scenarios; 64 usage error.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The baseline run's report.json.", valueName: "BASE.json"))
+    var baseline: String
+
+    @Argument(help: ArgumentHelp("The run to judge (report.json).", valueName: "NEW.json"))
+    var candidate: String
+
+    @Option(help: ArgumentHelp("The smallest change that counts, e.g. 10% (default) or 0.05.", valueName: "percent"), transform: Self.tolerance)
+    var tolerance: Double = 0.10
+
+    @Option(
+        name: .customLong("metric"),
+        help: ArgumentHelp("Compare only this metric (repeatable): \(RunComparison.metrics.joined(separator: ", ")).", valueName: "metric"),
+        transform: Self.metric)
+    var metrics: [String] = []
+
+    @Option(help: ArgumentHelp("Output format: md, junit or json.", valueName: "format"), transform: ReportFormat.argument)
+    var format: ReportFormat = .md
+
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    static func tolerance(_ text: String) throws -> Double {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let isPercent = trimmed.hasSuffix("%")
+        guard let number = Double(isPercent ? String(trimmed.dropLast()) : trimmed), number >= 0, number.isFinite else {
+            throw ValidationError("'\(text)' is not a tolerance; write a percentage such as 10% or a fraction such as 0.1")
+        }
+        return isPercent ? number / 100 : number
+    }
+
+    static func metric(_ text: String) throws -> String {
+        guard RunComparison.metrics.contains(text) else {
+            throw ValidationError("'\(text)' is not a compared metric; use one of: \(RunComparison.metrics.joined(separator: ", "))")
+        }
+        return text
+    }
+
+    func run() throws {
+        func load(_ path: String) throws -> RunReport {
+            do {
+                return try RunReport.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
+            } catch {
+                let reason = FileManager.default.fileExists(atPath: path) ? "\(error)" : "no such file"
+                printError("featureload compare: \(path): \(reason). Fix: give the report.json of a run")
+                throw ExitStatus.invalidInput.code
+            }
+        }
+        let base = try load(baseline)
+        let new = try load(candidate)
+        let comparison: RunComparison
+        do {
+            comparison = try RunComparison(
+                baseline: base, candidate: new, baselineName: baseline, candidateName: candidate, tolerance: tolerance,
+                metrics: metrics.isEmpty ? RunComparison.metrics : metrics)
+        } catch {
+            printError("featureload compare: \(error). Fix: compare two runs of the same scenario file")
+            throw ExitStatus.invalidInput.code
+        }
+        let data: Data
+        switch format {
+        case .md: data = Data(comparison.markdown.utf8)
+        case .junit: data = Data(comparison.junit.utf8)
+        case .json: data = try comparison.json()
+        }
+        if let output {
+            try data.write(to: URL(fileURLWithPath: output))
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
+        if comparison.regressed { throw ExitStatus.failed.code }
+    }
+}
