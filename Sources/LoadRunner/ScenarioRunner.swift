@@ -7,6 +7,8 @@ public enum RunEvent: Sendable {
     case metadataLoaded(service: String, layers: [String])
     case scenarioStarted(ScenarioSpec)
     case scenarioFinished(ScenarioSpec, ScenarioView)
+    /// Every second while scenarios run: how far each running one has got.
+    case progress([ScenarioProgress])
 }
 
 /// How the runner reaches its feature service: URL, transport (TLS and timeouts set) and authentication.
@@ -42,6 +44,8 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
     let wallClock: @Sendable () -> Date
     /// Mixed into client GlobalIDs so a rerun with the same seed never collides with an earlier run's features.
     let runNonce: UInt64
+    /// How often ``RunEvent/progress(_:)`` is sent while scenarios run.
+    public var progressInterval: Duration = .seconds(1)
 
     public init(
         plan: ScenarioPlan, planFile: String, connection: ServiceConnection, target: RunReport.TargetInfo, clock: C, toolVersion: String,
@@ -96,7 +100,25 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
 
         let context = RunContext(
             plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy)
-        let outcomes = await context.runScenarios(onEvent: onEvent)
+        let outcomes = await withTaskGroup(of: [ScenarioOutcome]?.self) { group in
+            group.addTask { await context.runScenarios(onEvent: onEvent) }
+            group.addTask {
+                // The ticker: ends when cancelled, which happens as soon as the scenarios are done.
+                while (try? await clock.sleep(for: self.progressInterval)) != nil {
+                    let running = context.progress()
+                    if !running.isEmpty { onEvent(.progress(running)) }
+                }
+                return nil
+            }
+            var outcomes: [ScenarioOutcome] = []
+            while let result = await group.next() {
+                if let result {
+                    outcomes = result
+                    group.cancelAll()
+                }
+            }
+            return outcomes
+        }
         let finishedAt = wallClock()
         return ReportAssembly(plan: plan, planFile: planFile, target: target, toolVersion: toolVersion).report(
             outcomes: outcomes, startedAt: startedAt, finishedAt: finishedAt, duration: runStart.duration(to: clock.now))

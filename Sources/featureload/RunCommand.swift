@@ -50,6 +50,19 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print only the report paths, the verdict and why it failed, not the progress and summary table.")
     var quiet = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How often to print progress lines when standard output is not a terminal (on a terminal the lines update in place every second).",
+            valueName: "duration"),
+        transform: { text in
+            guard let duration = DurationText.parse(text), duration > .zero else {
+                throw ValidationError("'\(text)' is not a duration above 0; write e.g. 10s or 1m")
+            }
+            return duration
+        })
+    var progressInterval: Duration = .seconds(10)
+
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -78,7 +91,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitStatus.invalidInput.code
         }
         if settings.tls.isInsecure { printError("featureload run: warning: TLS certificates are not verified (--insecure)") }
-        let quiet = quiet
+        let display = ProgressDisplay(mode: ProgressDisplay.automatic(quiet: quiet, interval: progressInterval))
         let planFile = scenarioFile
         let report: RunReport
         let interrupted: Bool
@@ -91,7 +104,7 @@ struct RunCommand: AsyncParsableCommand {
                         plan: plan, planFile: planFile,
                         connection: ServiceConnection(url: connected.serviceURL, transport: connected.transport, authentication: connected.authentication),
                         target: info, clock: ContinuousClock(), toolVersion: Featureload.version)
-                    return try await runner.run { event in if !quiet { Self.show(event) } }
+                    return try await runner.run { event in Self.show(event, on: display) }
                 }
             }
         } catch let error as ExitCode {
@@ -101,6 +114,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitStatus.invalidInput.code
         }
 
+        display.finish()
         let written = [ReportFormat.json] + formats.filter { $0 != .json }
         let folder = try ReportWriter.write(report, under: out, formats: written)
         if !quiet {
@@ -113,16 +127,18 @@ struct RunCommand: AsyncParsableCommand {
         if !report.verdict.passed { throw ExitStatus.failed.code }
     }
 
-    private static func show(_ event: RunEvent) {
+    private static func show(_ event: RunEvent, on display: ProgressDisplay) {
         switch event {
         case .metadataLoaded(let service, let layers):
-            progress("target: \(service) (\(layers.joined(separator: ", ")))")
+            display.message("target: \(service) (\(layers.joined(separator: ", ")))")
         case .scenarioStarted(let spec):
-            progress("running \(spec.name): \(describe(spec)) …")
-        case .scenarioFinished(_, let view):
-            var line = "  done in \(String(format: "%.2f", view.record.durationSeconds)) s: \(view.requests) requests, \(view.editsApplied) edits ok, \(view.editsFailed) failed"
+            display.message("running \(spec.name): \(describe(spec)) …")
+        case .scenarioFinished(let spec, let view):
+            var line = "  \(spec.name) done in \(String(format: "%.2f", view.record.durationSeconds)) s: \(view.requests) requests, \(view.editsApplied) edits ok, \(view.editsFailed) failed"
             if view.droppedIterations > 0 { line += ", \(view.droppedIterations) iterations dropped" }
-            progress(line)
+            display.message(line)
+        case .progress(let scenarios):
+            display.update(scenarios)
         }
     }
 

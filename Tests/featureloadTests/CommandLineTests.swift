@@ -212,8 +212,15 @@ enum Featureload {
     /// Runs the binary on a thread of its own, so waiting for it never holds one of the few threads Swift
     /// concurrency runs every other test on.
     static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await runTool(binary.path, arguments, environment: environment)
+    }
+
+    /// Runs any executable the same way (e.g. a Python harness around the binary).
+    static func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result2 { try runBlocking(arguments, environment: environment) }.result) }
+            let thread = Thread {
+                continuation.resume(with: Result2 { try runBlocking(arguments, environment: environment, executable: URL(fileURLWithPath: path)) }.result)
+            }
             thread.start()
         }
     }
@@ -226,9 +233,9 @@ enum Featureload {
         }
     }
 
-    static func runBlocking(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    static func runBlocking(_ arguments: [String], environment: [String: String] = [:], executable: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable ?? binary
         process.arguments = arguments
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }

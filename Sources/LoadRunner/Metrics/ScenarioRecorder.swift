@@ -9,8 +9,11 @@ public final class ScenarioRecorder: Sendable {
     public let scenario: String
     /// The workload's operation labels, by index.
     public let operations: [String]
-    private let state: Mutex<ScenarioAccumulator>
+    let state: Mutex<ScenarioAccumulator>
     private let inFlight = Atomic<Int>(0)
+
+    /// Iterations running now.
+    var currentInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// A recorder for `scenario`, whose operations have these labels and edit these layers (by index).
     public init(scenario: String, operations: [String], layers: [Int], keepIds: Bool) {

@@ -14,6 +14,11 @@ struct ScenarioOutcome: Sendable {
     var warnings: [String]
 }
 
+/// The recorders of the scenarios running now and when each started (from the run's start).
+final class RunningScenarios: Sendable {
+    let scenarios = Mutex<[String: (recorder: ScenarioRecorder, start: Duration)]>([:])
+}
+
 /// Carries out a plan's scenarios: setup, the schedulers (concurrently or in sequence), and verification.
 struct RunContext<C: Clock<Duration>>: Sendable {
     let plan: ScenarioPlan
@@ -26,6 +31,17 @@ struct RunContext<C: Clock<Duration>>: Sendable {
     /// Existing-feature pools, one per layer, shared by every scenario of the run so that one scenario's deletes
     /// take features out of the others' reach.
     let pools = PoolRegistry()
+    /// The scenarios running now, for progress.
+    let running = RunningScenarios()
+
+    /// How far each running scenario has got, in the plan's order.
+    func progress() -> [ScenarioProgress] {
+        let now = runStart.duration(to: clock.now)
+        let current = running.scenarios.withLock { $0 }
+        return plan.scenarios.compactMap { spec in
+            current[spec.name].map { $0.recorder.progress(spec: spec, elapsed: (now - $0.start).seconds) }
+        }
+    }
 
     private enum Event: Sendable {
         case finished(Int, ScenarioOutcome)
@@ -97,6 +113,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
                 verification: nil, warnings: warnings)
         }
         let start = runStart.duration(to: clock.now)
+        running.scenarios.withLock { $0[spec.name] = (recorder, start) }
+        defer { running.scenarios.withLock { _ = $0.removeValue(forKey: spec.name) } }
         let scheduler = ScenarioScheduler(
             spec: spec, operations: prepared, picker: OperationPicker(weights: spec.operations.map(\.weight), seed: plan.seed ^ 0x5EED),
             recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed)
