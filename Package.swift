@@ -158,6 +158,8 @@ let package = Package(
         .testTarget(
             name: "featureloadTests",
             dependencies: ["featureload", "LoadRunner", "LocalFeatureServer", "FeatureloadTestSupport"],
+            // Saved reports the tests read by path (a version-1 report from an earlier release).
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -103,6 +103,26 @@ import Testing
         #expect(wrongFormat.errorOutput.contains("md, junit"))
     }
 
+    @Test("a version-1 report written by an earlier release (fc2f927) renders in every format, the same bytes every time")
+    func versionOne() async throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/report-v1-fc2f927.json").path
+        var rendered: [String: String] = [:]
+        for format in ["md", "junit", "json"] {
+            let first = try await Featureload.run(["report", fixture, "--format", format])
+            let second = try await Featureload.run(["report", fixture, "--format", format])
+            #expect(first.status == 0 && first.output == second.output && !first.output.isEmpty, "\(format): \(first.errorOutput)")
+            rendered[format] = first.output
+        }
+        let markdown = try #require(rendered["md"])
+        #expect(markdown.contains("single-edits") && markdown.contains("batched-edits"))
+        #expect(markdown.contains("9.98"), "the failed speed-up gate of that run, with its value")
+        let upgraded = try RunReport.decode(Data(try #require(rendered["json"]).utf8))
+        #expect(upgraded.schemaVersion == 2 && upgraded.scenarios.map(\.name) == ["single-edits", "batched-edits"])
+        #expect(!upgraded.verdict.passed)
+        let again = try await Featureload.run(["report", fixture, "--format", "md", "-o", NSTemporaryDirectory() + "/v1-\(UUID().uuidString).md"])
+        #expect(again.status == 0 && again.output.isEmpty)
+    }
+
     @Test("--formats narrows what a run writes; report.json is always there", .timeLimit(.minutes(1)))
     func narrowed() async throws {
         let directory = try TemporaryDirectory()
