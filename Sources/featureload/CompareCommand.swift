@@ -35,7 +35,7 @@ struct CompareCommand: ParsableCommand {
         transform: Self.metric)
     var metrics: [String] = []
 
-    @Option(help: ArgumentHelp("Output format: md, junit or json.", valueName: "format"), transform: ReportFormat.argument)
+    @Option(help: ArgumentHelp("Output format: md, junit, json or html.", valueName: "format"), transform: ReportFormat.argument)
     var format: ReportFormat = .md
 
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))
@@ -83,6 +83,7 @@ struct CompareCommand: ParsableCommand {
         case .md: data = Data(comparison.markdown.utf8)
         case .junit: data = Data(comparison.junit.utf8)
         case .json: data = try comparison.json()
+        case .html: data = Data(comparison.html.utf8)
         }
         if let output {
             try data.write(to: URL(fileURLWithPath: output))

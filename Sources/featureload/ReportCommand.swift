@@ -16,7 +16,7 @@ extension ReportFormat {
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Render a saved run (report.json, schema version 1 or 2) as Markdown, JUnit XML or JSON.",
+        abstract: "Render a saved run (report.json, schema version 1 or 2) as Markdown, JUnit XML, HTML or JSON.",
         discussion: """
             Everything is rendered from the saved file alone, so a report from another machine or an earlier release \
             renders the same way; rendering the same file twice gives the same bytes. JSON output is the run in the \

@@ -43,7 +43,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         name: .long, parsing: .singleValue,
-        help: ArgumentHelp("A report format to write besides report.json, repeatable (default: all): md, junit.", valueName: "format"),
+        help: ArgumentHelp("A report format to write besides report.json, repeatable (default: all): md, junit, html.", valueName: "format"),
         transform: ReportFormat.argument)
     var formats: [ReportFormat] = ReportFormat.allCases
 

@@ -76,11 +76,11 @@ import Testing
 
         // report re-renders from the saved file alone, byte for byte.
         let json = folder + "/report.json"
-        for format in ["md", "junit", "json"] {
+        for format in ["md", "junit", "json", "html"] {
             let first = try await Featureload.run(["report", json, "--format", format])
             let second = try await Featureload.run(["report", json, "--format", format])
             #expect(first.status == 0 && first.output == second.output, "\(format)")
-            let written = folder + "/" + (format == "md" ? "report.md" : format == "junit" ? "report.junit.xml" : "report.json")
+            let written = folder + "/" + (format == "md" ? "report.md" : format == "junit" ? "report.junit.xml" : "report.\(format)")
             #expect(first.output == (try String(contentsOfFile: written, encoding: .utf8)), "\(format) matches what run wrote")
         }
         // report.json: pretty, but the time series one compact line per second, and the same data as a plain encoding.
@@ -100,7 +100,33 @@ import Testing
         #expect(missing.errorOutput.contains("no such file"))
         let wrongFormat = try await Featureload.run(["report", json, "--format", "pdf"])
         #expect(wrongFormat.status == 64)
-        #expect(wrongFormat.errorOutput.contains("md, junit"))
+        #expect(wrongFormat.errorOutput.contains("md, junit, html"))
+    }
+
+    @Test("report.html stands alone: verdict and thresholds first, charts with data, no scripts or outside resources", .timeLimit(.minutes(2)))
+    func html() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/junit.yaml"
+        try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await Featureload.run(["run", file, "--quiet", "--out", directory.path])
+        let folder = try CommandLineTests.folder(from: result.output)
+        let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains(#"<span class="badge fail">FAIL</span>"#))
+        let verdict = try #require(html.range(of: "<h2>Verdict</h2>"))
+        let firstChart = try #require(html.range(of: "<svg"))
+        #expect(verdict.lowerBound < firstChart.lowerBound, "the verdict comes before the charts")
+        #expect(html.contains("http_req_duration{scenario:fast}") && html.contains("p(95)&lt;0.001"))
+        for title in ["Throughput per second", "Request latency per second", "Latency by percentile (HDR)", "Failures per second"] {
+            #expect(html.contains(#"aria-label="\#(title)""#), "\(title)")
+        }
+        // Every line chart has points; the throughput line has at least one point per second of each scenario.
+        let polylines = html.components(separatedBy: #"<polyline points=""#).dropFirst().map { $0.prefix { $0 != "\"" } }
+        #expect(!polylines.isEmpty && polylines.allSatisfy { !$0.isEmpty })
+        #expect(!html.contains("<script") && !html.contains("src=") && !html.contains("href=") && !html.contains("@import"))
+        // Balanced: every opened svg, table and section closes.
+        for tag in ["svg", "table", "section"] {
+            #expect(html.components(separatedBy: "<\(tag)").count == html.components(separatedBy: "</\(tag)>").count, "\(tag)")
+        }
     }
 
     @Test("a version-1 report written by an earlier release (fc2f927) renders in every format, the same bytes every time")

@@ -10,6 +10,8 @@ public enum ReportFormat: String, Sendable, CaseIterable {
     /// `report.junit.xml`: one test suite per scenario and one test case per threshold, gate and verification, for
     /// CI test views.
     case junit
+    /// `report.html`: one self-contained page with the verdict and SVG charts over time, for people and CI artifacts.
+    case html
 
     /// The file name inside a run's folder.
     public var fileName: String {
@@ -17,6 +19,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
         case .json: return "report.json"
         case .md: return "report.md"
         case .junit: return "report.junit.xml"
+        case .html: return "report.html"
         }
     }
 
@@ -27,6 +30,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
         case .json: return try Self.json(report)
         case .md: return Data(ReportRenderer.markdown(report).utf8)
         case .junit: return Data(JUnitRenderer.render(report).utf8)
+        case .html: return Data(HTMLRenderer.render(report).utf8)
         }
     }
 

@@ -50,6 +50,24 @@ extension RunComparison {
         return out + "</testsuites>\n"
     }
 
+    /// The comparison as a self-contained HTML page: the verdict and every row.
+    public var html: String {
+        var out = #"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">"#
+        out += "<title>Comparison: \(regressed ? "REGRESSION" : "no regression")</title><style>\(HTMLRenderer.style)</style></head><body>"
+        out += #"<h1>Comparison <span class="badge \#(regressed ? "fail" : "pass")">\#(regressed ? "REGRESSION" : "no regression")</span></h1>"#
+        out += "<p>Baseline <code>\(HTMLRenderer.escape(baseline))</code>, candidate <code>\(HTMLRenderer.escape(candidate))</code>; tolerance \(Self.percent(tolerance)). "
+        out += "A change counts when it exceeds the tolerance and the runs' own noise (1 % significance).</p>"
+        out += "<table><tr><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th><th>p</th><th>verdict</th><th>noise judged by</th></tr>"
+        for row in rows {
+            let p = row.pValue.map { $0 < 0.0001 ? "<0.0001" : String(format: "%.4f", $0) } ?? "–"
+            let style = row.verdict == .regression ? "bad" : row.verdict == .improvement ? "ok" : "text"
+            out += #"<tr><td>\#(HTMLRenderer.escape(row.scenario))</td><td class="text">\#(HTMLRenderer.escape(row.operation ?? "all"))</td><td class="text">\#(row.metric)</td>"#
+            out += "<td>\(Self.value(row.baseline, row.unit))</td><td>\(Self.value(row.candidate, row.unit))</td><td>\(Self.change(row))</td><td>\(p)</td>"
+            out += #"<td class="\#(style)">\#(row.verdict.rawValue)</td><td class="text">\#(HTMLRenderer.escape(row.basis))</td></tr>"#
+        }
+        return out + "</table></body></html>\n"
+    }
+
     /// The comparison as JSON (sorted keys, pretty).
     public func json() throws -> Data {
         let encoder = JSONEncoder()

@@ -1,0 +1,214 @@
+import Foundation
+
+/// `report.html`: one self-contained page (inline CSS and SVG, no scripts, no network) rendered from the saved run
+/// alone: the verdict first with every threshold, gate and verification; the single-versus-batched bars; then per
+/// scenario throughput and latency over time, the HDR percentile distribution and errors over time.
+public enum HTMLRenderer {
+    public static func render(_ report: RunReport) -> String {
+        let views = report.views
+        var body: [String] = []
+        body.append(#"<header><h1>\#(escape(report.plan.name)) <span class="badge \#(report.verdict.passed ? "pass" : "fail")">\#(report.verdict.passed ? "PASS" : "FAIL")</span></h1>"#)
+        if let description = report.plan.description { body.append("<p>\(escape(description))</p>") }
+        body.append("</header>")
+        body.append(verdict(report))
+        body.append(about(report))
+        body.append(summary(views))
+        if !report.comparisons.isEmpty { body.append(comparisons(report)) }
+        for view in views { body.append(scenario(view, report: report)) }
+        if !report.notes.isEmpty {
+            body.append("<section><h2>Notes</h2><ul>" + report.notes.map { "<li>\(escape($0))</li>" }.joined() + "</ul></section>")
+        }
+        body.append(#"<footer>\#(escape(report.tool.name)) \#(escape(report.tool.version)) · report schema \#(report.schemaVersion) · rendered from report.json alone</footer>"#)
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(report.plan.name)): \(report.verdict.passed ? "PASS" : "FAIL")</title>
+            <style>\(style)</style></head><body>
+            \(body.joined(separator: "\n"))
+            </body></html>
+
+            """
+    }
+
+    static let style = """
+        body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1000px;margin:0 auto;padding:12px;color:#1b1b1b}\
+        h1{font-size:1.5em;margin:.3em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}h3{font-size:1.05em}\
+        .badge{font-size:.7em;padding:2px 8px;border-radius:4px;color:#fff;vertical-align:middle}.pass{background:#2e7d32}.fail{background:#c62828}\
+        table{border-collapse:collapse;margin:.5em 0;font-size:.9em;display:block;overflow-x:auto}th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}\
+        th:first-child,td:first-child,td.text{text-align:left}td.text{white-space:normal}td.ok{color:#2e7d32}td.bad{color:#c62828;font-weight:600}\
+        .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:8px}\
+        svg.chart{width:100%;height:auto;background:#fafafa;border:1px solid #eee}svg .title{font-size:13px;font-weight:600}\
+        svg .tick,svg .legend{font-size:10px;fill:#444}svg .label{font-size:11px;fill:#444}svg .grid{stroke:#e4e4e4}svg .axis{stroke:#888}\
+        .bar{height:18px;background:#1f77b4;display:inline-block;vertical-align:middle}.empty{color:#777;font-style:italic}\
+        footer{margin-top:2em;color:#777;font-size:.8em}ul{padding-left:1.2em}\
+        @media print{body{max-width:none}.charts{display:block}svg.chart{page-break-inside:avoid;max-width:640px}}
+        """
+
+    static func verdict(_ report: RunReport) -> String {
+        var rows: [String] = []
+        for t in report.thresholds {
+            rows.append(row([t.key, t.condition, t.value.map(number) ?? "no samples"], ok: t.passed))
+        }
+        for c in report.comparisons {
+            rows.append(row(["\(c.candidate) / \(c.baseline) \(c.metric)", c.minRatio.map { "≥ \(number($0))×" } ?? "reported", "\(number(c.ratio))×"], ok: c.passed))
+        }
+        for record in report.scenarios {
+            if let v = record.verification, v.checkedAnything {
+                rows.append(row(["verify \(record.name)", "all \(v.reportedAdded) added features present, no duplicates", "\(v.foundByObjectId) found"], ok: v.passed))
+            }
+        }
+        var out = "<section><h2>Verdict</h2>"
+        out += report.verdict.passed ? "<p>Every threshold, gate and verification passed.</p>" : "<ul>" + report.verdict.failures.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+        if !rows.isEmpty {
+            out += "<table><tr><th>check</th><th>condition</th><th>measured</th><th>result</th></tr>" + rows.joined() + "</table>"
+        }
+        return out + "</section>"
+    }
+
+    static func row(_ cells: [String], ok: Bool) -> String {
+        "<tr>" + cells.enumerated().map { #"<td class="\#($0.offset < 2 ? "text" : "")">\#(escape($0.element))</td>"# }.joined()
+            + #"<td class="\#(ok ? "ok" : "bad")">\#(ok ? "pass" : "FAIL")</td></tr>"#
+    }
+
+    static func about(_ report: RunReport) -> String {
+        var rows = [
+            ("scenario file", "\(report.plan.file) (seed \(report.plan.seed))"),
+            ("target", "\(report.target.kind): \(report.target.serviceURL)"),
+            ("started", report.startedAt), ("finished", report.finishedAt),
+            ("machine", "\(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem)"),
+        ]
+        rows += report.target.notes.map { ("note", $0) }
+        return "<section><h2>Run</h2><table>" + rows.map { #"<tr><th>\#(escape($0.0))</th><td class="text">\#(escape($0.1))</td></tr>"# }.joined() + "</table></section>"
+    }
+
+    static func summary(_ views: [ScenarioView]) -> String {
+        var out = "<section><h2>Throughput and latency</h2><table><tr><th>scenario</th><th>operation</th><th>requests</th><th>failed</th>"
+        out += "<th>edits ok</th><th>edits failed</th><th>req/s</th><th>edits/s</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>max ms</th></tr>"
+        for view in views {
+            let l = view.latency
+            out += #"<tr><td>\#(escape(view.name))</td><td class="text">\#(escape(view.record.operations.map(\.label).joined(separator: ", ")))</td>"#
+            out += [view.requests, view.failedRequests, view.editsApplied, view.editsFailed].map { "<td>\($0)</td>" }.joined()
+            out += [view.requestsPerSecond, view.editsPerSecond, l.p50, l.p95, l.p99, l.max].map { "<td>\(number($0))</td>" }.joined() + "</tr>"
+            guard view.operations.count > 1 else { continue }
+            let seconds = max(view.record.durationSeconds, 1e-9)
+            for op in view.operations {
+                out += #"<tr><td></td><td class="text">\#(escape(op.label))</td><td>\#(op.requests)</td><td>\#(op.failedRequests)</td><td>\#(op.editsApplied)</td><td>\#(op.editsFailed)</td>"#
+                out += [Double(op.requests) / seconds, Double(op.editsApplied) / seconds, op.latency.p50, op.latency.p95, op.latency.p99, op.latency.max]
+                    .map { "<td>\(number($0))</td>" }.joined() + "</tr>"
+            }
+        }
+        return out + "</table></section>"
+    }
+
+    /// Single versus batched (and any other ratio gate): the two rates as bars, with the speed-up.
+    static func comparisons(_ report: RunReport) -> String {
+        var out = "<section><h2>Speed-up</h2>"
+        for c in report.comparisons {
+            let top = max(c.baselineValue, c.candidateValue, 1e-9)
+            out += "<h3>\(escape(c.candidate)) vs \(escape(c.baseline)): \(number(c.ratio))× \(escape(c.metric))"
+            out += c.minRatio.map { " (required ≥ \(number($0))×: \(c.passed ? "pass" : "FAIL"))" } ?? ""
+            out += "</h3><table>"
+            for (name, value) in [(c.baseline, c.baselineValue), (c.candidate, c.candidateValue)] {
+                let width = max(1, Int((value / top * 400).rounded()))
+                out += #"<tr><td>\#(escape(name))</td><td class="text"><span class="bar" style="width:\#(width)px"></span> \#(number(value))</td></tr>"#
+            }
+            out += "</table>"
+        }
+        return out + "</section>"
+    }
+
+    static func scenario(_ view: ScenarioView, report: RunReport) -> String {
+        var out = "<section><h2>\(escape(view.name))</h2>"
+        out += "<p>\(escape(view.record.executor)), \(escape(view.record.settings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
+        out += "stopped: \(escape(view.record.stopReason.rawValue)).</p>"
+        let buckets = report.timeSeries.filter { $0.scenario == view.name }
+        var bySecond: [Int: (requests: Int, edits: Int, failed: Int, latency: LatencyHistogram)] = [:]
+        for bucket in buckets {
+            var entry = bySecond[bucket.second] ?? (0, 0, 0, LatencyHistogram(significantDigits: 2))
+            entry.requests += bucket.requests
+            entry.edits += bucket.edits
+            entry.failed += bucket.failedRequests + bucket.editsFailed
+            entry.latency.merge(LatencyHistogram(bucket.latency))
+            bySecond[bucket.second] = entry
+        }
+        let seconds = bySecond.keys.sorted()
+        let palette = SVGChart.palette
+        var charts: [String] = []
+        var throughput = [SVGChart.Series(name: "requests/s", color: palette[0], points: seconds.map { (Double($0), Double(bySecond[$0]!.requests)) })]
+        if view.editsApplied > 0 {
+            throughput.append(SVGChart.Series(name: "edits/s", color: palette[2], points: seconds.map { (Double($0), Double(bySecond[$0]!.edits)) }))
+        }
+        charts.append(SVGChart(title: "Throughput per second", xLabel: "seconds from the run's start", yLabel: "per second", series: throughput).svg)
+        let withLatency = seconds.filter { bySecond[$0]!.latency.count > 0 }
+        let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("max", 100)]
+        charts.append(
+            SVGChart(
+                title: "Request latency per second", xLabel: "seconds from the run's start", yLabel: "ms",
+                series: percentiles.enumerated().map { index, p in
+                    SVGChart.Series(name: p.0, color: palette[index + 1], points: withLatency.map { (Double($0), Double(bySecond[$0]!.latency.percentile(p.1)) / 1000) })
+                }, logarithmicY: true
+            ).svg)
+        charts.append(distribution(view, report: report))
+        charts.append(
+            SVGChart(
+                title: "Failures per second", xLabel: "seconds from the run's start", yLabel: "failed requests and edits",
+                series: [SVGChart.Series(name: "failures", color: palette[1], points: seconds.map { (Double($0), Double(bySecond[$0]!.failed)) }, bars: true)]
+            ).svg)
+        out += #"<div class="charts">"# + charts.joined() + "</div>"
+        if !view.record.errors.isEmpty {
+            out += "<h3>Errors by kind</h3><table><tr><th>error</th><th>count</th></tr>"
+            for (message, count) in view.record.errors.sorted(by: { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
+                out += #"<tr><td class="text">\#(escape(message))</td><td>\#(count)</td></tr>"#
+            }
+            out += "</table>"
+        }
+        if !view.record.warnings.isEmpty {
+            out += "<ul>" + view.record.warnings.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+        }
+        return out + "</section>"
+    }
+
+    /// The HDR percentile distribution: latency against percentile on the "nines" axis (x = log10(1/(1−p))).
+    static func distribution(_ view: ScenarioView, report: RunReport) -> String {
+        guard let histogram = report.aggregate(.httpReqDuration, filter: ["scenario": view.name])?.histogram, histogram.count > 0 else {
+            return SVGChart(title: "Latency by percentile", xLabel: "percentile", yLabel: "ms", series: []).svg
+        }
+        let count = Double(histogram.count)
+        let deepest = min(5, max(1, log10(count)))
+        let steps = 60
+        let points = (0...steps).map { step -> (x: Double, y: Double) in
+            let nines = deepest * Double(step) / Double(steps)
+            let percentile = 100 * (1 - pow(10, -nines))
+            return (nines, Double(histogram.percentile(percentile)) / 1000)
+        }
+        let labels = stride(from: 0.0, through: floor(deepest), by: 1).map { nines -> (x: Double, label: String) in
+            (nines, nines == 0 ? "0%" : String(format: "%g%%", 100 * (1 - pow(10, -nines))))
+        }
+        return SVGChart(
+            title: "Latency by percentile (HDR)", xLabel: "percentile", yLabel: "ms",
+            series: [SVGChart.Series(name: "http_req_duration", color: SVGChart.palette[3], points: points)], logarithmicY: true,
+            xTickLabels: labels
+        ).svg
+    }
+
+    static func number(_ value: Double) -> String {
+        ReportRenderer.number(value)
+    }
+
+    /// Text made safe for HTML element content and attribute values.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
