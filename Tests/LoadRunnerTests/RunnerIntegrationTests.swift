@@ -101,6 +101,12 @@ import Testing
             let perIteration = settings.contains("children: 3") ? 5 : settings.contains("children: 2") ? 3 : 1
             #expect(view.editsApplied == 12 * perIteration)
         }
+        if settings.contains("deepInsert") {
+            // Verification found every parent and every child in its own table.
+            let children = settings.contains("children: 3") ? 3 : 2
+            let verification = try #require(report.scenarios.first?.verification)
+            #expect(verification.passed && verification.reportedAdded == 12 * (1 + children) && verification.foundByObjectId == 12 * (1 + children))
+        }
     }
 
     @Test("relate validates first: a second parent for a one-to-many child is refused unsent; unrelate nulls the key", .timeLimit(.minutes(2)))

@@ -24,6 +24,8 @@ public struct IterationSample: Sendable {
     public var addedGlobalIds: [String] = []
     public var unknownGlobalIds: [String] = []
     public var deletedObjectIds: [Int64] = []
+    /// Object IDs added to other layers than the operation's (a deep insert's children), by layer, for verification.
+    public var addedToOtherLayers: [Int: [Int64]] = [:]
 
     public init(operation: Int, intendedStart: Duration, end: Duration = .zero) {
         self.operation = operation

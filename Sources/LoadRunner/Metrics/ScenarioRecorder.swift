@@ -188,6 +188,11 @@ public struct ScenarioAccumulator: Sendable {
                 operations[op].errors["other errors", default: 0] += 1
             }
         }
+        if keepIds {
+            for (layer, objectIds) in sample.addedToOtherLayers {
+                ids[layer, default: LayerIds()].addedObjectIds.append(contentsOf: objectIds)
+            }
+        }
         if keepIds
             && !(sample.addedObjectIds.isEmpty && sample.deletedObjectIds.isEmpty && sample.unknownGlobalIds.isEmpty)
         {

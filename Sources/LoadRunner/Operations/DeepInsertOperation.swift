@@ -6,7 +6,8 @@ import FeatureServiceClient
 ///
 /// Built the way an app on the ArcGIS Maps SDKs builds it: each iteration takes fresh tables (their own pending
 /// edits), makes the parent, makes each child related to it, attaches the files, and applies both tables at once.
-/// The parent's object ID and GlobalID are recorded for verification; the children and attachments count as edits.
+/// The parent's object ID and GlobalID, and each child's object ID, are recorded for verification; the children and
+/// attachments count as edits.
 struct DeepInsertOperation: LoadOperation {
     let spec: OperationSpec
     let environment: OperationEnvironment
@@ -48,6 +49,9 @@ struct DeepInsertOperation: LoadOperation {
                     sample.addedObjectIds.append(objectId)
                     if let globalId = result.globalId { sample.addedGlobalIds.append(globalId) }
                     environment.pool.add([objectId])
+                } else if result.tableId == childTable, result.kind == .add, let objectId = result.objectId {
+                    // Verified like the parents: each child reported added must be in its table once.
+                    sample.addedToOtherLayers[childTable, default: []].append(objectId)
                 }
             }
             for attachment in results.attachments {
