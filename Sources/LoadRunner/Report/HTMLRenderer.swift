@@ -148,6 +148,31 @@ public enum HTMLRenderer {
                     SVGChart.Series(name: p.0, color: palette[index + 1], points: withLatency.map { (Double($0), Double(bySecond[$0]!.latency.percentile(p.1)) / 1000) })
                 }, logarithmicY: true
             ).svg)
+        if view.operations.count > 1 {
+            // A mix: each operation's own p95 and throughput, second by second.
+            let labels = view.operations.map(\.label)
+            var perOperation: [String: [Int: (requests: Int, latency: LatencyHistogram)]] = [:]
+            for bucket in buckets {
+                var entry = perOperation[bucket.operation, default: [:]][bucket.second] ?? (0, LatencyHistogram(significantDigits: 2))
+                entry.requests += bucket.requests
+                entry.latency.merge(LatencyHistogram(bucket.latency))
+                perOperation[bucket.operation, default: [:]][bucket.second] = entry
+            }
+            func series(_ value: @escaping ((requests: Int, latency: LatencyHistogram)) -> Double?) -> [SVGChart.Series] {
+                labels.enumerated().map { index, label in
+                    let entries = perOperation[label] ?? [:]
+                    return SVGChart.Series(
+                        name: label, color: palette[index % palette.count],
+                        points: entries.keys.sorted().compactMap { second in value(entries[second]!).map { (Double(second), $0) } })
+                }
+            }
+            charts.append(
+                SVGChart(title: "Requests per second by operation", xLabel: "seconds from the run's start", yLabel: "per second",
+                         series: series { Double($0.requests) }).svg)
+            charts.append(
+                SVGChart(title: "p95 latency per second by operation", xLabel: "seconds from the run's start", yLabel: "ms",
+                         series: series { $0.latency.count > 0 ? Double($0.latency.percentile(95)) / 1000 : nil }, logarithmicY: true).svg)
+        }
         charts.append(distribution(view, report: report))
         charts.append(
             SVGChart(
