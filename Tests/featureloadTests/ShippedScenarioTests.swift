@@ -57,5 +57,25 @@ import Testing
         }
         #expect(report.views.allSatisfy { $0.requests > 0 }, "\(file)")
         #expect(report.views.allSatisfy { $0.record.verification?.passed ?? true }, "\(file)")
+        // Every format is written beside report.json.
+        let folder = try CommandLineTests.folder(from: result.output)
+        for name in ["report.md", "report.junit.xml", "report.html"] {
+            #expect(FileManager.default.fileExists(atPath: folder + "/" + name), "\(file): \(name)")
+        }
+        if file == "capacity-sweep.yaml" {
+            // Five measured points (warm-ups left out), a scalability fit and Little's law on each point.
+            let capacity = try #require(report.capacity.first)
+            #expect(report.scenarios.count == 5 && capacity.points.map(\.value) == [1, 2, 4, 8, 16])
+            #expect(capacity.fit != nil && capacity.points.allSatisfy { $0.littlesLaw != nil })
+            let markdown = try String(contentsOfFile: folder + "/report.md", encoding: .utf8)
+            #expect(markdown.contains("## Sweep: counts (vus)") && markdown.contains("Universal Scalability Law"))
+            let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+            #expect(html.contains(#"aria-label="Throughput by vus""#) && html.contains("USL fit"))
+        }
+        if file == "batch-size-sweep.yaml" {
+            let capacity = try #require(report.capacity.first)
+            #expect(capacity.parameter == "batchSize" && capacity.points.map(\.value) == [1, 10, 100, 1000])
+            #expect(capacity.points.last!.editsPerSecond > capacity.points.first!.editsPerSecond, "batching pays")
+        }
     }
 }

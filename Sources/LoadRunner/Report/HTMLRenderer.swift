@@ -14,6 +14,7 @@ public enum HTMLRenderer {
         body.append(about(report))
         body.append(summary(views))
         if !report.comparisons.isEmpty { body.append(comparisons(report)) }
+        for result in report.capacity { body.append(capacity(result)) }
         for view in views { body.append(scenario(view, report: report)) }
         if !report.notes.isEmpty {
             body.append("<section><h2>Notes</h2><ul>" + report.notes.map { "<li>\(escape($0))</li>" }.joined() + "</ul></section>")
@@ -114,6 +115,47 @@ public enum HTMLRenderer {
             }
             out += "</table>"
         }
+        return out + "</section>"
+    }
+
+    /// A sweep: the measured curve (and the fitted Universal Scalability Law), p95 by point, and the table.
+    static func capacity(_ result: CapacityResult) -> String {
+        var out = "<section><h2>Sweep: \(escape(result.sweep)) (\(escape(result.parameter)))</h2>"
+        let xs = result.points.map { Double($0.value) }
+        var series = [
+            SVGChart.Series(name: "measured iterations/s", color: SVGChart.palette[0], points: result.points.map { (Double($0.value), $0.iterationsPerSecond) })
+        ]
+        if let fit = result.fit, result.parameter == "vus", let low = xs.min(), let high = xs.max() {
+            let top = max(high, min(fit.peakConcurrency ?? high, high * 2))
+            let curve = (0...60).map { step -> (x: Double, y: Double) in
+                let n = low + (top - low) * Double(step) / 60
+                return (n, fit.throughput(at: n))
+            }
+            series.append(SVGChart.Series(name: "USL fit", color: SVGChart.palette[1], points: curve))
+        }
+        if result.parameter == "batchSize" {
+            series.append(SVGChart.Series(name: "edits/s", color: SVGChart.palette[2], points: result.points.map { (Double($0.value), $0.editsPerSecond) }))
+        }
+        var charts = [SVGChart(title: "Throughput by \(result.parameter)", xLabel: result.parameter, yLabel: "per second", series: series).svg]
+        charts.append(
+            SVGChart(
+                title: "p95 latency by \(result.parameter)", xLabel: result.parameter, yLabel: "ms",
+                series: [SVGChart.Series(name: "p95", color: SVGChart.palette[3], points: result.points.map { (Double($0.value), $0.p95Milliseconds) })],
+                logarithmicY: true
+            ).svg)
+        out += #"<div class="charts">"# + charts.joined() + "</div>"
+        out += "<table><tr><th>\(escape(result.parameter))</th><th>iterations/s</th><th>req/s</th><th>edits/s</th><th>p95 ms</th><th>X·R ÷ N</th></tr>"
+        for point in result.points {
+            let ratio = point.littlesLaw.map { number($0.ratio) + ($0.holds() ? "" : " (!)") } ?? "–"
+            out += "<tr><td>\(point.value)</td><td>\(number(point.iterationsPerSecond))</td><td>\(number(point.requestsPerSecond))</td>"
+            out += "<td>\(number(point.editsPerSecond))</td><td>\(number(point.p95Milliseconds))</td><td>\(ratio)</td></tr>"
+        }
+        out += "</table>"
+        // The same sentences as the Markdown report: the fit, the peak, usable capacity.
+        let sentences = ReportRenderer.capacityMarkdown(result).split(separator: "\n").filter {
+            !$0.hasPrefix("|") && !$0.hasPrefix("#") && !$0.isEmpty
+        }
+        out += sentences.map { "<p>\(escape(String($0)))</p>" }.joined()
         return out + "</section>"
     }
 

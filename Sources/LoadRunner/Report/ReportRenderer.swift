@@ -115,6 +115,7 @@ public enum ReportRenderer {
                 }
             }
         }
+        for result in report.capacity { out.append(capacityMarkdown(result)) }
         out.append("\n## Executors\n")
         out.append("| scenario | executor | settings | started s | stopped because |")
         out.append("|---|---|---|---:|---|")
@@ -176,5 +177,59 @@ public enum ReportRenderer {
         }
         let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
         return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
+    }
+
+    /// A sweep's points and, for concurrency sweeps, the Universal Scalability Law fitted to them.
+    static func capacityMarkdown(_ result: CapacityResult) -> String {
+        var out = ["\n## Sweep: \(result.sweep) (\(result.parameter))\n"]
+        var header = "| \(result.parameter) | iterations/s | req/s | edits/s | p95 ms | mean iteration ms | failed |"
+        var rule = "|---:|---:|---:|---:|---:|---:|---:|"
+        let littles = result.points.contains { $0.littlesLaw != nil }
+        if littles {
+            header += " X·R | X·R ÷ N |"
+            rule += "---:|---:|"
+        }
+        if result.sloMilliseconds != nil {
+            header += " p95 within SLO |"
+            rule += "---|"
+        }
+        out += [header, rule]
+        for point in result.points {
+            var row = "| \(point.value) | \(number(point.iterationsPerSecond)) | \(number(point.requestsPerSecond)) | \(number(point.editsPerSecond)) | \(number(point.p95Milliseconds)) | \(number(point.meanIterationSeconds * 1000)) | \(point.failedRequests) |"
+            if littles {
+                if let check = point.littlesLaw {
+                    row += " \(number(check.busy)) | \(number(check.ratio))\(check.holds() ? "" : " (!)") |"
+                } else {
+                    row += " | |"
+                }
+            }
+            if let within = point.withinSLO { row += within ? " yes |" : " no |" }
+            out.append(row)
+        }
+        if littles {
+            out.append("")
+            out.append("Little's law: N ≈ X·R (X requests/s, R their mean time, so X·R is the requests in flight on average). A ratio X·R ÷ N well under 1 (marked (!)) means the VUs spent time outside the service's requests: the generator, think time or the network, not the service, limited that point.")
+        }
+        if let fit = result.fit {
+            out.append("")
+            out.append("Universal Scalability Law X(N) = λN / (1 + σ(N−1) + κN(N−1)), fitted to these points: λ = \(number(fit.lambda)) iterations/s, σ = \(String(format: "%.4f", fit.sigma)), κ = \(String(format: "%.6f", fit.kappa)), R² = \(String(format: "%.3f", fit.rSquared)).")
+            if let peak = fit.peakConcurrency, let top = fit.peakThroughput {
+                out.append("Peak at N* = √((1−σ)/κ) = \(number(peak)) with \(number(top)) iterations/s predicted.")
+            } else if let ceiling = fit.peakThroughput {
+                out.append("No peak in the fitted range (κ = 0): throughput levels off towards λ/σ = \(number(ceiling)) iterations/s.")
+            } else {
+                out.append("The points scale linearly: no limit in sight in the measured range.")
+            }
+        } else if result.parameter != "batchSize" {
+            out.append("\nNo scalability fit: it needs at least three points with throughput.")
+        }
+        if let slo = result.sloMilliseconds {
+            if let usable = result.usableCapacity {
+                out.append("Usable capacity at p95 ≤ \(number(slo)) ms: \(result.parameter) \(usable.value), \(number(usable.iterationsPerSecond)) iterations/s (\(number(usable.requestsPerSecond)) req/s).")
+            } else {
+                out.append("No point kept p95 within \(number(slo)) ms.")
+            }
+        }
+        return out.joined(separator: "\n")
     }
 }

@@ -104,6 +104,8 @@ public struct ScenarioRecord: Sendable, Codable, Equatable {
     public var backoffSeconds: Double = 0
     /// Edits a retry found already applied by an earlier attempt (also counted in `edits`).
     public var editsAppliedByEarlierAttempt: Int = 0
+    /// The sweep and value this scenario measured, when it is a point of a sweep.
+    public var sweepPoint: SweepPoint?
 }
 
 /// An operation of a scenario's workload.

@@ -13,7 +13,15 @@ struct ReportAssembly {
         var timeSeries: [TimeBucket] = []
         var records: [ScenarioRecord] = []
         var notes: [String] = []
+        var warmUpFailures: [String] = []
         for outcome in outcomes {
+            if outcome.spec.isWarmUp {
+                // A sweep point's warm-up: its figures are left out, but a lost edit is never hidden.
+                if let verification = outcome.verification, !verification.passed {
+                    warmUpFailures.append("\(outcome.spec.name): verification failed: \(verification.notes.joined(separator: "; "))")
+                }
+                continue
+            }
             let snapshot = outcome.recorder.snapshot()
             let labels = outcome.spec.operations.map(\.label)
             metrics += snapshot.series(scenario: outcome.spec.name, operations: labels, tags: outcome.spec.tags)
@@ -35,6 +43,10 @@ struct ReportAssembly {
         let views = report.views
         report.comparisons = Self.compare(plan.comparisons, views: views)
         report.verdict = Self.verdict(report: report, views: views, plan: plan)
+        if !warmUpFailures.isEmpty {
+            report.verdict.passed = false
+            report.verdict.failures += warmUpFailures
+        }
         return report
     }
 
@@ -50,6 +62,7 @@ struct ReportAssembly {
         record.errors = totals.errors
         record.backoffSeconds = totals.backoffSeconds
         record.editsAppliedByEarlierAttempt = totals.editsAppliedByEarlierAttempt
+        record.sweepPoint = outcome.spec.sweepPoint
         return record
     }
 
@@ -79,9 +92,10 @@ struct ReportAssembly {
     static func verdict(report: RunReport, views: [ScenarioView], plan: ScenarioPlan) -> RunReport.Verdict {
         var failures: [String] = []
         let interrupted = report.scenarios.filter { $0.stopReason == .cancelled }.count
-        if interrupted > 0 || report.scenarios.count < plan.scenarios.count {
+        let measured = plan.scenarios.filter { !$0.isWarmUp }.count  // warm-ups are left out of the report
+        if interrupted > 0 || report.scenarios.count < measured {
             failures.append(
-                "the run was interrupted: \(report.scenarios.count - interrupted) of \(plan.scenarios.count) scenarios completed")
+                "the run was interrupted: \(report.scenarios.count - interrupted) of \(measured) scenarios completed")
         }
         for threshold in report.thresholds where !threshold.passed {
             let measured = threshold.value.map { ReportRenderer.number($0) } ?? "no samples"

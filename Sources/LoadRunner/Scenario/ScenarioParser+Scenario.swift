@@ -3,6 +3,7 @@ import Yams
 extension ScenarioParser {
     static let commonScenarioKeys = [
         "executor", "startTime", "startAfter", "gracefulStop", "tags", "exec", "operation", "mix", "retry", "thinkTime", "setup",
+        "sweep",
     ]
     static let executorKeys: [String: [String]] = [
         "shared-iterations": ["vus", "iterations", "maxDuration"],
@@ -66,7 +67,64 @@ extension ScenarioParser {
         for problem in executor.validate() {
             reader.issue(map[problem.field] ?? node, field: "\(path).\(problem.field)", problem: problem.problem, fix: problem.fix)
         }
+        if let sweepNode = map["sweep"] { spec.sweep = readSweep(sweepNode, spec: spec, path: "\(path).sweep", &reader) }
         return spec
+    }
+
+    /// `sweep: { vus: [1, 2, 4, 8], warmUp: 2s, slo: 200ms }`: exactly one of vus (constant-vus), rate
+    /// (constant-arrival-rate) or batchSize (one operation); warmUp for time-based executors (default 2s).
+    static func readSweep(_ node: Node, spec: ScenarioSpec, path: String, _ reader: inout NodeReader) -> Sweep? {
+        guard let map = reader.mapping(node, field: path, allowed: Sweep.Parameter.allCases.map(\.rawValue) + ["warmUp", "slo"]) else { return nil }
+        let given = Sweep.Parameter.allCases.filter { map[$0.rawValue] != nil }
+        guard given.count == 1, let parameter = given.first, let listNode = map[parameter.rawValue] else {
+            reader.issue(
+                node, field: path, problem: given.isEmpty ? "names no parameter to sweep" : "sweeps more than one parameter",
+                fix: "sweep exactly one of vus, rate or batchSize, e.g. `sweep: { vus: [1, 2, 4, 8] }`")
+            return nil
+        }
+        let field = "\(path).\(parameter.rawValue)"
+        var values: [Int] = []
+        for (index, item) in reader.sequence(listNode, field: field).enumerated() {
+            if let value = reader.int(item, field: "\(field)[\(index)]", range: 1...1_000_000, example: "\(parameter.rawValue): [1, 2, 4, 8]") {
+                values.append(value)
+            }
+        }
+        if values.isEmpty || Set(values).count != values.count {
+            reader.issue(listNode, field: field, problem: values.isEmpty ? "lists no values" : "lists a value twice", fix: "list distinct values, e.g. `[1, 2, 4, 8]`")
+        }
+        let timeBased: Bool
+        switch spec.executor {
+        case .constantVUs, .constantArrivalRate: timeBased = true
+        default: timeBased = false
+        }
+        switch parameter {
+        case .vus:
+            if case .constantVUs = spec.executor {} else {
+                reader.issue(listNode, field: field, problem: "sweeps VUs, which only constant-vus has", fix: "use `executor: constant-vus`, or sweep rate or batchSize")
+            }
+        case .rate:
+            if case .constantArrivalRate = spec.executor {} else {
+                reader.issue(listNode, field: field, problem: "sweeps the rate, which only constant-arrival-rate has", fix: "use `executor: constant-arrival-rate`")
+            }
+        case .batchSize:
+            if spec.operations.count != 1 || (spec.operations[0].kind == .applyEdits && (spec.operations[0].updates > 0 || spec.operations[0].deletes > 0)) {
+                reader.issue(
+                    listNode, field: field, problem: "sweeps the batch size of a mix or of an applyEdits with updates or deletes",
+                    fix: "sweep batchSize on one operation (`exec:`), e.g. applyEdits with adds")
+            }
+        }
+        var warmUp: Duration = timeBased ? .seconds(2) : .zero
+        if let warmNode = map["warmUp"] {
+            let value = reader.duration(warmNode, field: "\(path).warmUp", example: "warmUp: 2s", allowZero: true)
+            if let value, value > .zero, !timeBased {
+                reader.issue(
+                    warmNode, field: "\(path).warmUp", problem: "needs a time-based executor (constant-vus or constant-arrival-rate)",
+                    fix: "use one of them, or write `warmUp: 0s`")
+            }
+            warmUp = value ?? warmUp
+        }
+        let slo = map["slo"].flatMap { reader.duration($0, field: "\(path).slo", example: "slo: 200ms") }
+        return Sweep(parameter: parameter, values: values, warmUp: warmUp, slo: slo)
     }
 
     private static func readExecutor(_ name: String, _ map: Node.Mapping, node: Node, path: String, _ reader: inout NodeReader) -> ExecutorConfig? {

@@ -71,6 +71,9 @@ public enum ScenarioParser {
                     if let spec = readScenario(name: name, node, &reader) { scenarios.append(spec) }
                 }
                 checkStartAfter(scenarios, entries: entries, &reader)
+                // A sweep becomes its points; thresholds and comparisons name those.
+                scenarios = scenarios.expandingSweeps()
+                declared = Set(scenarios.map(\.name))
             }
         } else {
             reader.issue(

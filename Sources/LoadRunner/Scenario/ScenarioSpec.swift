@@ -20,6 +20,12 @@ public struct ScenarioSpec: Sendable, Hashable {
     public var thinkTime: ThinkTime?
     /// Existing features the operations need (updates, deletes, related queries, attachments).
     public var setup = Setup()
+    /// The parameter this scenario sweeps, before the plan expands it into points.
+    public var sweep: Sweep?
+    /// The sweep and value this scenario measures, once expanded.
+    public var sweepPoint: SweepPoint?
+    /// A sweep point's warm-up: it runs, but its figures are left out of the report.
+    public var isWarmUp = false
 
     public init(name: String, executor: ExecutorConfig, operations: [OperationSpec]) {
         self.name = name

@@ -1,0 +1,75 @@
+/// What a sweep measured, point by point, and what it says about capacity: computed from a saved run's records and
+/// metrics whenever it is rendered (like every rate and percentile of the report).
+public struct CapacityResult: Sendable, Equatable {
+    public struct Point: Sendable, Equatable {
+        public var value: Int
+        public var scenario: String
+        public var iterationsPerSecond: Double
+        public var requestsPerSecond: Double
+        public var editsPerSecond: Double
+        public var p95Milliseconds: Double
+        /// Mean iteration time in seconds (the response time R of Little's law).
+        public var meanIterationSeconds: Double
+        public var failedRequests: Int
+        /// N against X·R (X requests/s, R their mean time): N is the VUs of a vus sweep; for an arrival rate it is
+        /// X·R itself, the concurrency the point kept busy, which is what the fit uses.
+        public var littlesLaw: LittlesLawCheck?
+        /// Whether p95 stayed within the sweep's SLO (nil without one).
+        public var withinSLO: Bool?
+    }
+
+    public var sweep: String
+    public var parameter: String
+    public var points: [Point]
+    /// The Universal Scalability Law fitted to concurrency against iterations per second (vus sweeps, and rate
+    /// sweeps with concurrency from Little's law); nil for batch-size sweeps or when it cannot be fitted.
+    public var fit: USLFit?
+    public var sloMilliseconds: Double?
+
+    /// The point with the highest throughput whose p95 holds the SLO.
+    public var usableCapacity: Point? {
+        guard sloMilliseconds != nil else { return nil }
+        return points.filter { $0.withinSLO == true }.max { $0.iterationsPerSecond < $1.iterationsPerSecond }
+    }
+}
+
+extension RunReport {
+    /// One result per sweep in the run, its points in the order they ran.
+    public var capacity: [CapacityResult] {
+        let views = Dictionary(uniqueKeysWithValues: self.views.map { ($0.name, $0) })
+        var order: [String] = []
+        var points: [String: [(SweepPoint, ScenarioView)]] = [:]
+        for record in scenarios {
+            guard let point = record.sweepPoint, let view = views[record.name] else { continue }
+            if points[point.sweep] == nil { order.append(point.sweep) }
+            points[point.sweep, default: []].append((point, view))
+        }
+        return order.map { name in
+            let entries = points[name] ?? []
+            let slo = entries.first?.0.sloMilliseconds
+            let parameter = entries.first?.0.parameter ?? ""
+            let measured = entries.map { point, view -> CapacityResult.Point in
+                let seconds = max(view.record.durationSeconds, 1e-9)
+                let throughput = Double(view.iterations) / seconds
+                // Little's law on the requests: X requests/s times R, their mean time, is how many were in flight on
+                // average. With N VUs and no think time that is N when the VUs always wait on the service.
+                let requestTime = view.latency.mean / 1000
+                let concurrency: Double? =
+                    parameter == "vus" ? Double(point.value) : parameter == "rate" ? view.requestsPerSecond * requestTime : nil
+                return CapacityResult.Point(
+                    value: point.value, scenario: view.name, iterationsPerSecond: throughput, requestsPerSecond: view.requestsPerSecond,
+                    editsPerSecond: view.editsPerSecond, p95Milliseconds: view.latency.p95, meanIterationSeconds: view.iterationLatency.mean / 1000,
+                    failedRequests: view.failedRequests,
+                    littlesLaw: concurrency.map { LittlesLawCheck(concurrency: $0, throughput: view.requestsPerSecond, responseTime: requestTime) },
+                    withinSLO: slo.map { view.latency.p95 <= $0 })
+            }
+            var fit: USLFit?
+            if parameter == "vus" || parameter == "rate" {
+                fit = USLFit.fit(measured.compactMap { point in
+                    point.littlesLaw.map { USLFit.Point(concurrency: $0.concurrency, throughput: point.iterationsPerSecond) }
+                })
+            }
+            return CapacityResult(sweep: name, parameter: parameter, points: measured, fit: fit, sloMilliseconds: slo)
+        }
+    }
+}
