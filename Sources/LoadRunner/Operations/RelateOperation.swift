@@ -18,11 +18,20 @@ struct RelateOperation: LoadOperation {
     let partners: IdPool
 
     func perform(index: Int, sample: inout IterationSample) async {
-        let relationship = spec.relationship ?? 0
-        guard let objectId = environment.pool.sample(1).first else {
+        // The feature is taken out of the pool while this iteration reads and changes it, so two VUs never change
+        // the same feature at once (the second would find its relation changed between its reads and be refused).
+        // A pool with fewer features than VUs falls back to sharing.
+        let taken = environment.pool.take(1).first
+        guard let objectId = taken ?? environment.pool.sample(1).first else {
             sample.fail(edits: 1, "no existing feature to \(spec.relateAction.rawValue); seed some with `setup: { seed: N }`")
             return
         }
+        await change(objectId, sample: &sample)
+        if let taken { environment.pool.add([taken]) }
+    }
+
+    private func change(_ objectId: Int64, sample: inout IterationSample) async {
+        let relationship = spec.relationship ?? 0
         do {
             let table = try await environment.service.table(id: spec.layer)
             let other = try await environment.service.table(id: partnerTable)
