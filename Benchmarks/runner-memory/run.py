@@ -11,7 +11,6 @@ import argparse
 import datetime
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -19,26 +18,13 @@ import threading
 import time
 import urllib.parse
 
+# The generator benchmark's server start: `featureload serve --port 0`, its URL read from standard output.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "generator"))
+from run import start_server  # noqa: E402
+
 
 def log(message):
     print(f"benchmark-runner-memory: {message}", file=sys.stderr, flush=True)
-
-
-def start_server(binary, workdir):
-    out_path = os.path.join(workdir, "serve.out")
-    server = subprocess.Popen([binary, "serve", "--port", "0"], stdout=open(out_path, "w"),
-                              stderr=open(os.path.join(workdir, "serve.err"), "w"), stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        match = re.search(r"^featureload serve: listening on (http://127\.0\.0\.1:\d+/\S+/FeatureServer)\s*$",
-                          open(out_path).read(), re.M)
-        if match:
-            return server, match.group(1)
-        if server.poll() is not None:
-            break
-        time.sleep(0.1)
-    server.kill()
-    sys.exit("benchmark-runner-memory: featureload serve did not start")
 
 
 def rss_kib(pid):

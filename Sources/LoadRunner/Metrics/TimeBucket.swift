@@ -36,3 +36,29 @@ public struct TimeBucket: Sendable, Codable, Equatable {
         latency.merge(other.latency)
     }
 }
+
+/// One second of a scenario, or of one of its operations: its time-series buckets added up.
+public struct SecondTotals: Sendable {
+    public var second: Int
+    public var requests = 0
+    public var edits = 0
+    /// Failed requests and failed edits.
+    public var failed = 0
+    public var latency = LatencyHistogram(significantDigits: 2)
+}
+
+extension RunReport {
+    /// The time series of `scenario` (of one `operation` of it, when given), second by second in order.
+    public func seconds(of scenario: String, operation: String? = nil) -> [SecondTotals] {
+        var bySecond: [Int: SecondTotals] = [:]
+        for bucket in timeSeries where bucket.scenario == scenario && (operation == nil || bucket.operation == operation) {
+            var entry = bySecond[bucket.second] ?? SecondTotals(second: bucket.second)
+            entry.requests += bucket.requests
+            entry.edits += bucket.edits
+            entry.failed += bucket.failedRequests + bucket.editsFailed
+            entry.latency.merge(LatencyHistogram(bucket.latency))
+            bySecond[bucket.second] = entry
+        }
+        return bySecond.keys.sorted().map { bySecond[$0]! }
+    }
+}

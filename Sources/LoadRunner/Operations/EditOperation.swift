@@ -32,9 +32,10 @@ struct EditOperation: LoadOperation {
     func perform(index: Int, sample: inout IterationSample) async {
         let generator = environment.generator
         let first = index * max(adds + updates, 1)
-        // The fast path writes the adds straight into JSON when nothing needs them as values afterwards: one
-        // attempt, no contingent-value shaping, no client GlobalIDs to record.
-        let encoded = spec.kind == .applyEdits && environment.shaper == nil && environment.retry == nil && !spec.clientGlobalIds
+        // One attempt, no exactly-once: applyEdits then goes out once (sendOnce), and when nothing needs the adds as
+        // values afterwards (no contingent-value shaping either) they are written straight into JSON.
+        let singleAttempt = environment.retry == nil && !spec.clientGlobalIds
+        let encoded = spec.kind == .applyEdits && singleAttempt && environment.shaper == nil
         var newFeatures = adds > 0 && !encoded ? generator.features(from: first, count: adds) : []
         if let shaper = environment.shaper {
             newFeatures = shape(newFeatures, first: first, shaper: shaper, sample: &sample)
@@ -59,7 +60,7 @@ struct EditOperation: LoadOperation {
         guard edits.count > 0 else { return }
         switch spec.kind {
         case .applyEdits:
-            if environment.retry == nil && !spec.clientGlobalIds {
+            if singleAttempt {
                 await sendOnce(edits, into: &sample)
             } else {
                 await sendRetried(edits, into: &sample)

@@ -163,49 +163,31 @@ public enum HTMLRenderer {
         var out = "<section><h2>\(escape(view.name))</h2>"
         out += "<p>\(escape(view.record.executor)), \(escape(view.record.settings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
         out += "stopped: \(escape(view.record.stopReason.rawValue)).</p>"
-        let buckets = report.timeSeries.filter { $0.scenario == view.name }
-        var bySecond: [Int: (requests: Int, edits: Int, failed: Int, latency: LatencyHistogram)] = [:]
-        for bucket in buckets {
-            var entry = bySecond[bucket.second] ?? (0, 0, 0, LatencyHistogram(significantDigits: 2))
-            entry.requests += bucket.requests
-            entry.edits += bucket.edits
-            entry.failed += bucket.failedRequests + bucket.editsFailed
-            entry.latency.merge(LatencyHistogram(bucket.latency))
-            bySecond[bucket.second] = entry
-        }
-        let seconds = bySecond.keys.sorted()
+        let seconds = report.seconds(of: view.name)
         let palette = SVGChart.palette
         var charts: [String] = []
-        var throughput = [SVGChart.Series(name: "requests/s", color: palette[0], points: seconds.map { (Double($0), Double(bySecond[$0]!.requests)) })]
+        var throughput = [SVGChart.Series(name: "requests/s", color: palette[0], points: seconds.map { (Double($0.second), Double($0.requests)) })]
         if view.editsApplied > 0 {
-            throughput.append(SVGChart.Series(name: "edits/s", color: palette[2], points: seconds.map { (Double($0), Double(bySecond[$0]!.edits)) }))
+            throughput.append(SVGChart.Series(name: "edits/s", color: palette[2], points: seconds.map { (Double($0.second), Double($0.edits)) }))
         }
         charts.append(SVGChart(title: "Throughput per second", xLabel: "seconds from the run's start", yLabel: "per second", series: throughput).svg)
-        let withLatency = seconds.filter { bySecond[$0]!.latency.count > 0 }
+        let withLatency = seconds.filter { $0.latency.count > 0 }
         let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("max", 100)]
         charts.append(
             SVGChart(
                 title: "Request latency per second", xLabel: "seconds from the run's start", yLabel: "ms",
                 series: percentiles.enumerated().map { index, p in
-                    SVGChart.Series(name: p.0, color: palette[index + 1], points: withLatency.map { (Double($0), Double(bySecond[$0]!.latency.percentile(p.1)) / 1000) })
+                    SVGChart.Series(name: p.0, color: palette[index + 1], points: withLatency.map { (Double($0.second), Double($0.latency.percentile(p.1)) / 1000) })
                 }, logarithmicY: true
             ).svg)
         if view.operations.count > 1 {
             // A mix: each operation's own p95 and throughput, second by second.
             let labels = view.operations.map(\.label)
-            var perOperation: [String: [Int: (requests: Int, latency: LatencyHistogram)]] = [:]
-            for bucket in buckets {
-                var entry = perOperation[bucket.operation, default: [:]][bucket.second] ?? (0, LatencyHistogram(significantDigits: 2))
-                entry.requests += bucket.requests
-                entry.latency.merge(LatencyHistogram(bucket.latency))
-                perOperation[bucket.operation, default: [:]][bucket.second] = entry
-            }
-            func series(_ value: @escaping ((requests: Int, latency: LatencyHistogram)) -> Double?) -> [SVGChart.Series] {
+            func series(_ value: @escaping (SecondTotals) -> Double?) -> [SVGChart.Series] {
                 labels.enumerated().map { index, label in
-                    let entries = perOperation[label] ?? [:]
-                    return SVGChart.Series(
+                    SVGChart.Series(
                         name: label, color: palette[index % palette.count],
-                        points: entries.keys.sorted().compactMap { second in value(entries[second]!).map { (Double(second), $0) } })
+                        points: report.seconds(of: view.name, operation: label).compactMap { total in value(total).map { (Double(total.second), $0) } })
                 }
             }
             charts.append(
@@ -219,7 +201,7 @@ public enum HTMLRenderer {
         charts.append(
             SVGChart(
                 title: "Failures per second", xLabel: "seconds from the run's start", yLabel: "failed requests and edits",
-                series: [SVGChart.Series(name: "failures", color: palette[1], points: seconds.map { (Double($0), Double(bySecond[$0]!.failed)) }, bars: true)]
+                series: [SVGChart.Series(name: "failures", color: palette[1], points: seconds.map { (Double($0.second), Double($0.failed)) }, bars: true)]
             ).svg)
         out += #"<div class="charts">"# + charts.joined() + "</div>"
         if !view.record.errors.isEmpty {
@@ -262,20 +244,8 @@ public enum HTMLRenderer {
         ReportRenderer.number(value)
     }
 
-    /// Text made safe for HTML element content and attribute values.
+    /// Text made safe for HTML element content and attribute values: the XML escaping JUnit uses serves HTML too.
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        JUnitRenderer.escape(text)
     }
 }

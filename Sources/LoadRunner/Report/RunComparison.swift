@@ -121,16 +121,8 @@ public struct RunComparison: Sendable, Codable, Equatable {
             var filter = ["scenario": view.name]
             if let operation { filter["operation"] = operation }
             latency = report.aggregate(.httpReqDuration, filter: filter)?.histogram ?? LatencyHistogram()
-            var bySecond: [Int: (requests: Double, edits: Double, latency: LatencyHistogram)] = [:]
-            for bucket in report.timeSeries where bucket.scenario == view.name && (operation == nil || bucket.operation == operation) {
-                var entry = bySecond[bucket.second] ?? (0, 0, LatencyHistogram(significantDigits: 2))
-                entry.requests += Double(bucket.requests)
-                entry.edits += Double(bucket.edits)
-                entry.latency.merge(LatencyHistogram(bucket.latency))
-                bySecond[bucket.second] = entry
-            }
-            let seconds = bySecond.keys.sorted()
-            perSecond = seconds.count > 2 ? seconds.dropFirst().dropLast().compactMap { bySecond[$0] } : []
+            let seconds = report.seconds(of: view.name, operation: operation)
+            perSecond = seconds.count > 2 ? seconds.dropFirst().dropLast().map { (Double($0.requests), Double($0.edits), $0.latency) } : []
         }
     }
 
