@@ -141,6 +141,19 @@ import Testing
         #expect(pool.take(30).count == 30)
         #expect(pool.count == 70)
     }
+
+    @Test("borrowing ignores the deletes' reserve: a table smaller than the reserve still lends each feature to one VU at a time")
+    func borrow() {
+        // customerorders has 7 orders; a sampling pool keeps a reserve of 10 from deletes.
+        let pool = IdPool(ids: Array(1...7), seed: 3, reserve: 10)
+        #expect(pool.take(1).isEmpty, "deletes keep the reserve")
+        var lent: [Int64] = []
+        while let id = pool.borrow() { lent.append(id) }
+        #expect(lent.sorted() == Array(1...7), "every feature lent once, none twice")
+        #expect(pool.borrow() == nil)
+        pool.add([lent[0]])
+        #expect(pool.borrow() == lent[0])
+    }
 }
 
 @Suite struct TimeSeriesSealingTests {

@@ -51,14 +51,6 @@ import Testing
             let speedUp = try #require(report.comparisons.first)
             #expect(speedUp.ratio >= 5, "\(speedUp)")
             #expect(result.status == 0 || (result.status == 1 && report.verdict.failures.allSatisfy { $0.contains("editsPerSecond") }))
-        } else if file == "relate-validate.yaml" && !report.verdict.passed
-            && report.scenarios.flatMap(\.errors.keys).allSatisfy({ $0.hasPrefix("not sent:") || $0.contains("the features are not related through relationship") })
-        {
-            // Known: now and then (about 1 run in 5) one move of an order is refused by the client as "not related":
-            // the order's key and the customer queryRelated returned disagree. Under investigation; recorded, not hidden.
-            withKnownIssue("relate move occasionally refused as not related", isIntermittent: true) {
-                Issue.record("\(report.verdict.failures); errors: \(report.scenarios.map { "\($0.name): \($0.errors)" })")
-            }
         } else {
             #expect(result.status == 0, "\(file): \(result.output) \(result.errorOutput)")
             #expect(report.verdict.passed, "\(file): \(report.verdict.failures); errors: \(report.scenarios.map { "\($0.name): \($0.errors)" })")

@@ -47,6 +47,18 @@ public final class IdPool: Sendable {
         }
     }
 
+    /// One ID removed from the pool for exclusive use, the reserve notwithstanding (the caller gives it back with
+    /// ``add(_:)``); nil when the pool is empty. Deletes keep the reserve for operations that only sample; an
+    /// operation that borrows a feature and returns it takes nothing away from them for long.
+    public func borrow() -> Int64? {
+        state.withLock { state in
+            guard !state.ids.isEmpty else { return nil }
+            let index = Int(state.random.next() % UInt64(state.ids.count))
+            state.ids.swapAt(index, state.ids.count - 1)
+            return state.ids.removeLast()
+        }
+    }
+
     /// Adds IDs of new features; past ``capacity`` each replaces a random one.
     public func add(_ ids: [Int64]) {
         guard !ids.isEmpty else { return }

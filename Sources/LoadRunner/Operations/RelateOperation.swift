@@ -20,8 +20,9 @@ struct RelateOperation: LoadOperation {
     func perform(index: Int, sample: inout IterationSample) async {
         // The feature is taken out of the pool while this iteration reads and changes it, so two VUs never change
         // the same feature at once (the second would find its relation changed between its reads and be refused).
-        // A pool with fewer features than VUs falls back to sharing.
-        let taken = environment.pool.take(1).first
+        // It is borrowed past the deletes' reserve (a small table has fewer features than the reserve); only when
+        // every feature is out (fewer features than VUs) does an iteration share one, and may then be refused.
+        let taken = environment.pool.borrow()
         guard let objectId = taken ?? environment.pool.sample(1).first else {
             sample.fail(edits: 1, "no existing feature to \(spec.relateAction.rawValue); seed some with `setup: { seed: N }`")
             return
