@@ -95,3 +95,22 @@ extension LocalFeatureServerConfiguration {
         public var isActive: Bool { latency != nil || rules.contains { $0.rate > 0 } }
     }
 }
+
+extension LocalFeatureServerConfiguration {
+    /// What protects the service from web pages in the user's browser (see `BrowserGuardMiddleware`): edits only by
+    /// POST, no requests from other origins, and on loopback no `Host` but a local name.
+    public struct BrowserPolicy: Sendable, Hashable {
+        /// Origins (`scheme://host[:port]`) whose pages may call the service besides its own; `*` allows any.
+        /// Default none.
+        public var allowedOrigins: [String]
+        /// Host names the `Host` header may carry besides the listening address, `localhost` and loopback addresses
+        /// (checked only when the server listens on loopback). Default none.
+        public var allowedHosts: [String]
+
+        /// A policy; every parameter defaults to the documented property default.
+        public init(allowedOrigins: [String] = [], allowedHosts: [String] = []) {
+            self.allowedOrigins = allowedOrigins
+            self.allowedHosts = allowedHosts
+        }
+    }
+}

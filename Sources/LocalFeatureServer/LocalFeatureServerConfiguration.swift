@@ -28,6 +28,9 @@ public struct LocalFeatureServerConfiguration: Sendable {
     public var limits: Limits = Limits()
     /// HTTPS (`--tls-cert`/`--tls-key` or `--tls-self-signed`). `nil` (the default): plain HTTP.
     public var tls: TLS? = nil
+    /// Which web pages and host names may reach the service (`--allow-origin`, `--allow-host`). Default: only the
+    /// server's own origin, and on loopback only local names.
+    public var browser: BrowserPolicy = BrowserPolicy()
 
     /// A configuration; every parameter defaults to the documented property default.
     public init(host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, dataset: String = "parks", maxRecordCount: Int = 2000) {

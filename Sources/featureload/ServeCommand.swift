@@ -129,6 +129,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve HTTPS with a self-signed certificate generated at start (needs the openssl command).")
     var tlsSelfSigned = false
 
+    @Option(help: ArgumentHelp("Let web pages from this origin (scheme://host[:port], or * for any) call the service (repeatable).", valueName: "origin"))
+    var allowOrigin: [String] = []
+
+    @Option(help: ArgumentHelp("Accept this Host name besides the local ones when listening on loopback (repeatable).", valueName: "name"))
+    var allowHost: [String] = []
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -140,11 +146,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.makeLogger(label: "featureload.serve")
-        if !Self.isLoopback(host) {
-            Self.write(
-                "featureload serve: warning: listening on \(host), not loopback; the service has no authentication and anyone who can reach this address can read and edit its data\n",
-                to: .standardError
-            )
+        if let warning = Self.exposureWarning(host: host, users: users != nil, tls: tlsCert != nil || tlsSelfSigned, admin: !noAdmin) {
+            Self.write("featureload serve: warning: \(warning)\n", to: .standardError)
         }
         if maxRecordCount < 200 {
             Self.write(
@@ -163,6 +166,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.generatedRows = rows
         try applySecurityAndFaultOptions(to: &configuration)
         configuration.tls = tlsSettings
+        configuration.browser = LocalFeatureServerConfiguration.BrowserPolicy(allowedOrigins: allowOrigin, allowedHosts: allowHost)
         // A LocalFeatureServerError (unknown or malformed dataset, database, bind) propagates: ArgumentParser prints its description.
         let temporary = data == nil
         try await runLocalFeatureServer(configuration, logger: logger) { endpoint in
@@ -172,6 +176,21 @@ struct ServeCommand: AsyncParsableCommand {
             Self.write("featureload serve: data in \(endpoint.databasePath)\(temporary ? " (temporary)" : "")\n", to: .standardError)
             Self.write(Self.tlsNotice(endpoint, generated: tlsSelfSigned), to: .standardError)
         }
+    }
+
+    /// What a non-loopback listener exposes to anyone who can reach it, in one sentence; nil on loopback.
+    static func exposureWarning(host: String, users: Bool, tls: Bool, admin: Bool) -> String? {
+        guard !isLoopback(host) else { return nil }
+        var exposed: [String] = []
+        if users {
+            exposed.append("data needs a token, but \(tls ? "tokens and passwords are protected by TLS" : "passwords and tokens cross the network in cleartext (add --tls-self-signed or --tls-cert)")")
+        } else {
+            exposed.append("the service has no authentication: anyone who can reach it can read and edit its data (add --users)")
+        }
+        if admin {
+            exposed.append("the admin endpoints (/arcgis/admin/faults, /stats) can inject faults\(users ? " for anyone with a token" : "") (add --no-admin)")
+        }
+        return "listening on \(host), not loopback; " + exposed.joined(separator: "; ")
     }
 
     /// Whether `host` is a loopback address or name.

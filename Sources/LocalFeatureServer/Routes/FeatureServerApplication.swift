@@ -7,8 +7,8 @@ import NIOCore
 /// middleware chain.
 ///
 /// ```
-/// request ─▶ ServerTimingMiddleware ─▶ ArcGISErrorMiddleware ─▶ TokenAuthMiddleware ─▶ FaultAdminMiddleware ─▶ FaultMiddleware ─▶ responder
-///            (Server-Timing header)    (anything thrown → envelope) (--users only)      (/arcgis/admin/…)        (faults, stats)
+/// request ─▶ ServerTimingMiddleware ─▶ ArcGISErrorMiddleware ─▶ BrowserGuardMiddleware ─▶ TokenAuthMiddleware ─▶ FaultAdminMiddleware ─▶ FaultMiddleware ─▶ responder
+///            (Server-Timing header)    (anything thrown → envelope) (Host, Origin, POST-only)   (--users only)      (/arcgis/admin/…)        (faults, stats)
 /// ```
 /// The body is read once, up to ``LocalFeatureServerConfiguration/Limits/maximumRequestBodySize``; a larger one
 /// is answered with the envelope (code 413) instead of being processed. A `multipart/form-data` body is parsed as it
@@ -31,6 +31,9 @@ enum FeatureServerApplication {
         let router = Router(context: FeatureServerRequestContext.self)
         router.add(middleware: ServerTimingMiddleware())
         router.add(middleware: ArcGISErrorMiddleware())
+        router.add(
+            middleware: BrowserGuardMiddleware(
+                policy: configuration.browser, bindHost: configuration.host, scheme: configuration.tls == nil ? "http" : "https"))
         if configuration.auth.isEnabled {
             router.add(
                 middleware: TokenAuthMiddleware(
