@@ -139,6 +139,8 @@ let package = Package(
             name: "LocalFeatureServerTests",
             dependencies: [
                 "LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient",
+                // Rows written behind the server's back (a stored geometry no edit could write today).
+                .product(name: "GRDB", package: "GRDB.swift"),
                 // A TLS client for the HTTPS listener's tests (CurlTransport cannot trust a self-signed certificate).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),

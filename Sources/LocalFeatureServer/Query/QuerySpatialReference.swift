@@ -87,26 +87,7 @@ struct GeometryOutput: Sendable, Hashable {
     /// A stored geometry (coordinates in WGS 84), as answered.
     func transform(_ geometry: Geometry) -> Geometry {
         if spatialReference == .wgs84 && precision == nil { return geometry }
-        func pair(_ values: [Double]) -> [Double] {
-            guard values.count >= 2 else { return values }
-            let (x, y) = coordinate(values[0], values[1])
-            return [x, y] + values.dropFirst(2)
-        }
-        switch geometry {
-        case .point(let x, let y, let z, _):
-            let (outX, outY) = coordinate(x, y)
-            return .point(x: outX, y: outY, z: z)
-        case .multipoint(let points, _):
-            return .multipoint(points: points.map(pair))
-        case .polyline(let paths, _):
-            return .polyline(paths: paths.map { $0.map(pair) })
-        case .polygon(let rings, _):
-            return .polygon(rings: rings.map { $0.map(pair) })
-        case .envelope(let xmin, let ymin, let xmax, let ymax, _):
-            let (lowX, lowY) = coordinate(xmin, ymin)
-            let (highX, highY) = coordinate(xmax, ymax)
-            return .envelope(xmin: lowX, ymin: lowY, xmax: highX, ymax: highY)
-        }
+        return geometry.mappingCoordinates(coordinate)
     }
 
     /// A WGS 84 coordinate projected and rounded as asked.

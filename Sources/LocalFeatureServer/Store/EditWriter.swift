@@ -131,7 +131,7 @@ struct EditWriter {
             values[insertPosition[globalIdField]!] = .text(globalId!)
         }
         if let geometry = edit.geometry, layer.geometry != .none {
-            switch GeometryCoercion.coerce(geometry, storage: layer.geometry) {
+            switch GeometryCoercion.coerce(geometry, storage: layer.geometry, type: layer.info.geometryType) {
             case .failure(let failure): return fail(label, failure.error, globalId: globalId)
             case .success(.point(let x, let y)):
                 values[values.count - 2] = .real(x)
@@ -198,7 +198,7 @@ struct EditWriter {
         var columns = assignments.map { layer.column($0.field) }
         var values = assignments.map(\.value)
         if let geometry = edit.geometry, layer.geometry != .none {
-            switch GeometryCoercion.coerce(geometry, storage: layer.geometry) {
+            switch GeometryCoercion.coerce(geometry, storage: layer.geometry, type: layer.info.geometryType) {
             case .failure(let failure): return fail(label, failure.error, objectId: objectId)
             case .success(.point(let x, let y)):
                 columns += [LayerSchema.xColumn, LayerSchema.yColumn]

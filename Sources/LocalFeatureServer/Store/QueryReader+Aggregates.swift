@@ -38,7 +38,13 @@ extension QueryReader {
             }
         case .point:
             let (x, y) = (LayerSchema.xColumn, LayerSchema.yColumn)
-            let sql = "SELECT MIN(\(x)), MIN(\(y)), MAX(\(x)), MAX(\(y)), COUNT(*) FROM \(layer.table) WHERE \(condition.sql)"
+            // Rows outside WGS 84 (see `QueryReader.readGeometry`) count but do not stretch the extent.
+            let inside = "\(x) BETWEEN -180 AND 180 AND \(y) BETWEEN -90 AND 90"
+            let sql = """
+                SELECT MIN(CASE WHEN \(inside) THEN \(x) END), MIN(CASE WHEN \(inside) THEN \(y) END), \
+                MAX(CASE WHEN \(inside) THEN \(x) END), MAX(CASE WHEN \(inside) THEN \(y) END), COUNT(*) \
+                FROM \(layer.table) WHERE \(condition.sql)
+                """
             if let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(condition.bindings)) {
                 if let xmin = row[0] as Double?, let ymin = row[1] as Double?, let xmax = row[2] as Double?, let ymax = row[3] as Double? {
                     bounds = (xmin, ymin, xmax, ymax)
@@ -72,14 +78,14 @@ extension QueryReader {
 
     private static func coordinates(of geometry: Geometry) -> [(Double, Double)] {
         func pairs(_ points: [[Double]]) -> [(Double, Double)] {
-            points.compactMap { $0.count >= 2 && $0[0].isFinite && $0[1].isFinite ? ($0[0], $0[1]) : nil }
+            points.compactMap { $0.count >= 2 && GeometryCoercion.isGeographic(x: $0[0], y: $0[1]) ? ($0[0], $0[1]) : nil }
         }
         switch geometry {
-        case .point(let x, let y, _, _): return x.isFinite && y.isFinite ? [(x, y)] : []
+        case .point(let x, let y, _, _): return GeometryCoercion.isGeographic(x: x, y: y) ? [(x, y)] : []
         case .multipoint(let points, _): return pairs(points)
         case .polyline(let paths, _): return paths.flatMap(pairs)
         case .polygon(let rings, _): return rings.flatMap(pairs)
-        case .envelope(let xmin, let ymin, let xmax, let ymax, _): return [(xmin, ymin), (xmax, ymax)]
+        case .envelope(let xmin, let ymin, let xmax, let ymax, _): return pairs([[xmin, ymin], [xmax, ymax]])
         }
     }
 }

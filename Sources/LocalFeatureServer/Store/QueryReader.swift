@@ -126,15 +126,22 @@ enum QueryReader {
         return attributes
     }
 
+    /// The answered geometry of a row; nil when it has none. A stored coordinate outside WGS 84 (written before
+    /// edits were checked, or by another program) answers as no geometry, so one bad row never fails a whole query.
     static func readGeometry(_ row: Row, at column: Int, storage: LayerSchema.GeometryStorage, output: GeometryOutput) -> Geometry? {
         switch storage {
         case .none: return nil
         case .point:
-            guard let x = row[column] as Double?, let y = row[column + 1] as Double? else { return nil }
+            guard let x = row[column] as Double?, let y = row[column + 1] as Double?, GeometryCoercion.isGeographic(x: x, y: y) else { return nil }
             return output.point(x: x, y: y)
         case .json:
             guard let text = row[column] as String?, let geometry = try? WireJSON.decode(Geometry.self, from: text) else { return nil }
-            return output.transform(geometry)
+            var valid = true
+            _ = geometry.mappingCoordinates { x, y in
+                if !GeometryCoercion.isGeographic(x: x, y: y) { valid = false }
+                return (x, y)
+            }
+            return valid ? output.transform(geometry) : nil
         }
     }
 
