@@ -37,8 +37,35 @@ public enum FormEncoding {
         decode(utf8: Array(text.utf8))
     }
 
-    /// Decodes the UTF-8 bytes of `a=1&b=x+y` into fields, in order.
+    /// Decodes the UTF-8 bytes of `a=1&b=x+y` into fields, in order. Bytes that are not UTF-8 once
+    /// percent-decoded become U+FFFD.
     public static func decode(utf8 bytes: [UInt8]) -> [FormField] {
+        decode(utf8: bytes) { String(decoding: $0, as: UTF8.self) }!
+    }
+
+    /// A field whose name or value is not UTF-8 once percent-decoded.
+    public struct InvalidUTF8: Error, Sendable, Hashable {
+        /// The field's name as far as it decodes (invalid bytes as U+FFFD).
+        public var name: String
+    }
+
+    /// Decodes the UTF-8 bytes of `a=1&b=x+y` into fields, in order, refusing any name or value that is not UTF-8
+    /// once percent-decoded (`%FF`, a truncated sequence, an encoded surrogate) instead of replacing its bytes.
+    /// - Throws: ``InvalidUTF8`` naming the first such field.
+    public static func decodeValidatingUTF8(utf8 bytes: [UInt8]) throws(InvalidUTF8) -> [FormField] {
+        var invalid: InvalidUTF8?
+        let fields = decode(utf8: bytes) { (slice: ArraySlice<UInt8>) -> String? in
+            String(validating: slice, as: UTF8.self)
+        } onInvalid: { name in
+            invalid = InvalidUTF8(name: name)
+        }
+        guard let fields else { throw invalid! }
+        return fields
+    }
+
+    private static func decode(
+        utf8 bytes: [UInt8], string: (ArraySlice<UInt8>) -> String?, onInvalid: (String) -> Void = { _ in }
+    ) -> [FormField]? {
         var fields: [FormField] = []
         var start = 0
         let end = bytes.count
@@ -50,11 +77,18 @@ public enum FormEncoding {
                 stop += 1
             }
             if stop > start {
-                if let equals {
-                    fields.append(FormField(unescape(bytes, start, equals), unescape(bytes, equals + 1, stop)))
-                } else {
-                    fields.append(FormField(unescape(bytes, start, stop), ""))
+                let nameEnd = equals ?? stop
+                let nameBytes = unescape(bytes, start, nameEnd)
+                let valueBytes = equals.map { unescape(bytes, $0 + 1, stop) } ?? []
+                guard let name = string(nameBytes) else {
+                    onInvalid(String(decoding: nameBytes, as: UTF8.self))
+                    return nil
                 }
+                guard let value = string(valueBytes) else {
+                    onInvalid(name)
+                    return nil
+                }
+                fields.append(FormField(name, value))
             }
             start = stop + 1
         }
@@ -72,7 +106,7 @@ public enum FormEncoding {
     /// Decodes percent escapes and `+`.
     public static func unescape(_ text: some StringProtocol) -> String {
         let bytes = Array(text.utf8)
-        return unescape(bytes, 0, bytes.count)
+        return String(decoding: unescape(bytes, 0, bytes.count), as: UTF8.self)
     }
 
     private static let isUnreserved: [Bool] = (0..<256).map { value in
@@ -121,13 +155,14 @@ public enum FormEncoding {
         }
     }
 
-    private static func unescape(_ bytes: [UInt8], _ start: Int, _ end: Int) -> String {
+    /// The bytes of `bytes[start..<end]` with percent escapes and `+` decoded.
+    private static func unescape(_ bytes: [UInt8], _ start: Int, _ end: Int) -> ArraySlice<UInt8> {
         var needsWork = false
         for index in start..<end where bytes[index] == UInt8(ascii: "%") || bytes[index] == UInt8(ascii: "+") {
             needsWork = true
             break
         }
-        if !needsWork { return String(decoding: bytes[start..<end], as: UTF8.self) }
+        if !needsWork { return bytes[start..<end] }
         var out: [UInt8] = []
         out.reserveCapacity(end - start)
         var index = start
@@ -145,7 +180,7 @@ public enum FormEncoding {
             }
             index += 1
         }
-        return String(decoding: out, as: UTF8.self)
+        return out[...]
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -21,7 +21,7 @@ enum FormBody {
         guard body.readableBytes > 0 else { return MultipartForm() }
         switch mediaType(contentType) {
         case "", "application/x-www-form-urlencoded", "text/plain":
-            return MultipartForm(fields: FormEncoding.decode(String(buffer: body)))
+            return MultipartForm(fields: try urlEncodedFields(Array(body.readableBytesView)))
         case "multipart/form-data":
             guard let boundary = contentType.flatMap(Self.boundary(in:)) else {
                 throw ServiceError.malformedBody("multipart/form-data without a boundary")
@@ -31,6 +31,17 @@ enum FormBody {
             return try accumulator.finish()
         default:
             return MultipartForm()
+        }
+    }
+
+    /// The fields of a query string or an url-encoded body. A name or value that is not UTF-8 once percent-decoded
+    /// is refused, not silently changed to U+FFFD (which would store different text than was sent).
+    /// - Throws: ``ServiceError`` (400) naming the field.
+    static func urlEncodedFields(_ bytes: [UInt8]) throws(ServiceError) -> [FormField] {
+        do {
+            return try FormEncoding.decodeValidatingUTF8(utf8: bytes)
+        } catch {
+            throw ServiceError.invalidParameter(error.name, reason: "it is not valid UTF-8; send text as UTF-8, percent-encoded")
         }
     }
 
@@ -229,7 +240,11 @@ final class MultipartAccumulator {
         }
         guard failure == nil, let name else { return }
         guard let filename else {
-            form.fields.append(FormField(name, String(decoding: value, as: UTF8.self)))
+            guard let text = String(validating: value, as: UTF8.self) else {
+                failure = ServiceError.invalidParameter(name, reason: "it is not valid UTF-8; send text as UTF-8")
+                return
+            }
+            form.fields.append(FormField(name, text))
             return
         }
         let storage: FilePart.Storage

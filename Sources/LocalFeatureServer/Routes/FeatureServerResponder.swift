@@ -65,8 +65,9 @@ struct FeatureServerResponder: Sendable {
 
     /// The answer to `request`.
     func respond(to request: ServerRequest) async -> ServerResponse {
-        var parameters = RequestParameters(FormEncoding.decode(request.query ?? ""))
+        var parameters = RequestParameters()
         do {
+            parameters = RequestParameters(try FormBody.urlEncodedFields(Array((request.query ?? "").utf8)))
             parameters.merge(try FormBody.form(contentType: request.contentType, body: request.body))
             if let form = request.form { parameters.merge(form) }
             guard let route = FeatureServerRoute(path: request.path) else {

@@ -7,7 +7,7 @@ import FeatureModel
 /// - integer fields (SmallInteger, Integer, BigInteger, OID) take whole JSON numbers in the type's range; Single and
 ///   Double take finite numbers; Date takes epoch milliseconds; String, GUID and GlobalID take strings. Anything
 ///   else (a string in a number field, a boolean, an object): 1016.
-/// - strings longer than the field's `length`: 1016; a GUID that is not `{8-4-4-4-12}` hex: 1016. GUIDs are
+/// - strings longer than the field's `length` in UTF-16 code units (as SQL Server's NVARCHAR counts): 1016; a GUID that is not `{8-4-4-4-12}` hex: 1016. GUIDs are
 ///   stored normalised as `{UPPER}`.
 /// - a value outside the field's coded-value or range domain: 1019.
 enum AttributeCoercion {
@@ -55,7 +55,11 @@ enum AttributeCoercion {
             stored = .text(normalized)
         } else {
             guard let text = value.stringValue else { return mismatch(field, "a string", value) }
-            if let length = field.length, length > 0, text.utf8.count > length, text.count > length {
+            // Counted as ArcGIS' enterprise geodatabases store text (SQL Server NVARCHAR(n), as hosted services
+            // use): UTF-16 code units, so a character outside the Basic Multilingual Plane counts two and each
+            // combining mark one. Grapheme clusters would let "C" plus 5,000 combining marks into a length-2 field.
+            // UTF-8 bytes bound UTF-16 units from above, so most values pass on the first comparison.
+            if let length = field.length, length > 0, text.utf8.count > length, text.utf16.count > length {
                 return .failure(
                     EditFailure(
                         code: EditErrorCode.settingValueFailed,
