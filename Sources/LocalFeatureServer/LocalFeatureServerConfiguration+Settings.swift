@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 extension LocalFeatureServerConfiguration {
     /// Token security: who may sign in and how long tokens live.
     ///
@@ -111,6 +115,43 @@ extension LocalFeatureServerConfiguration {
         public init(allowedOrigins: [String] = [], allowedHosts: [String] = []) {
             self.allowedOrigins = allowedOrigins
             self.allowedHosts = allowedHosts
+        }
+    }
+}
+
+extension LocalFeatureServerConfiguration {
+    /// How long connections may idle, how many may be open, and how long shutdown waits for requests in flight.
+    public struct Connections: Sendable, Hashable {
+        /// A connection that completes no request part for this long is closed: an idle keep-alive connection, and
+        /// one that sends its request head or body too slowly (a byte at a time). Default 60 s, longer than the
+        /// pauses of a scenario between requests so that a client rarely races the close.
+        public var idleTimeout: Duration
+        /// The most connections open at once; past it the server stops accepting (new connections wait in the
+        /// listen backlog) and logs a warning, until one closes. nil (the default): the open-file limit less 128
+        /// for the database, temporary and log files, so the server never runs out of descriptors.
+        public var maximumConnections: Int?
+        /// On shutdown, requests still running after this long are cancelled, so that a stalled request cannot
+        /// hold the process; the database is then closed intact. Default 10 s.
+        public var shutdownGracePeriod: Duration
+
+        /// Connection settings; every parameter defaults to the documented property default.
+        public init(idleTimeout: Duration = .seconds(60), maximumConnections: Int? = nil, shutdownGracePeriod: Duration = .seconds(10)) {
+            self.idleTimeout = idleTimeout
+            self.maximumConnections = maximumConnections
+            self.shutdownGracePeriod = shutdownGracePeriod
+        }
+
+        /// ``maximumConnections``, or the default derived from the process's open-file limit (at least 16).
+        public var effectiveMaximumConnections: Int {
+            if let maximumConnections { return max(1, maximumConnections) }
+            var limit = rlimit()
+            #if canImport(Glibc)
+                let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+            #else
+                let resource = RLIMIT_NOFILE
+            #endif
+            guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return 4_096 }
+            return max(16, min(Int(clamping: limit.rlim_cur) - 128, 16_384))
         }
     }
 }

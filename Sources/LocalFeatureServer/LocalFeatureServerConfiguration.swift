@@ -31,6 +31,8 @@ public struct LocalFeatureServerConfiguration: Sendable {
     /// Which web pages and host names may reach the service (`--allow-origin`, `--allow-host`). Default: only the
     /// server's own origin, and on loopback only local names.
     public var browser: BrowserPolicy = BrowserPolicy()
+    /// Idle timeout, connection cap and shutdown grace period. Default: 60 s, from the open-file limit, 10 s.
+    public var connections: Connections = Connections()
 
     /// A configuration; every parameter defaults to the documented property default.
     public init(host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, dataset: String = "parks", maxRecordCount: Int = 2000) {

@@ -1,6 +1,7 @@
 import Hummingbird
 public import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// Starts the local feature service, waits until it listens, runs `body`, then shuts down cleanly.
 ///
@@ -31,7 +32,7 @@ public func withLocalFeatureServer<T: Sendable>(
         portContinuation.yield(port)
         portContinuation.finish()
     }
-    let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+    let group = ServiceGroup(configuration: shutdownConfiguration(application, signals: [], configuration: configuration, logger: logger))
     do {
         let result = try await withThrowingTaskGroup(of: Void.self, returning: T.self) { tasks in
             tasks.addTask {
@@ -67,8 +68,9 @@ public func withLocalFeatureServer<T: Sendable>(
 
 /// Runs the local feature service until SIGINT or SIGTERM, calling `onListening` once it is bound.
 ///
-/// On a signal the server shuts down gracefully: in-flight requests finish, the database is closed intact, and a
-/// temporary database is deleted. For `featureload serve`.
+/// On a signal the server shuts down gracefully: in-flight requests finish (those still running after
+/// ``LocalFeatureServerConfiguration/Connections/shutdownGracePeriod`` are cancelled), the database is closed intact,
+/// and a temporary database is deleted. For `featureload serve`.
 /// - Parameters:
 ///   - configuration: Address, database, dataset and limits.
 ///   - logger: Receives server and request-failure logs.
@@ -91,7 +93,10 @@ public func runLocalFeatureServer(
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 defer { portContinuation.finish() }
-                try await application.runService()  // graceful shutdown on SIGTERM and SIGINT
+                // Graceful shutdown on SIGTERM and SIGINT; requests still running after the grace period are cancelled.
+                let group = ServiceGroup(
+                    configuration: shutdownConfiguration(application, signals: [.sigterm, .sigint], configuration: configuration, logger: logger))
+                try await group.run()
             }
             var iterator = ports.makeAsyncIterator()
             let port = await iterator.next()
@@ -110,4 +115,14 @@ public func runLocalFeatureServer(
         throw error
     }
     await session.close(logger: logger)
+}
+
+/// The service group settings of a server run: `signals` start a graceful shutdown, which escalates to cancelling
+/// the requests still in flight after the configured grace period.
+private func shutdownConfiguration(
+    _ application: some Service, signals: [UnixSignal], configuration: LocalFeatureServerConfiguration, logger: Logger
+) -> ServiceGroupConfiguration {
+    var group = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: signals, logger: logger)
+    group.maximumGracefulShutdownDuration = configuration.connections.shutdownGracePeriod
+    return group
 }

@@ -1,6 +1,7 @@
 import FeatureModel
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -24,7 +25,7 @@ struct ServerSession: Sendable {
     /// - Throws: ``LocalFeatureServerError`` for an unknown or malformed dataset, two services of the same name, a
     ///   database that cannot be opened, or a certificate that cannot be read or made.
     static func open(_ configuration: LocalFeatureServerConfiguration, logger: Logger) throws -> ServerSession {
-        let tls = try configuration.tls.map { try ServerTLS.prepare($0, host: configuration.host) }
+        let tls = try configuration.tls.map { try ServerTLS.prepare($0, host: configuration.host, idleTimeout: configuration.connections.idleTimeout) }
         do {
             return try open(configuration, tls: tls, logger: logger)
         } catch {
@@ -103,10 +104,13 @@ struct ServerSession: Sendable {
     func makeApplication(logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let responder = FeatureServerResponder(stores: stores, maxRecordCount: configuration.maxRecordCount, logger: logger)
         let requestedPort = configuration.port
+        let connections = configuration.connections
         return Application(
             router: FeatureServerApplication.makeRouter(responder: responder, configuration: configuration, logger: logger),
-            server: tls?.serverBuilder ?? .http1(),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            server: tls?.serverBuilder ?? .http1(configuration: HTTP1Channel.Configuration(idleTimeout: TimeAmount(connections.idleTimeout))),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: ConnectionCap(limit: connections.effectiveMaximumConnections, logger: logger)),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? requestedPort) },
             logger: logger
         )

@@ -135,6 +135,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Accept this Host name besides the local ones when listening on loopback (repeatable).", valueName: "name"))
     var allowHost: [String] = []
 
+    @Option(help: ArgumentHelp("Close a connection that completes no request part for this many seconds (idle or too slow).", valueName: "seconds"))
+    var idleTimeout: Double = 60
+
+    @Option(help: ArgumentHelp("Most connections open at once (default: the open-file limit less 128).", valueName: "n"))
+    var maxConnections: Int?
+
+    @Option(help: ArgumentHelp("On SIGTERM or SIGINT, cancel requests still running after this many seconds.", valueName: "seconds"))
+    var shutdownGrace: Double = 10
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -142,6 +151,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxRecordCount >= 1 else { throw ValidationError("--max-record-count must be at least 1, got \(maxRecordCount)") }
         if let rows, rows < 0 { throw ValidationError("--rows must be 0 or more, got \(rows)") }
         try validateTLSOptions()
+        guard idleTimeout > 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be more than 0 seconds, got \(idleTimeout)") }
+        guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be 0 seconds or more, got \(shutdownGrace)") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
     }
 
     func run() async throws {
@@ -167,6 +179,9 @@ struct ServeCommand: AsyncParsableCommand {
         try applySecurityAndFaultOptions(to: &configuration)
         configuration.tls = tlsSettings
         configuration.browser = LocalFeatureServerConfiguration.BrowserPolicy(allowedOrigins: allowOrigin, allowedHosts: allowHost)
+        configuration.connections = LocalFeatureServerConfiguration.Connections(
+            idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maximumConnections: maxConnections,
+            shutdownGracePeriod: .milliseconds(Int64(shutdownGrace * 1000)))
         // A LocalFeatureServerError (unknown or malformed dataset, database, bind) propagates: ArgumentParser prints its description.
         let temporary = data == nil
         try await runLocalFeatureServer(configuration, logger: logger) { endpoint in

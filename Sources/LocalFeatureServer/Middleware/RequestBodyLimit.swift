@@ -1,5 +1,6 @@
 import FeatureModel
 import Hummingbird
+import NIOCore
 
 /// Reads request bodies up to the configured limit (``LocalFeatureServerConfiguration/Limits``).
 enum RequestBodyLimit {
@@ -14,6 +15,9 @@ enum RequestBodyLimit {
         do {
             return try await request.collectBody(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw tooLarge(limit: limit)
+        } catch is NIOTooManyBytesError {
+            // A chunked body (no Content-Length) found too large as it streams in.
             throw tooLarge(limit: limit)
         }
     }

@@ -2,6 +2,7 @@ import FeatureModel
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// The Hummingbird shell around ``FeatureServerResponder``: one catch-all route for GET and POST behind a short
 /// middleware chain.
@@ -71,20 +72,45 @@ enum FeatureServerApplication {
 }
 
 /// Renders every error thrown below it as the ArcGIS envelope (HTTP 200; the envelope `code` carries the status).
-struct ArcGISErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+///
+/// When the request's body was refused part-way — over a size limit (413) or malformed on the wire (a bad chunk:
+/// 400) — the rest of it is not read: the answer says `Connection: close` and the connection is closed once the
+/// answer is written, instead of draining an unbounded body or parsing what follows a broken one.
+struct ArcGISErrorMiddleware: RouterMiddleware {
+    typealias Context = FeatureServerRequestContext
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as ServiceError {
-            return try error.response(from: request, context: context)
+            return error.error.code == 413 ? Self.closing(error, context: context) : try error.response(from: request, context: context)
         } catch let error as HTTPError {
             let code = Int(error.status.code)
             let message = code == 404 ? "Requested operation is not supported or resource does not exist." : error.status.reasonPhrase
             let detail = error.body ?? "\(request.method.rawValue) \(request.uri.path): \(error.status.reasonPhrase)"
-            return try ServiceError(ArcGISError(code: code, message: message, details: [detail])).response(from: request, context: context)
+            let envelope = ServiceError(ArcGISError(code: code, message: message, details: [detail]))
+            return code == 413 ? Self.closing(envelope, context: context) : try envelope.response(from: request, context: context)
+        } catch is NIOTooManyBytesError {
+            return Self.closing(RequestBodyLimit.tooLarge(limit: FeatureServerApplication.maximumBodySize), context: context)
+        } catch let error as HTTPParserError {
+            return Self.closing(ServiceError.malformedBody("the HTTP message is malformed (\(error))"), context: context)
         } catch {
             return try ServiceError.internalError("\(error)").response(from: request, context: context)
         }
+    }
+
+    /// The envelope of `error`, after which the connection closes.
+    static func closing(_ error: ServiceError, context: Context) -> Response {
+        let body = FeatureServerResponder.renderError(error.error).body
+        let channel = context.channel
+        return Response(
+            status: .ok, headers: [.contentType: FeatureServerResponder.contentType, .connection: "close"],
+            body: ResponseBody(contentLength: body.readableBytes) { writer in
+                try await writer.write(body)
+                try await writer.finish(nil)
+                // Queued on the event loop after the answer's writes, so the answer goes out first.
+                channel.close(promise: nil)
+            })
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdCore
 import HummingbirdHTTP2
 import HummingbirdTLS
+import NIOCore
 import NIOSSL
 
 /// The HTTPS side of a server run: the loaded certificate and key, and the temporary directory of a generated
@@ -26,11 +27,12 @@ struct ServerTLS: Sendable {
     ///   - host: The listening address, added to a generated certificate's subject alternative names.
     /// - Throws: ``LocalFeatureServerError`` (`isTLSFailure`) naming the file and NIOSSL's reason, or saying that the
     ///   `openssl` command is missing or failed.
-    static func prepare(_ settings: LocalFeatureServerConfiguration.TLS, host: String) throws -> ServerTLS {
+    static func prepare(_ settings: LocalFeatureServerConfiguration.TLS, host: String, idleTimeout: Duration) throws -> ServerTLS {
         switch settings.certificate {
         case .files(let certificatePath, let privateKeyPath):
             return try load(
-                certificatePath: certificatePath, privateKeyPath: privateKeyPath, offersHTTP2: settings.offersHTTP2, temporaryDirectory: nil)
+                certificatePath: certificatePath, privateKeyPath: privateKeyPath, offersHTTP2: settings.offersHTTP2, temporaryDirectory: nil,
+                idleTimeout: idleTimeout)
         case .selfSigned:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-tls-\(UUID().uuidString)")
             do {
@@ -38,7 +40,7 @@ struct ServerTLS: Sendable {
                 let paths = try SelfSignedCertificate.generate(in: directory, host: host)
                 return try load(
                     certificatePath: paths.certificate, privateKeyPath: paths.privateKey, offersHTTP2: settings.offersHTTP2,
-                    temporaryDirectory: directory)
+                    temporaryDirectory: directory, idleTimeout: idleTimeout)
             } catch {
                 try? FileManager.default.removeItem(at: directory)
                 if let error = error as? LocalFeatureServerError { throw error }
@@ -60,7 +62,9 @@ struct ServerTLS: Sendable {
         offersHTTP2 ? ["h2", "http/1.1"] : []
     }
 
-    private static func load(certificatePath: String, privateKeyPath: String, offersHTTP2: Bool, temporaryDirectory: URL?) throws -> ServerTLS {
+    private static func load(
+        certificatePath: String, privateKeyPath: String, offersHTTP2: Bool, temporaryDirectory: URL?, idleTimeout: Duration
+    ) throws -> ServerTLS {
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
@@ -86,8 +90,10 @@ struct ServerTLS: Sendable {
             _ = try NIOSSLContext(configuration: configuration)
             // The HTTP/2 builder sets the ALPN list itself (h2, then http/1.1) and runs the same responder (router and
             // middleware) for each HTTP/2 stream as for an HTTP/1.1 request.
+            let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(idleTimeout))
             builder = offersHTTP2
-                ? try .http2Upgrade(tlsConfiguration: configuration) : try .tls(.http1(), tlsConfiguration: configuration)
+                ? try .http2Upgrade(tlsConfiguration: configuration, configuration: HTTP2ChannelConfiguration(idleTimeout: idleTimeout, streamConfiguration: http1))
+                : try .tls(.http1(configuration: http1), tlsConfiguration: configuration)
         } catch {
             throw LocalFeatureServerError.tls("the certificate \(certificatePath) and key \(privateKeyPath) cannot be used: \(error)")
         }
