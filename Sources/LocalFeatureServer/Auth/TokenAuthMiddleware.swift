@@ -15,6 +15,8 @@ struct TokenAuthMiddleware: RouterMiddleware {
     typealias Context = FeatureServerRequestContext
 
     let tokens: TokenService
+    /// Backs off repeated wrong passwords per user name and per address.
+    let throttle: SignInThrottle
     let settings: LocalFeatureServerConfiguration.Auth
     let bodyLimit: Int
     let statistics: FaultController
@@ -30,7 +32,7 @@ struct TokenAuthMiddleware: RouterMiddleware {
         case .restInfo:
             return restInfo(request)
         case .generateToken:
-            return try await generateToken(&request)
+            return try await generateToken(&request, address: context.channel.remoteAddress?.ipAddress)
         case .protected:
             var token = AuthPolicy.bearerToken(
                 esriAuthorization: request.headers[.esriAuthorization], authorization: request.headers[.authorization])
@@ -66,7 +68,7 @@ struct TokenAuthMiddleware: RouterMiddleware {
         return .arcgis(FeatureServerResponder.render(info, pretty: parameters.wantsPrettyJSON))
     }
 
-    private func generateToken(_ request: inout Request) async throws -> Response {
+    private func generateToken(_ request: inout Request, address: String?) async throws -> Response {
         guard request.method == .post else {
             return .arcgisError(
                 ArcGISError(code: 405, message: "Unable to generate token.", details: ["generateToken must be called with POST."]))
@@ -85,10 +87,21 @@ struct TokenAuthMiddleware: RouterMiddleware {
             return failure("'referer' must be specified.")
         }
         let expiration = try parameters.int("expiration")
+        let keys = SignInThrottle.keys(username: username, address: address)
+        let wait = throttle.wait(for: keys)
+        guard wait == 0 else {
+            logger.notice("token refused: too many wrong passwords", metadata: ["path": "\(request.uri.path)", "retryAfterMs": "\(wait)"])
+            return .arcgisError(
+                ArcGISError(
+                    code: 429, message: "Unable to generate token.",
+                    details: ["Too many failed sign-ins for this user or address; try again in \((wait + 999) / 1000) s."]))
+        }
         guard let (token, grant) = tokens.generate(username: username, password: password, expirationMinutes: expiration) else {
+            throttle.failed(keys)
             logger.info("token refused: wrong username or password", metadata: ["path": "\(request.uri.path)"])
             return failure("Invalid username or password.")
         }
+        throttle.succeeded(keys)
         logger.info("token issued", metadata: ["username": "\(username)", "expires": "\(grant.expires)"])
         let text = #"{"token":"# + FeatureServerResponder.jsonString(token) + #","expires":"# + String(grant.expires) + #","ssl":false}"#
         return .arcgis(ServerResponse(status: 200, body: ByteBuffer(string: text)))

@@ -38,7 +38,8 @@ enum FeatureServerApplication {
         if configuration.auth.isEnabled {
             router.add(
                 middleware: TokenAuthMiddleware(
-                    tokens: TokenService(configuration.auth), settings: configuration.auth, bodyLimit: limit, statistics: faults, logger: logger,
+                    tokens: TokenService(configuration.auth), throttle: SignInThrottle(now: configuration.auth.now), settings: configuration.auth,
+                    bodyLimit: limit, statistics: faults, logger: logger,
                     scheme: configuration.tls == nil ? "http" : "https"))
         }
         if configuration.faults.isAdminEnabled {

@@ -40,6 +40,10 @@ extension LayerQuery {
         let distinct = try parameters.bool("returnDistinctValues", default: false)
         let extentOnly = try parameters.bool("returnExtentOnly", default: false)
 
+        // The layers advertise supportsHavingClause: false; a having clause is refused, never silently dropped.
+        if let having = parameters["having"], !having.trimmed.isEmpty {
+            throw ServiceError.invalidParameter("having", reason: "this service does not support the having clause (its layers do not advertise supportsHavingClause); filter the statistics after the query")
+        }
         var orderBy: [OrderTerm] = []
         let output: Output
         if try parameters.bool("returnCountOnly", default: false) {
@@ -162,12 +166,15 @@ extension LayerSchema {
 
 extension RequestParameters {
     /// `resultOffset` and `resultRecordCount`: the count defaults to, and is capped at, `maxRecordCount`.
-    /// - Throws: ``ServiceError`` (400) naming a negative or non-numeric value.
+    /// - Throws: ``ServiceError`` (400) naming a negative or non-numeric value, or a count of 0.
     func page(maxRecordCount: Int) throws(ServiceError) -> (offset: Int, limit: Int) {
         let offset = try int("resultOffset") ?? 0
         guard offset >= 0 else { throw ServiceError.invalidParameter("resultOffset", reason: "must not be negative") }
-        let requested = try int("resultRecordCount") ?? 0
-        guard requested >= 0 else { throw ServiceError.invalidParameter("resultRecordCount", reason: "must not be negative") }
-        return (offset, requested == 0 ? maxRecordCount : min(requested, maxRecordCount))
+        guard let requested = try int("resultRecordCount") else { return (offset, maxRecordCount) }
+        // 0 is refused rather than read as "no limit": a client asking for no rows must not get maxRecordCount of them.
+        guard requested >= 1 else {
+            throw ServiceError.invalidParameter("resultRecordCount", reason: "must be 1 or more; leave it out for up to maxRecordCount (\(maxRecordCount)) rows")
+        }
+        return (offset, min(requested, maxRecordCount))
     }
 }
