@@ -63,6 +63,14 @@ import Testing
         // Each operation's requests are tagged with it.
         #expect(report.metrics.filter { $0.metric == .httpReqs }.allSatisfy { ["applyEdits", "addAttachment", "queryRelatedRecords"].contains($0.tags["operation"] ?? "") })
         #expect(report.timeSeries.contains { $0.operation == "addAttachment" && $0.requests > 0 })
+        // The per-second series knows how much of each second the scenario ran, so charts show rates, not a dip
+        // in the partial first and last seconds.
+        let seconds = report.seconds(of: "mixed")
+        #expect(seconds.allSatisfy { $0.coverage > 0 && $0.coverage <= 1 })
+        #expect(abs(seconds.reduce(0) { $0 + $1.coverage } - view.record.durationSeconds) < 0.01)
+        if let last = seconds.last, last.coverage < 1, last.coverage >= 0.1 {
+            #expect(last.rate(last.requests) == Double(last.requests) / last.coverage)
+        }
     }
 
     @Test(

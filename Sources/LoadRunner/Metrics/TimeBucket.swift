@@ -45,6 +45,15 @@ public struct SecondTotals: Sendable {
     /// Failed requests and failed edits.
     public var failed = 0
     public var latency = LatencyHistogram(significantDigits: 2)
+    /// How much of this second the scenario ran (0…1): less than 1 in its first and last second. Counts divided
+    /// by it are rates; a chart of raw counts would show every run "collapsing" in its last, partial second.
+    public var coverage: Double = 1
+
+    /// `count` as a rate per second over the part of the second the scenario ran; nil when it ran under a tenth
+    /// of it (too little to rate).
+    public func rate(_ count: Int) -> Double? {
+        coverage >= 0.1 ? Double(count) / coverage : nil
+    }
 }
 
 extension RunReport {
@@ -59,6 +68,15 @@ extension RunReport {
             entry.latency.merge(LatencyHistogram(bucket.latency))
             bySecond[bucket.second] = entry
         }
-        return bySecond.keys.sorted().map { bySecond[$0]! }
+        let record = scenarios.first { $0.name == scenario }
+        return bySecond.keys.sorted().map { second in
+            var entry = bySecond[second]!
+            if let record {
+                let from = max(Double(second), record.startSeconds)
+                let to = min(Double(second + 1), record.startSeconds + record.durationSeconds)
+                entry.coverage = min(1, max(0, to - from))
+            }
+            return entry
+        }
     }
 }

@@ -166,9 +166,10 @@ public enum HTMLRenderer {
         let seconds = report.seconds(of: view.name)
         let palette = SVGChart.palette
         var charts: [String] = []
-        var throughput = [SVGChart.Series(name: "requests/s", color: palette[0], points: seconds.map { (Double($0.second), Double($0.requests)) })]
+        // Rates over the part of each second the scenario ran, so its first and last (partial) seconds do not dip.
+        var throughput = [SVGChart.Series(name: "requests/s", color: palette[0], points: seconds.compactMap { s in s.rate(s.requests).map { (Double(s.second), $0) } })]
         if view.editsApplied > 0 {
-            throughput.append(SVGChart.Series(name: "edits/s", color: palette[2], points: seconds.map { (Double($0.second), Double($0.edits)) }))
+            throughput.append(SVGChart.Series(name: "edits/s", color: palette[2], points: seconds.compactMap { s in s.rate(s.edits).map { (Double(s.second), $0) } }))
         }
         charts.append(SVGChart(title: "Throughput per second", xLabel: "seconds from the run's start", yLabel: "per second", series: throughput).svg)
         let withLatency = seconds.filter { $0.latency.count > 0 }
@@ -192,7 +193,7 @@ public enum HTMLRenderer {
             }
             charts.append(
                 SVGChart(title: "Requests per second by operation", xLabel: "seconds from the run's start", yLabel: "per second",
-                         series: series { Double($0.requests) }).svg)
+                         series: series { $0.rate($0.requests) }).svg)
             charts.append(
                 SVGChart(title: "p95 latency per second by operation", xLabel: "seconds from the run's start", yLabel: "ms",
                          series: series { $0.latency.count > 0 ? Double($0.latency.percentile(95)) / 1000 : nil }, logarithmicY: true).svg)
