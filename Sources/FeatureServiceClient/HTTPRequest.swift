@@ -39,6 +39,10 @@ public struct HTTPRequest: Sendable {
     public var body: Body
     /// The total time the request may take, connection included; `nil` uses the transport's default.
     public var timeout: Duration?
+    /// Where to stream the response body instead of holding it (an attachment download): the file is created or
+    /// truncated, and the response's ``HTTPResponse/body`` stays empty with ``HTTPResponse/fileBytes`` set. A JSON
+    /// answer (an ArcGIS error envelope) is still held in memory, so the caller can read it. Default nil.
+    public var responseFile: String? = nil
 
     /// A request.
     /// - Parameters:

@@ -50,6 +50,8 @@ public struct HTTPResponse: Sendable {
     /// The HTTP version the response came over (HTTP/2 only when the server offered it); `nil` from transports
     /// that do not report it (fakes).
     public var httpVersion: HTTPVersion?
+    /// The bytes written to ``HTTPRequest/responseFile`` when the body went there; nil when it is in ``body``.
+    public var fileBytes: Int64?
 
     /// A response.
     public init(

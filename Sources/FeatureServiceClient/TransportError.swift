@@ -8,7 +8,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         private enum Code: Sendable, Hashable {
             case couldNotResolveHost, couldNotConnect, timedOut, sendFailed, receiveFailed, emptyReply
-            case invalidRequest, shutdown, tlsFailed, other
+            case invalidRequest, shutdown, tlsFailed, responseTooLarge, writeFailed, other
         }
         private let code: Code
         private init(_ code: Code) { self.code = code }
@@ -31,6 +31,10 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let shutdown = Kind(.shutdown)
         /// The TLS handshake failed or the server's certificate was not trusted (curl 35, 60, 77); nothing was sent.
         public static let tlsFailed = Kind(.tlsFailed)
+        /// The response body passed ``CurlTransportConfiguration/maximumResponseSize``; the transfer was stopped.
+        public static let responseTooLarge = Kind(.responseTooLarge)
+        /// The response body could not be written to ``HTTPRequest/responseFile``.
+        public static let writeFailed = Kind(.writeFailed)
         /// Any other libcurl failure; see ``TransportError/curlCode``.
         public static let other = Kind(.other)
 
@@ -45,6 +49,8 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
             case .invalidRequest: "invalid request"
             case .shutdown: "transport shut down"
             case .tlsFailed: "TLS failed"
+            case .responseTooLarge: "response too large"
+            case .writeFailed: "writing the response failed"
             case .other: "transfer failed"
             }
         }
@@ -106,6 +112,10 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         case .sendFailed, .receiveFailed, .emptyReply:
             "The connection broke mid-request; the server may have crashed, restarted or dropped idle connections."
         case .invalidRequest: "Check the URL and header values."
+        case .responseTooLarge:
+            "The server sent more than the transport holds; raise CurlTransportConfiguration.maximumResponseSize "
+                + "(featureload --max-response-size) if the answer is expected to be this large."
+        case .writeFailed: "Check that the destination directory exists, is writable and has space."
         case .shutdown: "The transport was shut down while the request was outstanding."
         case .tlsFailed:
             "The server's certificate was not trusted or the TLS handshake failed; trust its CA with "

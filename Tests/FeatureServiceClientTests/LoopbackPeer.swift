@@ -37,6 +37,31 @@ final class LoopbackPeer: @unchecked Sendable {
         thread.start()
     }
 
+    /// A hostile listener: it answers every request with a chunked body that never ends (bounded at 8 GiB), until
+    /// the client stops reading or closes. ``streamedBytes`` counts what it wrote.
+    init(endlessBody: Void) throws {
+        (listener, port) = try Self.makeListener()
+        let thread = Thread { [self] in serve { _ in [] } }
+        thread.start()
+        endless.store(true, ordering: .relaxed)
+    }
+
+    private let endless = Atomic<Bool>(false)
+    private let streamed = Atomic<Int>(0)
+    /// Body bytes written by an endless-body peer.
+    var streamedBytes: Int { streamed.load(ordering: .relaxed) }
+
+    private func streamEndlessly(_ connection: Int32) {
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        guard head.withUnsafeBytes({ write(connection, $0.baseAddress, $0.count) }) == head.count else { return }
+        let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 65_536) + Array("\r\n".utf8)
+        for _ in 0..<(1 << 17) {
+            let written = chunk.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written == chunk.count else { return }
+            streamed.add(65_536, ordering: .relaxed)
+        }
+    }
+
     deinit {
         stop()
     }
@@ -164,6 +189,10 @@ final class LoopbackPeer: @unchecked Sendable {
             }
             guard let request else { return }
             served.withLock { $0.append(request) }
+            if endless.load(ordering: .relaxed) {
+                streamEndlessly(connection)
+                return
+            }
             let response = respond(request)
             let written = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
             guard written == response.count else { return }

@@ -94,9 +94,9 @@ extension FeatureLayerClient {
 
     /// Downloads an attachment's bytes (`GET …/<oid>/attachments/<id>`) into the file at `path`.
     ///
-    /// The file is written under `path.partial` and renamed, so `path` holds either the whole attachment or its
-    /// previous content. The path is the caller's alone: the attachment's name plays no part in it. The transport
-    /// hands back whole response bodies, so the bytes are held in memory until written (uploads are streamed).
+    /// The bytes stream to `path.partial` as they arrive (never held whole in memory), which is renamed once the
+    /// download is complete, so `path` holds either the whole attachment or its previous content. The path is the
+    /// caller's alone: the attachment's name plays no part in it.
     /// - Parameters:
     ///   - objectId: The feature's object ID.
     ///   - attachmentId: The attachment.
@@ -107,21 +107,34 @@ extension FeatureLayerClient {
     @discardableResult
     public func downloadAttachment(objectId: Int64, attachmentId: Int64, to path: String) async throws -> Int64 {
         let operation = "downloadAttachment"
-        let request = HTTPRequest(url: exchangeURL("\(objectId)/attachments/\(attachmentId)"))
+        let partial = path + ".partial"
+        var request = HTTPRequest(url: exchangeURL("\(objectId)/attachments/\(attachmentId)"))
+        request.responseFile = partial
         var log = AttemptLog(clock: exchange.startClock())
         let response: HTTPResponse
         do {
             response = try await exchange.send(request, operation: operation, purpose: .request, log: &log)
         } catch var error as FeatureServiceError {
+            LocalFile.remove(partial)
             error.attempts = log.attempts
+            throw error
+        } catch {
+            LocalFile.remove(partial)
             throw error
         }
         do {
+            if let streamed = response.fileBytes {
+                try LocalFile.commit(partial, to: path)
+                return streamed
+            }
+            // A JSON attachment came back in memory (JSON answers are kept to be read for ArcGIS errors).
+            LocalFile.remove(partial)
             try LocalFile.write(response.body, to: path)
+            return Int64(response.body.count)
         } catch {
+            LocalFile.remove(partial)
             throw FeatureServiceError.invalidRequest(error.description, operation: operation, url: request.url)
         }
-        return Int64(response.body.count)
     }
 
     /// Attachments of many features at once (`POST …/<layer>/queryAttachments`).

@@ -46,6 +46,28 @@ enum LocalFile {
     }
 }
 
+extension LocalFile {
+    /// Flushes the finished file at `partial` to disk and renames it to `path`.
+    /// - Throws: ``BodyReader/Failure`` naming the path and errno.
+    static func commit(_ partial: String, to path: String) throws(BodyReader.Failure) {
+        let descriptor = open(partial, O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            _ = fsync(descriptor)
+            close(descriptor)
+        }
+        guard rename(partial, path) == 0 else {
+            let code = errno
+            unlink(partial)
+            throw BodyReader.Failure(description: "cannot write \(path) (errno \(code))")
+        }
+    }
+
+    /// Deletes the file at `path` if there is one.
+    static func remove(_ path: String) {
+        unlink(path)
+    }
+}
+
 /// `write(2)`, named apart from ``LocalFile/write(_:to:)``.
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)

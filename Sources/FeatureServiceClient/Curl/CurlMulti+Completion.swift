@@ -16,8 +16,13 @@ extension CurlMulti {
         }
         transfer.handle = nil
         guard result == CURLE_OK else {
-            let error = TransportError(
+            var error = TransportError(
                 curlCode: result, message: handle.errorMessage, url: transfer.request.url, requestBytes: timing.bytesSent)
+            if let failure = handle.writeFailure {
+                error = TransportError(
+                    failure.tooLarge ? .responseTooLarge : .writeFailed, url: transfer.request.url, curlCode: Int(result.rawValue),
+                    message: failure.message, mayHaveBeenSent: true)
+            }
             pool(handle)
             transfer.resume(throwing: error)
             return
@@ -28,8 +33,10 @@ extension CurlMulti {
         let headers = Self.parseHeaders(handle.headerBytes)
         var body: [UInt8] = []
         swap(&body, &handle.body)
+        var response = HTTPResponse(status: status, headers: headers, body: body, timing: timing, httpVersion: version)
+        if handle.fileDescriptor >= 0 && handle.bodyToFile != false { response.fileBytes = handle.fileBytes }
         pool(handle)
-        transfer.resume(returning: HTTPResponse(status: status, headers: headers, body: body, timing: timing, httpVersion: version))
+        transfer.resume(returning: response)
     }
 
     private func readTiming(_ easy: UnsafeMutableRawPointer) -> TransferTiming {

@@ -1,10 +1,25 @@
 internal import CCurl
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Receives body bytes on the driver thread (`CURLOPT_WRITEFUNCTION`); `userdata` is the unretained handle.
 private let writeBody: curl_write_callback = { buffer, size, count, userdata in
     let total = size * count
     guard let buffer, let userdata, total > 0 else { return total }
     let handle = Unmanaged<CurlEasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+    if handle.fileDescriptor >= 0 {
+        if handle.bodyToFile == nil { handle.bodyToFile = !handle.finalResponseIsJSON }
+        if handle.bodyToFile == true { return handle.writeToFile(buffer, count: total) ? total : 0 }
+    }
+    guard handle.body.count + total <= handle.maximumBody else {
+        handle.writeFailure = ("the response body passed the limit of \(handle.maximumBody) bytes", true)
+        return 0
+    }
     if handle.body.isEmpty {
         // Size the buffer once from Content-Length (the wire length; a compressed body grows past it once).
         var length: curl_off_t = -1
@@ -44,6 +59,34 @@ private let readBody: curl_read_callback = { buffer, size, count, userdata in
     }
 }
 
+extension CurlEasyHandle {
+    /// Whether the last response head received says `Content-Type: application/json` (an ArcGIS answer, kept in
+    /// memory even when the body would go to a file).
+    var finalResponseIsJSON: Bool {
+        let text = String(decoding: headerBytes, as: UTF8.self).lowercased()
+        let lastHead = text.components(separatedBy: "\r\n\r\n").last { !$0.isEmpty } ?? text
+        return lastHead.split(separator: "\r\n").contains { line in
+            line.hasPrefix("content-type:") && line.dropFirst("content-type:".count).trimmingPrefix(" ").hasPrefix("application/json")
+        }
+    }
+
+    /// Writes body bytes to the response file; false (with ``writeFailure``) when the file refuses them.
+    func writeToFile(_ buffer: UnsafeMutablePointer<CChar>, count: Int) -> Bool {
+        var written = 0
+        while written < count {
+            let result = write(fileDescriptor, buffer + written, count - written)
+            if result < 0 {
+                if errno == EINTR { continue }
+                writeFailure = ("cannot write the response file (errno \(errno))", false)
+                return false
+            }
+            written += result
+        }
+        fileBytes += Int64(count)
+        return true
+    }
+}
+
 extension CurlMulti {
     /// Resets `handle` and sets every option `request` needs. Driver thread only.
     /// - Returns: `CURLE_OK`, or the first failing option's code.
@@ -51,6 +94,14 @@ extension CurlMulti {
         let easy = handle.easy
         curl_easy_reset(easy)
         handle.errorBuffer[0] = 0
+        handle.maximumBody = configuration.maximumResponseSize
+        if let path = request.responseFile {
+            handle.fileDescriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard handle.fileDescriptor >= 0 else {
+                handle.writeFailure = ("cannot create \(path) (errno \(errno))", false)
+                return CURLE_WRITE_ERROR
+            }
+        }
         let context = Unmanaged.passUnretained(handle).toOpaque()
         var code = request.url.withCString { ccurl_easy_setopt_string(easy, CURLOPT_URL, $0) }
         guard code == CURLE_OK else { return code }

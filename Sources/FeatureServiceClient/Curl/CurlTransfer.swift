@@ -1,5 +1,11 @@
 internal import CCurl
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// One request on its way through the driver: the request, the continuation to resume, and (while libcurl works
 /// on it) the easy handle carrying it.
 ///
@@ -46,6 +52,16 @@ final class CurlEasyHandle {
     var upload: BodyReader?
     /// A header list built for this transfer alone, freed when it ends (cached lists are not owned).
     var ownedHeaderList: UnsafeMutablePointer<curl_slist>?
+    /// The most body bytes held in ``body`` (``CurlTransportConfiguration/maximumResponseSize``).
+    var maximumBody = Int.max
+    /// The open ``HTTPRequest/responseFile`` of the current transfer, or -1.
+    var fileDescriptor: Int32 = -1
+    /// Whether the current body goes to ``fileDescriptor`` (decided at its first bytes: not for a JSON answer).
+    var bodyToFile: Bool?
+    /// Bytes written to the file.
+    var fileBytes: Int64 = 0
+    /// Why the write callback stopped the transfer, if it did, and whether for the size limit.
+    var writeFailure: (message: String, tooLarge: Bool)?
 
     init?() {
         guard let easy = curl_easy_init() else { return nil }
@@ -61,6 +77,11 @@ final class CurlEasyHandle {
         transfer = nil
         body = []
         upload = nil
+        if fileDescriptor >= 0 { close(fileDescriptor) }
+        fileDescriptor = -1
+        bodyToFile = nil
+        fileBytes = 0
+        writeFailure = nil
         headerBytes.removeAll(keepingCapacity: true)
         if let list = ownedHeaderList {
             curl_slist_free_all(list)
@@ -79,6 +100,7 @@ final class CurlEasyHandle {
     /// callback aborted), else the message libcurl left in the error buffer.
     var errorMessage: String? {
         if let failure = upload?.failure { return failure.description }
+        if let writeFailure { return writeFailure.message }
         return errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
     }
 }

@@ -35,6 +35,11 @@ public struct CurlTransportConfiguration: Sendable {
     /// `featureload serve` does, and a service that does not answers with an error or misreads the body.
     /// Compression runs on the sending task, not on the transport's driver thread.
     public var compressRequestBodies: Bool
+    /// The largest response body held in memory, in bytes; a larger one fails the request with
+    /// ``TransportError/Kind/responseTooLarge`` as soon as it passes the limit, so a server that streams without end
+    /// cannot exhaust memory. Bodies streamed to a file (``HTTPRequest/responseFile``) are not held and not limited.
+    /// Default 256 MiB.
+    public var maximumResponseSize: Int
 
     /// The HTTP version a ``CurlTransport`` speaks (`CURLOPT_HTTP_VERSION`). The version actually used is reported
     /// per response in ``HTTPResponse/httpVersion``.
@@ -105,8 +110,9 @@ public struct CurlTransportConfiguration: Sendable {
     public init(
         maxConnections: Int = 64, connectTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(60),
         acceptEncoding: Bool = true, userAgent: String = "featureload", httpVersion: HTTPVersionPolicy = .automatic,
-        tls: TLS = .init(), proxy: Proxy = .environment, compressRequestBodies: Bool = false
+        tls: TLS = .init(), proxy: Proxy = .environment, compressRequestBodies: Bool = false, maximumResponseSize: Int = 256 << 20
     ) {
+        self.maximumResponseSize = maximumResponseSize
         self.maxConnections = maxConnections
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout

@@ -45,6 +45,11 @@ struct TargetOptions: ParsableArguments {
     var requestTimeout: String?
 
     @Option(
+        name: .customLong("max-response-size"),
+        help: ArgumentHelp("Largest response body held in memory, e.g. 256M (default), 1G; larger ones fail the request.", valueName: "size"))
+    var maxResponseSize: String?
+
+    @Option(
         name: .long,
         help: ArgumentHelp(
             "SQLite file for the embedded service (created if missing, kept afterwards). Default: a temporary file.",
@@ -60,6 +65,9 @@ struct TargetOptions: ParsableArguments {
         }
         if let requestTimeout, TargetOptions.duration(requestTimeout) == nil {
             throw ValidationError("--request-timeout: '\(requestTimeout)' is not a duration; write e.g. 30s, 500ms or 2m")
+        }
+        if let maxResponseSize, ServeCommand.byteCount(maxResponseSize).map({ $0 >= 1024 }) != true {
+            throw ValidationError("--max-response-size must be a size of at least 1K, like 64M or 1G; got '\(maxResponseSize)'")
         }
         if insecure && caFile != nil {
             throw ValidationError("--insecure turns certificate checks off, so --ca-file would be ignored; give one of them")

@@ -58,6 +58,7 @@ enum TargetResolution {
             settings.tls = .insecure
         }
         settings.requestTimeout = options.requestTimeout.flatMap(TargetOptions.duration) ?? plan.requestTimeout ?? .seconds(60)
+        if let size = options.maxResponseSize.flatMap(ServeCommand.byteCount) { settings.maximumResponseSize = size }
         settings.maxConnections = plan.isSequential
             ? max(plan.scenarios.map(\.vus).max() ?? 1, 1)
             : max(plan.scenarios.reduce(0) { $0 + $1.vus }, 1)

@@ -23,6 +23,8 @@ struct TargetSettings: Sendable {
     var authentication: Authentication?
     var tls = CurlTransportConfiguration.TLS()
     var requestTimeout: Duration = .seconds(60)
+    /// The largest response body the transport holds (`--max-response-size`).
+    var maximumResponseSize = 256 << 20
     /// Connections the transport keeps (at least the concurrency of the load).
     var maxConnections = 64
     /// How the embedded service starts (rows, faults), for a `local` location; nil: its defaults.

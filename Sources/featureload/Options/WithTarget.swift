@@ -24,6 +24,7 @@ func withTarget<T: Sendable>(
     }
     var configuration = CurlTransportConfiguration(maxConnections: max(settings.maxConnections, 1))
     configuration.requestTimeout = settings.requestTimeout
+    configuration.maximumResponseSize = settings.maximumResponseSize
     configuration.tls = settings.tls
     return try await withCurlTransport(configuration: configuration) { transport in
         switch settings.location {
