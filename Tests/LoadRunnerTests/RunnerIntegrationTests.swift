@@ -67,7 +67,14 @@ import Testing
         // in the partial first and last seconds.
         let seconds = report.seconds(of: "mixed")
         #expect(seconds.allSatisfy { $0.coverage > 0 && $0.coverage <= 1 })
-        #expect(abs(seconds.reduce(0) { $0 + $1.coverage } - view.record.durationSeconds) < 0.01)
+        // Each second's share is its overlap with the scenario (a second in which nothing finished has no bucket).
+        let start = view.record.startSeconds
+        let end = start + view.record.durationSeconds
+        for second in seconds {
+            let overlap = min(Double(second.second + 1), end) - max(Double(second.second), start)
+            #expect(abs(second.coverage - min(1, max(0, overlap))) < 1e-9)
+        }
+        #expect(seconds.reduce(0) { $0 + $1.coverage } <= view.record.durationSeconds + 1e-9)
         if let last = seconds.last, last.coverage < 1, last.coverage >= 0.1 {
             #expect(last.rate(last.requests) == Double(last.requests) / last.coverage)
         }

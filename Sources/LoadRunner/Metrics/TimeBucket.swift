@@ -48,11 +48,13 @@ public struct SecondTotals: Sendable {
     /// How much of this second the scenario ran (0…1): less than 1 in its first and last second. Counts divided
     /// by it are rates; a chart of raw counts would show every run "collapsing" in its last, partial second.
     public var coverage: Double = 1
+    /// Whether the scenario ran within this one second only.
+    public var isOnlySecond = false
 
-    /// `count` as a rate per second over the part of the second the scenario ran; nil when it ran under a tenth
-    /// of it (too little to rate).
+    /// `count` as a rate per second over the part of the second the scenario ran; nil for an edge second of a
+    /// longer run that it ran under a tenth of (too little to rate).
     public func rate(_ count: Int) -> Double? {
-        coverage >= 0.1 ? Double(count) / coverage : nil
+        coverage > 0 && (coverage >= 0.1 || isOnlySecond) ? Double(count) / coverage : nil
     }
 }
 
@@ -71,6 +73,7 @@ extension RunReport {
         let record = scenarios.first { $0.name == scenario }
         return bySecond.keys.sorted().map { second in
             var entry = bySecond[second]!
+            entry.isOnlySecond = bySecond.count == 1
             if let record {
                 let from = max(Double(second), record.startSeconds)
                 let to = min(Double(second + 1), record.startSeconds + record.durationSeconds)

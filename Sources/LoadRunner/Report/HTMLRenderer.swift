@@ -35,11 +35,18 @@ public enum HTMLRenderer {
         body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;max-width:1000px;margin:0 auto;padding:12px;color:#1b1b1b}\
         h1{font-size:1.5em;margin:.3em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}h3{font-size:1.05em}\
         .badge{font-size:.7em;padding:2px 8px;border-radius:4px;color:#fff;vertical-align:middle}.pass{background:#2e7d32}.fail{background:#c62828}\
-        table{border-collapse:collapse;margin:.5em 0;font-size:.9em;display:block;overflow-x:auto}th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}\
-        th:first-child,td:first-child,td.text{text-align:left}td.text{white-space:normal}td.ok{color:#2e7d32}td.bad{color:#c62828;font-weight:600}\
-        .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:8px}\
-        svg.chart{width:100%;height:auto;background:#fafafa;border:1px solid #eee}svg .title{font-size:13px;font-weight:600}\
-        svg .tick,svg .legend{font-size:10px;fill:#444}svg .label{font-size:11px;fill:#444}svg .grid{stroke:#e4e4e4}svg .axis{stroke:#888}\
+        table{border-collapse:collapse;margin:.5em 0;font-size:.9em;display:block;overflow-x:auto;max-width:100%;\
+        background:linear-gradient(to right,#fff 30%,rgba(255,255,255,0)) left/40px 100% no-repeat local,\
+        linear-gradient(to left,#fff 30%,rgba(255,255,255,0)) right/40px 100% no-repeat local,\
+        radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.18),rgba(0,0,0,0)) left/12px 100% no-repeat scroll,\
+        radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.18),rgba(0,0,0,0)) right/12px 100% no-repeat scroll}\
+        th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}th{vertical-align:bottom;white-space:normal}\
+        th:first-child,td:first-child,td.text,th.text{text-align:left}td.text{white-space:normal;min-width:8em;overflow-wrap:anywhere}td.ok{color:#2e7d32}td.bad{color:#c62828;font-weight:600}\
+        .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,440px),1fr));gap:10px}\
+        svg.chart{width:100%;height:auto;background:#fafafa;border:1px solid #eee}svg .title{font-size:16px;font-weight:600}\
+        svg .tick,svg .legend{font-size:14px;fill:#333}svg .label{font-size:14px;fill:#444}svg .grid{stroke:#e4e4e4}svg .axis{stroke:#888}\
+        @media (max-width:600px){body{font-size:14px;padding:8px}table{font-size:.82em}th,td{padding:3px 5px}\
+        td:first-child{white-space:normal;overflow-wrap:anywhere;min-width:7em}.bar{max-width:50vw}}\
         .bar{height:18px;background:#1f77b4;display:inline-block;vertical-align:middle}.empty{color:#777;font-style:italic}\
         footer{margin-top:2em;color:#777;font-size:.8em}ul{padding-left:1.2em}\
         @media print{body{max-width:none}.charts{display:block}svg.chart{page-break-inside:avoid;max-width:640px}}
@@ -48,7 +55,9 @@ public enum HTMLRenderer {
     static func verdict(_ report: RunReport) -> String {
         var rows: [String] = []
         for t in report.thresholds {
-            rows.append(row([t.key, t.condition, t.value.map(number) ?? "no samples"], ok: t.passed))
+            // A count reads as a whole number ("300", not "300.0").
+            let measured = t.value.map { t.condition.hasPrefix("count") && $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : number($0) }
+            rows.append(row([t.key, t.condition, measured ?? "no samples"], ok: t.passed))
         }
         for c in report.comparisons {
             rows.append(row(["\(c.candidate) / \(c.baseline) \(c.metric)", c.minRatio.map { "≥ \(number($0))×" } ?? "reported", "\(number(c.ratio))×"], ok: c.passed))
@@ -61,7 +70,7 @@ public enum HTMLRenderer {
         var out = "<section><h2>Verdict</h2>"
         out += report.verdict.passed ? "<p>Every threshold, gate and verification passed.</p>" : "<ul>" + report.verdict.failures.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
         if !rows.isEmpty {
-            out += "<table><tr><th>check</th><th>condition</th><th>measured</th><th>result</th></tr>" + rows.joined() + "</table>"
+            out += #"<table><tr><th>check</th><th class="text">condition</th><th>measured</th><th>result</th></tr>"# + rows.joined() + "</table>"
         }
         return out + "</section>"
     }
@@ -123,7 +132,9 @@ public enum HTMLRenderer {
         var out = "<section><h2>Sweep: \(escape(result.sweep)) (\(escape(result.parameter)))</h2>"
         let xs = result.points.map { Double($0.value) }
         var series = [
-            SVGChart.Series(name: "measured iterations/s", color: SVGChart.palette[0], points: result.points.map { (Double($0.value), $0.iterationsPerSecond) })
+            SVGChart.Series(
+                name: "measured iterations/s", color: SVGChart.palette[0], points: result.points.map { (Double($0.value), $0.iterationsPerSecond) },
+                markers: true)
         ]
         if let fit = result.fit, result.parameter == "vus", let low = xs.min(), let high = xs.max() {
             let top = max(high, min(fit.peakConcurrency ?? high, high * 2))
@@ -134,14 +145,19 @@ public enum HTMLRenderer {
             series.append(SVGChart.Series(name: "USL fit", color: SVGChart.palette[1], points: curve))
         }
         if result.parameter == "batchSize" {
-            series.append(SVGChart.Series(name: "edits/s", color: SVGChart.palette[2], points: result.points.map { (Double($0.value), $0.editsPerSecond) }))
+            series.append(
+                SVGChart.Series(name: "edits/s", color: SVGChart.palette[2], points: result.points.map { (Double($0.value), $0.editsPerSecond) }, markers: true))
         }
-        var charts = [SVGChart(title: "Throughput by \(result.parameter)", xLabel: result.parameter, yLabel: "per second", series: series).svg]
+        // Points spread over orders of magnitude (batch sizes 1, 10, 100, 1000) read on a logarithmic axis.
+        let logX = (xs.min() ?? 1) > 0 && (xs.max() ?? 1) / (xs.min() ?? 1) >= 100
+        var charts = [
+            SVGChart(title: "Throughput by \(result.parameter)", xLabel: result.parameter, yLabel: "per second", series: series, logarithmicX: logX).svg
+        ]
         charts.append(
             SVGChart(
                 title: "p95 latency by \(result.parameter)", xLabel: result.parameter, yLabel: "ms",
-                series: [SVGChart.Series(name: "p95", color: SVGChart.palette[3], points: result.points.map { (Double($0.value), $0.p95Milliseconds) })],
-                logarithmicY: true
+                series: [SVGChart.Series(name: "p95", color: SVGChart.palette[3], points: result.points.map { (Double($0.value), $0.p95Milliseconds) }, markers: true)],
+                logarithmicY: true, logarithmicX: logX
             ).svg)
         out += #"<div class="charts">"# + charts.joined() + "</div>"
         out += "<table><tr><th>\(escape(result.parameter))</th><th>iterations/s</th><th>req/s</th><th>edits/s</th><th>p95 ms</th><th>X·R ÷ N</th></tr>"
