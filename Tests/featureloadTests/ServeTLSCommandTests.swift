@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// `featureload serve`'s HTTPS options, through the built binary.
@@ -23,6 +24,21 @@ import Testing
             #expect(result.status == 64, "\(arguments)")
             #expect(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
         }
+    }
+
+    @Test("off loopback, serve says what is exposed: no authentication, or cleartext passwords and tokens; the admin endpoints", .timeLimit(.minutes(1)))
+    func exposureWarning() async throws {
+        let directory = try TemporaryDirectory()
+        let users = directory.path + "/users.yaml"
+        try "qa: Sup3r-Secret!\n".write(toFile: users, atomically: true, encoding: .utf8)
+        // The dataset is missing, so serve stops right after its warnings, before it listens.
+        let open = try await Featureload.run(["serve", "--host", "0.0.0.0", "--dataset", "/nonexistent/x.json"])
+        #expect(open.errorOutput.contains("no authentication") && open.errorOutput.contains("--no-admin"), "\(open.errorOutput)")
+        let tokens = try await Featureload.run(["serve", "--host", "0.0.0.0", "--users", users, "--dataset", "/nonexistent/x.json"])
+        #expect(!tokens.errorOutput.contains("no authentication"), "\(tokens.errorOutput)")
+        #expect(tokens.errorOutput.contains("cleartext") && tokens.errorOutput.contains("/arcgis/admin/faults"), "\(tokens.errorOutput)")
+        let quiet = try await Featureload.run(["serve", "--host", "0.0.0.0", "--users", users, "--tls-self-signed", "--no-admin", "--dataset", "/nonexistent/x.json"])
+        #expect(!quiet.errorOutput.contains("cleartext") && !quiet.errorOutput.contains("admin endpoints"), "\(quiet.errorOutput)")
     }
 
     @Test("an unreadable certificate stops serve before it listens, naming the file", .timeLimit(.minutes(1)))
