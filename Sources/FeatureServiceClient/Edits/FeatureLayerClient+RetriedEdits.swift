@@ -48,121 +48,92 @@ extension FeatureLayerClient {
     }
 }
 
-/// The state of one retried applyEdits: what is still to be sent, whether an earlier attempt may have applied it,
-/// and what must be checked before the next send. Owned by one task.
+/// One retried applyEdits: the I/O around an ``ApplyEditsRetryMachine``, which decides. Owned by one task.
 private struct RetriedEdits {
     let client: FeatureLayerClient
-    let edits: LayerEdits
-    let options: ApplyEditsOptions
     let policy: RetryPolicy
-    let globalIdField: String
     var log: AttemptLog
     var jitter: JitterGenerator
-    /// The edits the next send carries (adds dropped once abandoned).
-    var pending: LayerEdits
-    /// Whether an attempt may have applied the edits without that being settled since.
-    var ambiguous = false
-    /// Why the adds were abandoned, once they were.
-    var abandonedAdds: String?
-    /// What to check before the next send.
-    var check: ExactlyOnceRule.VerificationTarget?
-    let addIds: [String]?
+    var machine: ApplyEditsRetryMachine
+
+    var edits: LayerEdits { machine.edits }
+    var options: ApplyEditsOptions { machine.options }
+    var globalIdField: String { machine.globalIdField }
+    var addIds: [String]? { machine.addIds }
 
     init(
         client: FeatureLayerClient, edits: LayerEdits, options: ApplyEditsOptions, policy: RetryPolicy, globalIdField: String,
         log: AttemptLog
     ) {
         self.client = client
-        self.edits = edits
-        self.options = options
         self.policy = policy
-        self.globalIdField = globalIdField
         self.log = log
         self.jitter = policy.makeGenerator()
-        self.pending = edits
-        self.addIds = ExactlyOnceRule.addGlobalIds(edits, options: options, globalIdField: globalIdField)
+        self.machine = ApplyEditsRetryMachine(edits: edits, options: options, globalIdField: globalIdField)
     }
 
     var url: String { client.exchangeURL("applyEdits") }
 
     mutating func run() async throws -> ApplyEditsOutcome {
-        let fields = client.applyEditsFields(edits, options: options)
-        var request = HTTPRequest.form(url: url, fields: fields)
+        // The failure that stands when the machine gives up: the last send's, or the last check's before a send.
+        var failure: FeatureServiceError?
+        var request = HTTPRequest.form(url: url, fields: client.applyEditsFields(edits, options: options))
+        var requestAdds = edits.adds.count
+        var action = machine.start()
         while true {
-            if let target = check {
+            switch action {
+            case .send(let batch):
+                if batch.adds.count != requestAdds {
+                    // The adds were abandoned: the rest of the batch goes on without them.
+                    request = HTTPRequest.form(url: url, fields: client.applyEditsFields(batch, options: options))
+                    requestAdds = batch.adds.count
+                }
                 do {
-                    switch try await verify(target) {
-                    case .applied(let adds, let objectIdField):
-                        return appliedEarlier(adds: adds, objectIdField: objectIdField)
-                    case .notApplied:
-                        check = nil
-                        ambiguous = false
-                    case .partial(let found, let expected):
-                        return unknownOutcome(
-                            "the service holds \(found) of the \(expected) checked edits, which no single atomic batch explains")
-                    }
-                } catch var error as FeatureServiceError {
+                    let response = try await client.exchange.send(request, operation: "applyEdits", purpose: .request, log: &log)
+                    let result = try FeatureServiceExchange.decode(response, as: ApplyEditsResult.self, operation: "applyEdits", url: url)
+                    action = machine.answered(result)
+                } catch let error as FeatureServiceError {
+                    failure = error
+                    let decision = log.decide(after: error, policy: policy, using: &jitter)
+                    action = machine.sendFailed(
+                        mayHaveBeenApplied: error.attemptFailure.mayHaveBeenApplied, serviceRejected: error.arcgisError != nil,
+                        failure: "\(error.attemptFailure)", decision: decision)
+                }
+            case .check(let target):
+                let isFinal: Bool
+                if case .finalCheck = machine.phase { isFinal = true } else { isFinal = false }
+                do {
+                    action = machine.checked(try await check(target))
+                } catch let error as FeatureServiceError {
+                    // A final check's failure leaves the send's failure standing.
+                    if !isFinal { failure = error }
                     // Checks count as attempts here, so a service that keeps failing them cannot loop forever.
                     let decision = log.decide(after: error, policy: policy, attempts: log.attempts.count, using: &jitter)
-                    guard case .retry(let delay) = decision else {
-                        error.attempts = log.attempts
-                        error.stopReason = decision.stopReason
-                        throw error
-                    }
-                    try await log.sleep(delay)
-                    continue
+                    action = machine.checkFailed(decision: decision)
                 }
-            }
-            do {
-                let response = try await client.exchange.send(request, operation: "applyEdits", purpose: .request, log: &log)
-                let result = try FeatureServiceExchange.decode(response, as: ApplyEditsResult.self, operation: "applyEdits", url: url)
-                return try await outcome(of: result)
-            } catch var error as FeatureServiceError {
-                let thisAmbiguous = error.attemptFailure.mayHaveBeenApplied
-                if thisAmbiguous { ambiguous = true }
-                let decision = log.decide(after: error, policy: policy, using: &jitter)
-                guard case .retry(let delay) = decision else {
-                    // A rolled-back batch may be the transport's hidden replay of one that was applied (see
-                    // ExactlyOnceRule): check before reporting the failure.
-                    let rolledBack = options.rollbackOnFailure && error.arcgisError != nil
-                    if ambiguous || rolledBack, case .verify(let target) = action(), let settled = try? await verify(target),
-                        case .applied(let adds, let objectIdField) = settled
-                    {
-                        return appliedEarlier(adds: adds, objectIdField: objectIdField)
-                    }
-                    error.attempts = log.attempts
-                    error.stopReason = decision.stopReason
-                    throw error
-                }
-                if thisAmbiguous {
-                    switch action() {
-                    case .replay: break
-                    case .verify(let target): check = target
-                    case .abandonAdds(let replayRest):
-                        let reason =
-                            "the adds carry no client-assigned GlobalIDs (with useGlobalIds=true), so after \(error.attemptFailure) "
-                            + "they could be neither checked nor safely resent"
-                        guard replayRest, pending.count > pending.adds.count else { return unknownOutcome(reason) }
-                        abandonedAdds = reason
-                        pending.adds = []
-                        request = HTTPRequest.form(url: url, fields: client.applyEditsFields(pending, options: options))
-                    }
-                }
+            case .backoff(let delay):
                 try await log.sleep(delay)
+                action = machine.next()
+            case .finish(.answered(let result, let ambiguousBefore, let abandonedAdds)):
+                return try await outcome(of: result, ambiguousBefore: ambiguousBefore, abandonedAdds: abandonedAdds)
+            case .finish(.appliedEarlier(let adds, let objectIdField)):
+                return appliedEarlier(adds: adds, objectIdField: objectIdField)
+            case .finish(.unknown(let reason)):
+                return unknownOutcome(reason)
+            case .giveUp(let reason):
+                guard var error = failure else { preconditionFailure("the retry machine gave up without a reported failure") }
+                error.attempts = log.attempts
+                error.stopReason = reason
+                throw error
             }
         }
     }
 
-    private func action() -> ExactlyOnceRule.AmbiguityAction {
-        ExactlyOnceRule.actionAfterAmbiguousFailure(pending, options: options, globalIdField: globalIdField)
-    }
-
     /// The outcome of a successful response, with objectIds looked up for adds applied by an earlier attempt.
-    private mutating func outcome(of result: ApplyEditsResult) async throws -> ApplyEditsOutcome {
+    private mutating func outcome(of result: ApplyEditsResult, ambiguousBefore: Bool, abandonedAdds: String?) async throws -> ApplyEditsOutcome {
         // Every POST may already have been sent once by the transport itself (libcurl's replay on a fresh
-        // connection), so a duplicate answer is read as "applied earlier" even on the first visible attempt.
-        var (adds, updates, deletes) = ExactlyOnceRule.outcomes(
-            of: result, ambiguousBefore: ambiguous || ExactlyOnceRule.transportMayReplay, keyedAdds: addIds != nil)
+        // connection), so the machine reads a duplicate answer as "applied earlier" even on the first visible attempt.
+        var (adds, updates, deletes) = ExactlyOnceRule.outcomes(of: result, ambiguousBefore: ambiguousBefore, keyedAdds: addIds != nil)
         if let abandonedAdds {
             adds = edits.adds.map { _ in EditOutcome(status: .outcomeUnknown, result: nil, reason: abandonedAdds) }
         } else if let addIds, adds.contains(where: { $0.status == .appliedByEarlierAttempt }) {
@@ -176,31 +147,18 @@ private struct RetriedEdits {
         return ApplyEditsOutcome(adds: adds, updates: updates, deletes: deletes, attempts: log.attempts, editMoment: result.editMoment)
     }
 
-    private enum Settled {
-        case applied(adds: [String: Int64], objectIdField: String?)
-        case notApplied
-        case partial(found: Int, expected: Int)
-    }
-
     /// Asks the service whether `target` is in place.
-    private mutating func verify(_ target: ExactlyOnceRule.VerificationTarget) async throws -> Settled {
-        let found: Int
-        var adds: [String: Int64] = [:]
-        var objectIdField: String?
+    private mutating func check(_ target: ExactlyOnceRule.VerificationTarget) async throws -> ApplyEditsRetryMachine.Found {
         switch target {
         case .addedGlobalIds(let ids):
             let lookup = try await lookUp(globalIds: ids)
-            (adds, objectIdField, found) = (lookup.objectIds, lookup.objectIdField, lookup.objectIds.count)
+            return .of(target, count: lookup.objectIds.count, adds: lookup.objectIds, objectIdField: lookup.objectIdField)
         case .deletedObjectIds(let ids):
-            found = try await count(FeatureQuery(objectIds: ids, outFields: [], returnGeometry: false, returnCountOnly: true))
+            return .of(target, count: try await count(FeatureQuery(objectIds: ids, outFields: [], returnGeometry: false, returnCountOnly: true)))
         case .deletedGlobalIds(let ids):
-            found = try await count(
-                FeatureQuery(whereClause: RelationshipKey.whereIn(globalIdField, ids.map(JSONValue.string)), outFields: [], returnGeometry: false, returnCountOnly: true))
-        }
-        switch ExactlyOnceRule.verification(of: target, found: found) {
-        case .applied: return .applied(adds: adds, objectIdField: objectIdField)
-        case .notApplied: return .notApplied
-        case .partial(let found, let expected): return .partial(found: found, expected: expected)
+            let query = FeatureQuery(
+                whereClause: RelationshipKey.whereIn(globalIdField, ids.map(JSONValue.string)), outFields: [], returnGeometry: false, returnCountOnly: true)
+            return .of(target, count: try await count(query))
         }
     }
 
