@@ -15,11 +15,28 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Scenario files (YAML) to check.", valueName: "scenario.yaml"))
     var files: [String]
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Check as `run --target` would run them: `local` (against the embedded dataset), or a live …/FeatureServer URL.", valueName: "local|url"))
+    var target: String?
+
+    func validate() throws {
+        if let target, target != "local" {
+            let url = target.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            guard url.hasPrefix("http"), url.hasSuffix("/featureserver") else {
+                throw ValidationError("--target: '\(target)' is not `local` or a …/FeatureServer URL; e.g. --target https://host/arcgis/rest/services/Parks/FeatureServer")
+            }
+        }
+    }
+
     func run() throws {
         var failed = false
         for file in files {
             do {
-                let plan = try ScenarioFile.load(file)
+                var plan = try ScenarioFile.load(file)
+                // The same override `run --target` applies: a live file checked as local uses the default dataset.
+                if target == "local", case .url = plan.target { plan.target = .local(dataset: "parks") }
+                if let target, target != "local" { plan.target = .url(target) }
                 if case .local(let dataset) = plan.target {
                     let problems = LocalDatasets.problems(plan, dataset: dataset, file: file)
                     if !problems.isEmpty {

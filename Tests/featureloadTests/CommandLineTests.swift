@@ -309,6 +309,31 @@ final class TemporaryDirectory {
         }
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/out"))
     }
+
+    @Test("validate --target local checks a live file against the embedded dataset, as run --target local would run it", .timeLimit(.minutes(1)))
+    func targetOverride() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/live.yaml"
+        try """
+        version: 2
+        name: live
+        target: https://gis.example/arcgis/rest/services/Roads/FeatureServer
+        scenarios:
+          s:
+            executor: shared-iterations
+            vus: 1
+            iterations: 1
+            exec: queryRelatedRecords
+            layer: 7
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let live = try await Featureload.run(["validate", file])
+        #expect(live.status == 0, "a live target's layers are not known offline: \(live.errorOutput)")
+        let local = try await Featureload.run(["validate", file, "--target", "local"])
+        #expect(local.status == 2)
+        #expect(local.errorOutput.contains("scenarios.s.layer: the service has no layer or table with id 7"), "\(local.errorOutput)")
+        let bad = try await Featureload.run(["validate", file, "--target", "https://gis.example/arcgis"])
+        #expect(bad.status == 64 && bad.errorOutput.contains("--target"), "\(bad.errorOutput)")
+    }
 }
 
 @Suite struct ThresholdCommandTests {
