@@ -100,29 +100,59 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
 
         let context = RunContext(
             plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy)
-        let outcomes = await withTaskGroup(of: [ScenarioOutcome]?.self) { group in
-            group.addTask { await context.runScenarios(onEvent: onEvent) }
+        let aborting = plan.thresholds.contains { $0.conditions.contains(where: \.abortOnFail) }
+        let (outcomes, abort) = await withTaskGroup(of: RunTaskResult.self) { group in
+            group.addTask { .scenarios(await context.runScenarios(onEvent: onEvent)) }
             group.addTask {
-                // The ticker: ends when cancelled, which happens as soon as the scenarios are done.
+                // The ticker: progress every interval, and the abortOnFail thresholds on the metrics so far. It ends
+                // when cancelled, which happens as soon as the scenarios are done.
                 while (try? await clock.sleep(for: self.progressInterval)) != nil {
                     let running = context.progress()
                     if !running.isEmpty { onEvent(.progress(running)) }
+                    if aborting, let failed = ThresholdEvaluator.abortingFailure(
+                        self.plan.thresholds, metrics: context.metricsSoFar(), elapsed: runStart.duration(to: clock.now))
+                    {
+                        return .aborted(failed)
+                    }
                 }
-                return nil
+                return .ticker
             }
             var outcomes: [ScenarioOutcome] = []
+            var abort: ThresholdResult?
             while let result = await group.next() {
-                if let result {
-                    outcomes = result
+                switch result {
+                case .scenarios(let finished):
+                    outcomes = finished
                     group.cancelAll()
+                case .aborted(let failed):
+                    // Stops the scenarios as Ctrl-C does; they report what they did, and later ones never start.
+                    abort = failed
+                    group.cancelAll()
+                case .ticker:
+                    break
                 }
             }
-            return outcomes
+            return (outcomes, abort)
         }
         let finishedAt = wallClock()
-        return ReportAssembly(plan: plan, planFile: planFile, target: target, toolVersion: toolVersion).report(
+        var report = ReportAssembly(plan: plan, planFile: planFile, target: target, toolVersion: toolVersion).report(
             outcomes: outcomes, startedAt: startedAt, finishedAt: finishedAt, duration: runStart.duration(to: clock.now))
+        if let abort {
+            let measured = abort.value.map { ReportRenderer.number($0) } ?? "no samples"
+            let reason = "aborted: threshold \(abort.key): \(abort.condition) failed with abortOnFail (measured \(measured))"
+            report.notes.append(reason)
+            report.verdict.passed = false
+            report.verdict.failures.insert(reason, at: 0)
+        }
+        return report
     }
+}
+
+/// What a task of the run's task group ended with.
+private enum RunTaskResult: Sendable {
+    case scenarios([ScenarioOutcome])
+    case ticker
+    case aborted(ThresholdResult)
 }
 
 /// Retries idempotent support requests (metadata, setup reads, verification) under a policy.

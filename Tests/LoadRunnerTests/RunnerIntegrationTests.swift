@@ -183,7 +183,7 @@ import Testing
         #expect(elapsed < .seconds(29), "took \(elapsed)")
     }
 
-    @Test("an impossible threshold fails the run and names itself; abortOnFail stops the run early", .timeLimit(.minutes(1)))
+    @Test("an impossible threshold fails the run and names itself", .timeLimit(.minutes(1)))
     func thresholdsGate() async throws {
         let report = try await Self.run(
             Self.plan(
@@ -193,5 +193,30 @@ import Testing
         #expect(report.verdict.failures.contains { $0.contains("http_req_duration{scenario:w}") && $0.contains("p(95)<0.001") })
         #expect(report.thresholds.count == 2)
         #expect(report.thresholds.first { $0.key == "http_reqs" }?.passed == true)
+    }
+
+    @Test("abortOnFail stops the run at the first failing evaluation; the scenario that never started is a failed JUnit case, not a gap", .timeLimit(.minutes(1)))
+    func neverStarted() async throws {
+        let yaml = """
+            version: 1
+            name: it
+            target: local
+            thresholds:
+              "http_reqs{scenario:first}": [{ threshold: "count<1", abortOnFail: true }]
+            scenarios:
+              first: { executor: constant-vus, vus: 1, duration: 5s }
+              second: { executor: shared-iterations, vus: 1, iterations: 5 }
+            """
+        let clock = ContinuousClock()
+        let start = clock.now
+        let report = try await Self.run(yaml)
+        #expect(clock.now - start < .seconds(4), "the abort comes at the first evaluation, not after the 5 s scenario")
+        #expect(report.scenarios.map(\.name) == ["first"], "the abort stops the run before the second scenario")
+        #expect(report.scenarios.first?.stopReason == .cancelled)
+        #expect(!report.verdict.passed && report.verdict.failures.first?.hasPrefix("aborted: threshold http_reqs{scenario:first}: count<1") == true, "\(report.verdict.failures)")
+        #expect(report.plan.scenarioNames == ["first", "second"])
+        let junit = JUnitRenderer.render(report)
+        #expect(junit.contains(#"<testsuite name="second" tests="1" failures="1""#), "\(junit)")
+        #expect(junit.contains("never started"))
     }
 }

@@ -48,6 +48,17 @@ public enum JUnitRenderer {
             }
             suites.append((view.name, view.record.durationSeconds, cases))
         }
+        // A planned scenario that never started (the run was interrupted or aborted first) is a failed case, not a
+        // silent gap in the CI test view.
+        for name in report.plan.scenarioNames ?? [] where !views.contains(where: { $0.name == name }) {
+            let className = "\(report.plan.name).\(name)"
+            var cases = [Case(name: "ran", className: className, failure: "never started: the run ended before this scenario began", detail: "")]
+            for threshold in report.thresholds where scenario(of: threshold.key) == name {
+                claimed.insert(threshold.key + threshold.condition)
+                cases.append(thresholdCase(threshold, className: className))
+            }
+            suites.append((name, 0, cases))
+        }
         var runCases: [Case] = []
         for threshold in report.thresholds where !claimed.contains(threshold.key + threshold.condition) {
             runCases.append(thresholdCase(threshold, className: "\(report.plan.name).run"))

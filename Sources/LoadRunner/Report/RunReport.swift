@@ -47,6 +47,9 @@ public struct RunReport: Sendable, Codable, Equatable {
         public var maxFailedEditRate: Double
         /// The scenario file's format version (1: scenarios in sequence; 2: concurrent).
         public var version: Int?
+        /// Every scenario the file planned (warm-ups left out), so that one that never started — the run was
+        /// interrupted or aborted first — still shows in the reports. Nil in reports from before it was recorded.
+        public var scenarioNames: [String]? = nil
     }
 
     public struct TargetInfo: Sendable, Codable, Equatable {

@@ -35,7 +35,7 @@ struct ReportAssembly {
             tool: .init(name: "featureload", version: toolVersion),
             plan: .init(
                 name: plan.name, file: planFile, description: plan.description, seed: plan.seed, maxFailedEditRate: plan.maxFailedEditRate,
-                version: plan.version),
+                version: plan.version, scenarioNames: plan.scenarios.filter { !$0.isWarmUp }.map(\.name)),
             target: target, machine: Self.machine(), startedAt: startedAt.formatted(.iso8601), finishedAt: finishedAt.formatted(.iso8601),
             startedAtEpochMilliseconds: Int64((startedAt.timeIntervalSince1970 * 1000).rounded()), durationSeconds: seconds,
             scenarios: records, metrics: metrics, timeSeries: timeSeries, thresholds: thresholds, comparisons: [], notes: notes,

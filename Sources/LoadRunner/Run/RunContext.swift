@@ -14,9 +14,11 @@ struct ScenarioOutcome: Sendable {
     var warnings: [String]
 }
 
-/// The recorders of the scenarios running now and when each started (from the run's start).
+/// The recorders of the scenarios running now and when each started (from the run's start), and of those that
+/// have finished.
 final class RunningScenarios: Sendable {
     let scenarios = Mutex<[String: (recorder: ScenarioRecorder, start: Duration)]>([:])
+    let finished = Mutex<[String: ScenarioRecorder]>([:])
 }
 
 /// Carries out a plan's scenarios: setup, the schedulers (concurrently or in sequence), and verification.
@@ -41,6 +43,18 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         return plan.scenarios.compactMap { spec in
             current[spec.name].map { $0.recorder.progress(spec: spec, elapsed: (now - $0.start).seconds) }
         }
+    }
+
+    /// The run's metric series so far — scenarios running and finished, warm-ups left out — for `abortOnFail`.
+    func metricsSoFar() -> [MetricSeries] {
+        let current = running.scenarios.withLock { $0.mapValues(\.recorder) }
+        let done = running.finished.withLock { $0 }
+        var metrics: [MetricSeries] = []
+        for spec in plan.scenarios where !spec.isWarmUp {
+            guard let recorder = current[spec.name] ?? done[spec.name] else { continue }
+            metrics += recorder.snapshot().series(scenario: spec.name, operations: spec.operations.map(\.label), tags: spec.tags)
+        }
+        return metrics
     }
 
     private enum Event: Sendable {
@@ -120,6 +134,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed)
         let stop = await scheduler.run()
         let end = runStart.duration(to: clock.now)
+        running.finished.withLock { $0[spec.name] = recorder }
         var verification: Verification?
         if plan.verify && stop != .cancelled && !Task.isCancelled {
             let verifier = Verifier(service: service, layers: layers, policy: policy, clock: clock)

@@ -18,6 +18,23 @@ public enum ThresholdEvaluator {
         }
     }
 
+    /// The first `abortOnFail` condition that fails on `metrics` after `elapsed` of the run, past its
+    /// `delayAbortEval`; conditions without samples yet do not abort (a later scenario's threshold waits for it).
+    public static func abortingFailure(_ thresholds: [ThresholdSpec], metrics: [MetricSeries], elapsed: Duration) -> ThresholdResult? {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        for threshold in thresholds {
+            let armed = threshold.conditions.filter { $0.abortOnFail && elapsed >= $0.delayAbortEval }
+            guard !armed.isEmpty, let series = merged(metrics, metric: threshold.metric, filter: threshold.filter) else { continue }
+            for condition in armed {
+                guard let value = aggregate(condition.aggregation, of: series, durationSeconds: seconds),
+                    !condition.comparison.holds(value, condition.value)
+                else { continue }
+                return ThresholdResult(key: threshold.key, condition: condition.text, value: value, passed: false, abortOnFail: true)
+            }
+        }
+        return nil
+    }
+
     /// The series of `metric` matching `filter`, merged; nil when none matches.
     static func merged(_ metrics: [MetricSeries], metric: MetricName, filter: [String: String]) -> MetricSeries? {
         var result: MetricSeries?
