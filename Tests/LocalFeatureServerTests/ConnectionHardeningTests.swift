@@ -13,6 +13,7 @@ import Testing
 /// waited for every request in flight however long it took.
 @Suite struct ConnectionHardeningTests {
     static let applyEdits = "/arcgis/rest/services/parks/FeatureServer/0/applyEdits"
+    static let infoRequest = "GET /arcgis/rest/info?f=json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
     static func head(_ path: String, _ headers: String) -> [UInt8] {
         Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n\(headers)\r\n".utf8)
@@ -29,8 +30,9 @@ import Testing
         try await withConfiguredServer({ $0.connections.idleTimeout = .seconds(1) }) { endpoint in
             let idle = try RawConnection(port: endpoint.port)
             let start = ContinuousClock.now
-            let (_, closed) = await idle.readUntilClosed(timeout: .seconds(10))
-            #expect(closed && ContinuousClock.now - start < .seconds(5), "idle connection closed after \(ContinuousClock.now - start)")
+            // Without the timeout it would stay open for ever; with 1 s it closes soon (slack for a loaded machine).
+            let (_, closed) = await idle.readUntilClosed(timeout: .seconds(30))
+            #expect(closed && ContinuousClock.now - start < .seconds(20), "idle connection closed after \(ContinuousClock.now - start)")
 
             let slow = try RawConnection(port: endpoint.port)
             let header = "GET /arcgis/rest/info?f=json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + String(repeating: "a", count: 200) + "\r\n\r\n"
@@ -44,8 +46,11 @@ import Testing
         let log = LogCapture()
         try await withConfiguredServer(logger: log.logger(), { $0.connections.maximumConnections = 3 }) { endpoint in
             let held = try (0..<3).map { _ in try RawConnection(port: endpoint.port) }
-            // Accepted first: one accept pass may take several pending connections, so the cap holds from the next one.
-            try await Task.sleep(for: .milliseconds(300))
+            // Each answered once, so each is surely accepted (one accept pass may take several pending connections,
+            // so the cap holds from the next one), and kept open.
+            for connection in held {
+                #expect(!(await connection.exchange(Self.infoRequest, timeout: .seconds(30))).isEmpty)
+            }
             try await withCurlTransport { transport in
                 let info = "http://127.0.0.1:\(endpoint.port)/arcgis/rest/info?f=json"
                 await #expect(throws: (any Error).self, "a fourth connection is not served while three are open") {
@@ -58,7 +63,9 @@ import Testing
         // Closing a connection lets the waiting one in.
         try await withConfiguredServer({ $0.connections.maximumConnections = 2 }) { endpoint in
             var held: [RawConnection]? = try (0..<2).map { _ in try RawConnection(port: endpoint.port) }
-            try await Task.sleep(for: .milliseconds(300))
+            for connection in held ?? [] {
+                #expect(!(await connection.exchange(Self.infoRequest, timeout: .seconds(30))).isEmpty)
+            }
             try await withCurlTransport { transport in
                 let info = "http://127.0.0.1:\(endpoint.port)/arcgis/rest/info?f=json"
                 let waiting = Task { try await transport.send(HTTPRequest(url: info, timeout: .seconds(20))) }

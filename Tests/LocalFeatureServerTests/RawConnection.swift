@@ -57,6 +57,32 @@ final class RawConnection: @unchecked Sendable {
         return sent
     }
 
+    /// Sends `request` and reads one whole response (head and `Content-Length` body); empty when none came within
+    /// `timeout`. The connection stays open.
+    func exchange(_ request: String, timeout: Duration) async -> [UInt8] {
+        guard await send(Array(request.utf8)) else { return [] }
+        let deadline = ContinuousClock.now + timeout
+        return await run {
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while ContinuousClock.now < deadline {
+                let text = String(decoding: received, as: UTF8.self)
+                if let end = text.range(of: "\r\n\r\n") {
+                    let head = text[..<end.lowerBound].lowercased()
+                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return received }
+                }
+                var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else { continue }
+                let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { return received }
+                received += buffer[0..<count]
+            }
+            return []
+        }
+    }
+
     /// Everything the peer sends until it closes the connection or `timeout` passes.
     /// - Returns: The bytes read, and whether the peer closed (false: the time ran out first).
     func readUntilClosed(timeout: Duration) async -> (bytes: [UInt8], closed: Bool) {
