@@ -44,6 +44,22 @@ public struct LocalFeatureServerConfiguration: Sendable {
     }
 }
 
+extension LocalFeatureServerConfiguration {
+    /// Whether `host` is a loopback address or name (`localhost`, `::1`, a dotted address in `127.0.0.0/8`): a
+    /// server listening there is reachable from this machine only.
+    public static func isLoopback(_ host: String) -> Bool {
+        var lowered = host.lowercased()
+        if lowered.hasPrefix("[") && lowered.hasSuffix("]") { lowered = String(lowered.dropFirst().dropLast()) }
+        return lowered == "localhost" || lowered == "::1" || isLoopbackIPv4(lowered)
+    }
+
+    /// Whether `name` is a dotted IPv4 address in 127.0.0.0/8 (not a name such as `127.0.0.1.evil.example`).
+    public static func isLoopbackIPv4(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}
+
 /// Where a running local feature service listens.
 public struct LocalFeatureServerEndpoint: Sendable, Hashable {
     /// The host it was bound to.

@@ -195,7 +195,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// What a non-loopback listener exposes to anyone who can reach it, in one sentence; nil on loopback.
     static func exposureWarning(host: String, users: Bool, tls: Bool, admin: Bool) -> String? {
-        guard !isLoopback(host) else { return nil }
+        guard !LocalFeatureServerConfiguration.isLoopback(host) else { return nil }
         var exposed: [String] = []
         if users {
             exposed.append("data needs a token, but \(tls ? "tokens and passwords are protected by TLS" : "passwords and tokens cross the network in cleartext (add --tls-self-signed or --tls-cert)")")
@@ -206,12 +206,6 @@ struct ServeCommand: AsyncParsableCommand {
             exposed.append("the admin endpoints (/arcgis/admin/faults, /stats) can inject faults\(users ? " for anyone with a token" : "") (add --no-admin)")
         }
         return "listening on \(host), not loopback; " + exposed.joined(separator: "; ")
-    }
-
-    /// Whether `host` is a loopback address or name.
-    static func isLoopback(_ host: String) -> Bool {
-        let lowered = host.lowercased()
-        return lowered == "localhost" || lowered == "::1" || lowered == "[::1]" || lowered.hasPrefix("127.")
     }
 
     private static func write(_ text: String, to handle: FileHandle) {

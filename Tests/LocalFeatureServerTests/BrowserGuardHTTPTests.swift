@@ -102,8 +102,8 @@ import Testing
         #expect(Guard.hostName(ofAuthority: "LocalHost:8080") == "localhost")
         #expect(Guard.hostName(ofAuthority: "[::1]:80") == "::1")
         #expect(Guard.hostName(ofAuthority: ":80") == nil)
-        #expect(Guard.isLoopback("127.0.0.1") && Guard.isLoopback("[::1]") && !Guard.isLoopback("0.0.0.0"))
-        #expect(Guard.isLoopbackIPv4("127.3.2.1") && !Guard.isLoopbackIPv4("127.0.0.1.evil.example") && !Guard.isLoopbackIPv4("127.0.0.256"))
+        #expect(LocalFeatureServerConfiguration.isLoopback("127.0.0.1") && LocalFeatureServerConfiguration.isLoopback("[::1]") && !LocalFeatureServerConfiguration.isLoopback("0.0.0.0"))
+        #expect(LocalFeatureServerConfiguration.isLoopbackIPv4("127.3.2.1") && !LocalFeatureServerConfiguration.isLoopbackIPv4("127.0.0.1.evil.example") && !LocalFeatureServerConfiguration.isLoopbackIPv4("127.0.0.256"))
         #expect(!Guard.changesData(path: "/arcgis/admin/nothing"), "an unknown admin path stays the admin's 404")
     }
 }

@@ -27,7 +27,7 @@ struct BrowserGuardMiddleware<Context: RequestContext>: RouterMiddleware {
     init(policy: LocalFeatureServerConfiguration.BrowserPolicy, bindHost: String, scheme: String) {
         self.policy = policy
         self.scheme = scheme
-        if Self.isLoopback(bindHost) {
+        if LocalFeatureServerConfiguration.isLoopback(bindHost) {
             var names: Set<String> = ["localhost", "127.0.0.1", "::1", Self.bare(bindHost.lowercased())]
             for name in policy.allowedHosts { names.insert(Self.bare(name.lowercased())) }
             hostNames = names
@@ -39,7 +39,7 @@ struct BrowserGuardMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let host = request.head.authority
         if let hostNames {
-            guard let host, let name = Self.hostName(ofAuthority: host), hostNames.contains(name) || Self.isLoopbackIPv4(name) else {
+            guard let host, let name = Self.hostName(ofAuthority: host), hostNames.contains(name) || LocalFeatureServerConfiguration.isLoopbackIPv4(name) else {
                 throw ServiceError(
                     ArcGISError(
                         code: 403, message: "Host not allowed.",
@@ -103,17 +103,5 @@ struct BrowserGuardMiddleware<Context: RequestContext>: RouterMiddleware {
     /// `name` without the brackets of an IPv6 literal.
     static func bare(_ name: String) -> String {
         name.hasPrefix("[") && name.hasSuffix("]") ? String(name.dropFirst().dropLast()) : name
-    }
-
-    /// Whether the server listens on loopback only (`127.0.0.0/8`, `::1`, `localhost`).
-    static func isLoopback(_ host: String) -> Bool {
-        let lowered = bare(host.lowercased())
-        return lowered == "localhost" || lowered == "::1" || isLoopbackIPv4(lowered)
-    }
-
-    /// Whether `name` is a dotted IPv4 address in 127.0.0.0/8 (not a name such as `127.0.0.1.evil.example`).
-    static func isLoopbackIPv4(_ name: String) -> Bool {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 }

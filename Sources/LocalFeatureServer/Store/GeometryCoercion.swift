@@ -108,6 +108,18 @@ enum GeometryCoercion {
 }
 
 extension Geometry {
+    /// Whether every x/y pair satisfies `predicate` (read only: nothing is built).
+    func allCoordinates(_ predicate: (Double, Double) -> Bool) -> Bool {
+        func pairs(_ points: [[Double]]) -> Bool { points.allSatisfy { $0.count < 2 || predicate($0[0], $0[1]) } }
+        switch self {
+        case .point(let x, let y, _, _): return predicate(x, y)
+        case .multipoint(let points, _): return pairs(points)
+        case .polyline(let paths, _): return paths.allSatisfy(pairs)
+        case .polygon(let rings, _): return rings.allSatisfy(pairs)
+        case .envelope(let xmin, let ymin, let xmax, let ymax, _): return predicate(xmin, ymin) && predicate(xmax, ymax)
+        }
+    }
+
     /// This geometry with each x/y pair replaced by `transform`'s answer (z and m values kept), without a spatial
     /// reference.
     func mappingCoordinates(_ transform: (Double, Double) -> (Double, Double)) -> Geometry {

@@ -136,12 +136,7 @@ enum QueryReader {
             return output.point(x: x, y: y)
         case .json:
             guard let text = row[column] as String?, let geometry = try? WireJSON.decode(Geometry.self, from: text) else { return nil }
-            var valid = true
-            _ = geometry.mappingCoordinates { x, y in
-                if !GeometryCoercion.isGeographic(x: x, y: y) { valid = false }
-                return (x, y)
-            }
-            return valid ? output.transform(geometry) : nil
+            return geometry.allCoordinates(GeometryCoercion.isGeographic) ? output.transform(geometry) : nil
         }
     }
 
