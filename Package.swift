@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "FeatureServiceClient", targets: ["FeatureServiceClient"]),
         .library(name: "LocalFeatureServer", targets: ["LocalFeatureServer"]),
         .library(name: "LoadRunner", targets: ["LoadRunner"]),
+        .library(name: "BatchApply", targets: ["BatchApply"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -88,9 +89,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `featureload apply`: a file of edits into a service, exactly once, resumable. Beside LoadRunner, never
+        // importing it; SQLite (GRDB) for its journal and for reading GeoPackage inputs.
+        .target(
+            name: "BatchApply",
+            dependencies: [
+                "FeatureModel",
+                "FeatureServiceClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "featureload",
             dependencies: [
+                "BatchApply",
                 "FeatureModel",
                 "FeatureServiceClient",
                 "LocalFeatureServer",
@@ -157,6 +171,14 @@ let package = Package(
             dependencies: [
                 "LoadRunner", "FeatureModel", "FeatureServiceClient", "LocalFeatureServer", "FeatureloadTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BatchApplyTests",
+            dependencies: [
+                "BatchApply", "FeatureModel", "FeatureServiceClient", "LocalFeatureServer", "FeatureloadTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

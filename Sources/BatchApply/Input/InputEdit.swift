@@ -1,0 +1,68 @@
+public import FeatureModel
+
+/// Where a record sits in its input file, for error messages and the rejects file.
+public struct InputPosition: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The record's index in the file, from 0 (the n-th feature, edit, row or line record).
+    public var index: Int
+    /// The 1-based line the record starts on, when the format has lines that mean something (CSV, NDJSON, JSON).
+    public var line: Int?
+    /// The table a GeoPackage record came from.
+    public var table: String?
+
+    public init(index: Int, line: Int? = nil, table: String? = nil) {
+        self.index = index
+        self.line = line
+        self.table = table
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if let table { parts.append("table \(table)") }
+        if let line { parts.append("line \(line)") }
+        parts.append("record \(index + 1)")
+        return parts.joined(separator: ", ")
+    }
+}
+
+/// One edit read from an input file: what to do, to which layer, with which feature, and where it came from.
+public struct InputEdit: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case add, update, delete
+    }
+
+    public var kind: Kind
+    /// For adds and updates, the feature (attributes and geometry, Esri JSON shape). For deletes, the attributes
+    /// hold the key: the object-ID field or the GlobalID field.
+    public var feature: Feature
+    /// The layer the edit is for, when the input names one (service-level Esri JSON edits); nil means the layer
+    /// given on the command line.
+    public var layer: Int?
+    public var position: InputPosition
+    /// The record exactly as it stood in the input (a GeoJSON or Esri JSON feature's text, a CSV line), so a
+    /// rejected edit is written back in the input's own format.
+    public var source: String
+
+    public init(kind: Kind, feature: Feature, layer: Int? = nil, position: InputPosition, source: String) {
+        self.kind = kind
+        self.feature = feature
+        self.layer = layer
+        self.position = position
+        self.source = source
+    }
+}
+
+/// A record that could not be read, with its position and why.
+public struct InputProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public var position: InputPosition
+    public var reason: String
+    /// The record's text, when it could be cut out of the file.
+    public var source: String?
+
+    public init(position: InputPosition, reason: String, source: String? = nil) {
+        self.position = position
+        self.reason = reason
+        self.source = source
+    }
+
+    public var description: String { "\(position): \(reason)" }
+}
