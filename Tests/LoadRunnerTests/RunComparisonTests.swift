@@ -48,4 +48,57 @@ import Testing
         let reversed = RunComparison.rows(scenario: "s", operation: nil, slow, fast, tolerance: 0.1, metrics: ["p95"])
         #expect(reversed.map(\.verdict) == [.improvement])
     }
+
+    @Test("Cliff's δ: +1 when every candidate value is larger, −1 when smaller, 0 for the same sample, ties count half")
+    func cliffsDelta() {
+        let low = (1...5).map { (Double($0), 1.0) }
+        let high = (6...10).map { (Double($0), 1.0) }
+        #expect(RunComparison.cliffsDelta(low, high) == 1)
+        #expect(RunComparison.cliffsDelta(high, low) == -1)
+        #expect(RunComparison.cliffsDelta(low, low) == 0)
+        // b = {2, 3} against a = {1, 2}: pairs (b > a) = 3, (b < a) = 0, ties 1 of 4: δ = 3/4.
+        #expect(RunComparison.cliffsDelta([(1, 1), (2, 1)], [(2, 1), (3, 1)]) == 0.75)
+        #expect(RunComparison.cliffsDelta([(1, 100), (2, 100)], [(2, 100), (3, 100)]) == 0.75, "weights count as repeats")
+    }
+
+    /// A short run (no full seconds) whose requests took `micros`.
+    static func shortSide(requests: Double, latencies micros: [UInt64]) -> RunComparison.Side {
+        var histogram = LatencyHistogram(significantDigits: 3)
+        for value in micros { histogram.record(microseconds: value) }
+        return RunComparison.Side(requests: requests, failed: 0, edits: requests, seconds: 2, latency: histogram, perSecond: [])
+    }
+
+    @Test("short runs: a 10 % shift over 10,000 requests is significant but a small effect: noise; 50 ms more is a regression; throughput is inconclusive")
+    func shortRuns() {
+        let base = (0..<10_000).map { UInt64(800 + $0 % 1_000) }
+        let shifted = Self.shortSide(requests: 8_000, latencies: base.map { $0 * 11 / 10 })
+        let baseline = Self.shortSide(requests: 10_000, latencies: base)
+        let rows = RunComparison.rows(scenario: "s", operation: nil, baseline, shifted, tolerance: 0.05, metrics: RunComparison.metrics)
+        let p50 = try? #require(rows.first { $0.metric == "p50" })
+        #expect(p50?.verdict == .noise, "\(rows)")
+        #expect((p50?.pValue ?? 1) < 0.01, "significant")
+        #expect(abs(p50?.effectSize ?? 1) < RunComparison.largeEffect)
+        #expect(rows.first { $0.metric == "requestsPerSecond" }?.verdict == .inconclusive)
+        #expect(rows.first { $0.metric == "editsPerSecond" }?.verdict == .inconclusive)
+        #expect(!rows.contains { $0.verdict == .regression })
+
+        let slow = Self.shortSide(requests: 10_000, latencies: base.map { $0 + 50_000 })
+        let latency = RunComparison.rows(scenario: "s", operation: nil, baseline, slow, tolerance: 0.1, metrics: ["p50", "p95", "p99"])
+        #expect(latency.map(\.verdict) == [.regression, .regression, .regression], "\(latency)")
+        #expect(latency.first?.effectSize == 1)
+    }
+
+    @Test("the Markdown names inconclusive rows and what to do about them")
+    func inconclusiveNote() throws {
+        let side = Self.shortSide(requests: 1_000, latencies: [1_000])
+        var faster = side
+        faster.requests = 2_000
+        let comparison = RunComparison(
+            baseline: "a", candidate: "b", tolerance: 0.1,
+            rows: RunComparison.rows(scenario: "s", operation: nil, side, faster, tolerance: 0.1, metrics: ["requestsPerSecond"]))
+        #expect(!comparison.regressed)
+        #expect(comparison.markdown.contains("# Comparison: no regression"))
+        #expect(comparison.markdown.contains("1 change is inconclusive"), "\(comparison.markdown)")
+        #expect(comparison.markdown.contains("| inconclusive |"))
+    }
 }

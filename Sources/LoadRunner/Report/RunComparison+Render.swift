@@ -5,8 +5,9 @@ extension RunComparison {
     public var markdown: String {
         var lines = ["# Comparison: \(regressed ? "REGRESSION" : "no regression")", ""]
         lines.append("Baseline `\(baseline)`, candidate `\(candidate)`; tolerance \(Self.percent(tolerance)).")
-        lines.append("A change counts when it exceeds the tolerance and the runs' own noise (1 % significance).")
+        lines.append(Self.rule)
         lines.append("")
+        if let note = inconclusiveNote { lines += [note, ""] }
         let changed = rows.filter { $0.verdict == .regression || $0.verdict == .improvement }
         if !changed.isEmpty {
             lines += ["| verdict | scenario | operation | metric | baseline | candidate | change |", "|---|---|---|---|---:|---:|---:|"]
@@ -15,11 +16,10 @@ extension RunComparison {
             }
             lines.append("")
         }
-        lines += ["## Every metric", "", "| scenario | operation | metric | baseline | candidate | change | p | verdict | noise judged by |",
-                  "|---|---|---|---:|---:|---:|---:|---|---|"]
+        lines += ["## Every metric", "", "| scenario | operation | metric | baseline | candidate | change | p | δ | verdict | noise judged by |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---|---|"]
         for row in rows {
-            let p = row.pValue.map { $0 < 0.0001 ? "<0.0001" : String(format: "%.4f", $0) } ?? "–"
-            lines.append("| \(row.scenario) | \(row.operation ?? "all") | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) | \(p) | \(row.verdict.rawValue) | \(row.basis) |")
+            lines.append("| \(row.scenario) | \(row.operation ?? "all") | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) | \(Self.p(row)) | \(Self.delta(row)) | \(row.verdict.rawValue) | \(row.basis) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -56,13 +56,13 @@ extension RunComparison {
         out += "<title>Comparison: \(regressed ? "REGRESSION" : "no regression")</title><style>\(HTMLRenderer.style)</style></head><body>"
         out += #"<h1>Comparison <span class="badge \#(regressed ? "fail" : "pass")">\#(regressed ? "REGRESSION" : "no regression")</span></h1>"#
         out += "<p>Baseline <code>\(HTMLRenderer.escape(baseline))</code>, candidate <code>\(HTMLRenderer.escape(candidate))</code>; tolerance \(Self.percent(tolerance)). "
-        out += "A change counts when it exceeds the tolerance and the runs' own noise (1 % significance).</p>"
-        out += "<table><tr><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th><th>p</th><th>verdict</th><th>noise judged by</th></tr>"
+        out += HTMLRenderer.escape(Self.rule) + "</p>"
+        if let note = inconclusiveNote { out += "<p>\(HTMLRenderer.escape(note))</p>" }
+        out += "<table><tr><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th><th>p</th><th>δ</th><th>verdict</th><th>noise judged by</th></tr>"
         for row in rows {
-            let p = row.pValue.map { $0 < 0.0001 ? "<0.0001" : String(format: "%.4f", $0) } ?? "–"
             let style = row.verdict == .regression ? "bad" : row.verdict == .improvement ? "ok" : "text"
             out += #"<tr><td>\#(HTMLRenderer.escape(row.scenario))</td><td class="text">\#(HTMLRenderer.escape(row.operation ?? "all"))</td><td class="text">\#(row.metric)</td>"#
-            out += "<td>\(Self.value(row.baseline, row.unit))</td><td>\(Self.value(row.candidate, row.unit))</td><td>\(Self.change(row))</td><td>\(p)</td>"
+            out += "<td>\(Self.value(row.baseline, row.unit))</td><td>\(Self.value(row.candidate, row.unit))</td><td>\(Self.change(row))</td><td>\(Self.p(row))</td><td>\(Self.delta(row))</td>"
             out += #"<td class="\#(style)">\#(row.verdict.rawValue)</td><td class="text">\#(HTMLRenderer.escape(row.basis))</td></tr>"#
         }
         return out + "</table></body></html>\n"
@@ -73,6 +73,26 @@ extension RunComparison {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
+    }
+
+    /// How a change is judged, in one sentence.
+    static let rule =
+        "A change counts when it exceeds the tolerance and the runs' own noise: significant at 1 % and a large effect (|Cliff's δ| ≥ \(largeEffect))."
+
+    /// What the inconclusive rows mean, when there are any.
+    var inconclusiveNote: String? {
+        let count = rows.filter { $0.verdict == .inconclusive }.count
+        guard count > 0 else { return nil }
+        return "\(count) change\(count == 1 ? " is" : "s are") inconclusive: a run shorter than \(Self.minimumSeconds) full seconds "
+            + "cannot tell a change in throughput from the machine's noise. Run the scenarios longer (a `duration`) to judge it."
+    }
+
+    static func p(_ row: Row) -> String {
+        row.pValue.map { $0 < 0.0001 ? "<0.0001" : String(format: "%.4f", $0) } ?? "–"
+    }
+
+    static func delta(_ row: Row) -> String {
+        row.effectSize.map { String(format: "%+.2f", $0) } ?? "–"
     }
 
     static func value(_ value: Double, _ unit: String) -> String {

@@ -3,12 +3,16 @@ import Foundation
 /// A candidate run against a baseline: per scenario (and operation) and metric, the change and whether it is a
 /// regression.
 ///
-/// A change counts only when it is both larger than the tolerance and larger than the runs' own noise. The noise
-/// is judged from the runs themselves, so two runs of the same build do not flag each other:
+/// A change counts only when it is larger than the tolerance, statistically significant, and large as an effect
+/// size. The noise is judged from the runs themselves, so two runs of the same build do not flag each other:
 /// - with at least ``minimumSeconds`` full seconds in both runs, the per-second values (requests, edits, latency
 ///   percentiles of the second) are compared by a two-sided Mann–Whitney U test;
-/// - in shorter runs, latency is compared on the requests' own distributions (the HDR histograms), throughput only by
-///   the tolerance (a short run has no spread to judge it by; the row says so);
+/// - in shorter runs, latency is compared on the requests' own distributions (the HDR histograms); throughput cannot
+///   be judged (a run of two seconds has no spread to judge it by), so a change in it is ``Verdict/inconclusive``;
+/// - on top of significance, the two samples must differ by a *large* effect: Cliff's δ (the probability that a
+///   value of one run exceeds one of the other, less the reverse) at least ``largeEffect`` in size. Thousands of
+///   requests make any small systematic shift significant; a shift that leaves the two distributions overlapping
+///   this much is within what one shared machine does from run to run, not a regression;
 /// - the failure rate by a two-proportion z-test, ignoring a change in rate under a tenth of the tolerance (at
 ///   least 0.1 point).
 /// The significance level is 1 %.
@@ -24,6 +28,8 @@ public struct RunComparison: Sendable, Codable, Equatable {
         case improvement
         /// Beyond the tolerance, but within the runs' noise.
         case noise
+        /// Beyond the tolerance, but the runs are too short to tell it from noise.
+        case inconclusive
         case unchanged
     }
 
@@ -39,6 +45,9 @@ public struct RunComparison: Sendable, Codable, Equatable {
         public var change: Double
         /// The test's two-sided p-value, when there was spread to test.
         public var pValue: Double?
+        /// Cliff's δ of candidate against baseline (−1…1; positive: the candidate's values are larger), when there
+        /// was spread to test.
+        public var effectSize: Double?
         public var verdict: Verdict
         /// How the noise was judged.
         public var basis: String
@@ -53,10 +62,20 @@ public struct RunComparison: Sendable, Codable, Equatable {
     /// Full seconds a run needs for its per-second values to be compared.
     public static let minimumSeconds = 5
     static let significance = 0.01
+    /// The smallest |Cliff's δ| that counts as a change: 0.474, the bound of a "large" effect (Romano et al., 2006).
+    public static let largeEffect = 0.474
 
     /// Why two reports cannot be compared.
     public struct NotComparable: Error, CustomStringConvertible {
         public var description: String
+    }
+
+    /// A comparison of rows already made.
+    init(baseline: String, candidate: String, tolerance: Double, rows: [Row]) {
+        self.baseline = baseline
+        self.candidate = candidate
+        self.tolerance = tolerance
+        self.rows = rows
     }
 
     /// Compares `candidate` with `baseline`.
@@ -131,50 +150,55 @@ public struct RunComparison: Sendable, Codable, Equatable {
     ) -> [Row] {
         let spread = base.perSecond.count >= minimumSeconds && new.perSecond.count >= minimumSeconds
         var rows: [Row] = []
-        func add(_ metric: String, unit: String, base a: Double, new b: Double, higherIsBetter: Bool, p: Double?, basis: String) {
+        func add(
+            _ metric: String, unit: String, base a: Double, new b: Double, higherIsBetter: Bool, test: (p: Double, delta: Double)?,
+            basis: String
+        ) {
             guard metrics.contains(metric) else { return }
             let change = a == 0 ? (b == 0 ? 0 : .infinity) : (b - a) / a
             let worse = higherIsBetter ? -change : change
             let verdict: Verdict
             if abs(change) <= tolerance {
                 verdict = .unchanged
-            } else if let p, p >= significance {
-                verdict = .noise
+            } else if let test {
+                verdict = test.p >= significance || abs(test.delta) < largeEffect ? .noise : worse > 0 ? .regression : .improvement
             } else {
-                verdict = worse > 0 ? .regression : .improvement
+                verdict = .inconclusive
             }
             rows.append(
                 Row(scenario: scenario, operation: operation, metric: metric, unit: unit, baseline: a, candidate: b, change: change,
-                    pValue: p, verdict: verdict, basis: basis))
+                    pValue: test?.p, effectSize: test?.delta, verdict: verdict, basis: basis))
         }
-        let secondsBasis = "per-second values, Mann–Whitney"
-        let shortBasis = "run too short for per-second spread (< \(minimumSeconds) full seconds): tolerance only"
+        let secondsBasis = "per-second values: Mann–Whitney, Cliff's δ"
+        let shortBasis = "too short to judge throughput: \(min(base.perSecond.count, new.perSecond.count)) full seconds, \(minimumSeconds) needed"
         add(
             "requestsPerSecond", unit: "req/s", base: base.requests / base.seconds, new: new.requests / new.seconds, higherIsBetter: true,
-            p: spread ? mannWhitney(base.perSecond.map { ($0.requests, 1) }, new.perSecond.map { ($0.requests, 1) }) : nil,
+            test: spread ? compare(base.perSecond.map { ($0.requests, 1) }, new.perSecond.map { ($0.requests, 1) }) : nil,
             basis: spread ? secondsBasis : shortBasis)
         if base.edits > 0 || new.edits > 0 {
             add(
                 "editsPerSecond", unit: "edits/s", base: base.edits / base.seconds, new: new.edits / new.seconds, higherIsBetter: true,
-                p: spread ? mannWhitney(base.perSecond.map { ($0.edits, 1) }, new.perSecond.map { ($0.edits, 1) }) : nil,
+                test: spread ? compare(base.perSecond.map { ($0.edits, 1) }, new.perSecond.map { ($0.edits, 1) }) : nil,
                 basis: spread ? secondsBasis : shortBasis)
         }
         if base.latency.count > 0 && new.latency.count > 0 {
+            // Over the requests: computed once for the three percentiles.
+            let requestTest = spread ? nil : compare(Self.weighted(base.latency), Self.weighted(new.latency))
             for (metric, percentile) in [("p50", 50.0), ("p95", 95.0), ("p99", 99.0)] {
-                let p: Double
+                let test: (p: Double, delta: Double)
                 let basis: String
-                if spread {
-                    p = mannWhitney(
+                if let requestTest {
+                    test = requestTest
+                    basis = "request latencies: Mann–Whitney, Cliff's δ"
+                } else {
+                    test = compare(
                         base.perSecond.filter { $0.latency.count > 0 }.map { (Double($0.latency.percentile(percentile)), 1) },
                         new.perSecond.filter { $0.latency.count > 0 }.map { (Double($0.latency.percentile(percentile)), 1) })
                     basis = secondsBasis
-                } else {
-                    p = mannWhitney(Self.weighted(base.latency), Self.weighted(new.latency))
-                    basis = "request latencies, Mann–Whitney"
                 }
                 add(
                     metric, unit: "ms", base: Double(base.latency.percentile(percentile)) / 1000,
-                    new: Double(new.latency.percentile(percentile)) / 1000, higherIsBetter: false, p: p, basis: basis)
+                    new: Double(new.latency.percentile(percentile)) / 1000, higherIsBetter: false, test: test, basis: basis)
             }
         }
         if metrics.contains("failureRate") && (base.requests > 0 && new.requests > 0) {
@@ -191,7 +215,7 @@ public struct RunComparison: Sendable, Codable, Equatable {
             }
             rows.append(
                 Row(scenario: scenario, operation: operation, metric: "failureRate", unit: "rate", baseline: a, candidate: b, change: b - a,
-                    pValue: p, verdict: verdict, basis: "failed requests, two-proportion z-test; a change of less than \(Self.points(max(tolerance / 10, 0.001))) is ignored"))
+                    pValue: p, effectSize: nil, verdict: verdict, basis: "failed requests, two-proportion z-test; a change of less than \(Self.points(max(tolerance / 10, 0.001))) is ignored"))
         }
         return rows
     }
@@ -204,9 +228,19 @@ public struct RunComparison: Sendable, Codable, Equatable {
     /// Two-sided p-value of the Mann–Whitney U test (normal approximation with the tie correction) for weighted
     /// samples; 1 when either side is empty or every value is tied.
     static func mannWhitney(_ a: [(Double, Double)], _ b: [(Double, Double)]) -> Double {
+        compare(a, b).p
+    }
+
+    /// Cliff's δ of `b` against `a` for weighted samples: P(b > a) − P(b < a), from −1 to 1; 0 when either is empty.
+    static func cliffsDelta(_ a: [(Double, Double)], _ b: [(Double, Double)]) -> Double {
+        compare(a, b).delta
+    }
+
+    /// The Mann–Whitney p-value and Cliff's δ of `b` against `a`, from one ranking of weighted samples.
+    static func compare(_ a: [(Double, Double)], _ b: [(Double, Double)]) -> (p: Double, delta: Double) {
         let n1 = a.reduce(0) { $0 + $1.1 }
         let n2 = b.reduce(0) { $0 + $1.1 }
-        guard n1 > 0, n2 > 0 else { return 1 }
+        guard n1 > 0, n2 > 0 else { return (1, 0) }
         var values: [Double: (Double, Double)] = [:]
         for (value, weight) in a { values[value, default: (0, 0)].0 += weight }
         for (value, weight) in b { values[value, default: (0, 0)].1 += weight }
@@ -222,12 +256,14 @@ public struct RunComparison: Sendable, Codable, Equatable {
             rank += t
         }
         let n = n1 + n2
+        // U counts the pairs where a's value is the larger (ties as half), so δ = P(b > a) − P(b < a) = 1 − 2U/(n1·n2).
         let u = rankSumA - n1 * (n1 + 1) / 2
+        let delta = 1 - 2 * u / (n1 * n2)
         let mean = n1 * n2 / 2
         let variance = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1)))
-        guard variance > 0 else { return 1 }
+        guard variance > 0 else { return (1, delta) }
         let z = (abs(u - mean) - 0.5) / variance.squareRoot()
-        return min(1, erfc(max(z, 0) / 2.0.squareRoot()))
+        return (min(1, erfc(max(z, 0) / 2.0.squareRoot())), delta)
     }
 
     /// Two-sided p-value of the two-proportion z-test; 1 when there is no variation.
