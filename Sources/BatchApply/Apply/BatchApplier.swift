@@ -1,0 +1,334 @@
+public import FeatureServiceClient
+import FeatureModel
+import Foundation
+
+/// Sends a journal's planned batches to the service, `concurrency` requests at a time and at most `rate` edits a
+/// second, and records each edit's outcome; on a resumed journal it first settles the batches left in doubt.
+///
+/// ```
+///  journal (planned batches) ──► parent loop ──► child task per batch: applyEdits, retried exactly once
+///        ▲                         │  (≤ concurrency in flight, paced by rate)          │
+///        └──── outcomes, one transaction per batch ◄───────── BatchResult ◄────────────┘
+/// ```
+///
+/// Each batch goes through the client's retried applyEdits (``FeatureLayerClient/applyEdits(_:options:retry:globalIdField:)``):
+/// adds carry client GlobalIDs and are sent with `useGlobalIds=true`, so a replay is recognised as a duplicate and
+/// nothing is added twice. A batch is marked `sending` in the journal before its request goes out; when the process
+/// dies before its outcomes are written, the next run finds it in doubt and looks its adds up by GlobalID before
+/// sending what is still missing. Updates are resent as they are (idempotent); a delete that finds its feature gone
+/// counts as applied.
+///
+/// Cancelling the task (Ctrl-C) stops new batches; batches in flight are cancelled and stay in doubt, to be settled
+/// by `--resume`. Only the parent writes to the journal.
+public struct BatchApplier: Sendable {
+    public let journal: ApplyJournal
+    public let service: FeatureService
+    public let settings: ApplySettings
+    public let retry: RetryPolicy
+    /// The GlobalID and object-ID fields of each layer the plan names.
+    public let keys: [Int: (objectIdField: String, globalIdField: String?)]
+
+    /// The default retry policy of an apply: patient enough for an overnight run against a throttling service.
+    public static let defaultRetry = RetryPolicy(
+        maximumAttempts: 8, initialBackoff: .milliseconds(200), maximumBackoff: .seconds(30), budget: .seconds(300))
+
+    public init(
+        journal: ApplyJournal, service: FeatureService, settings: ApplySettings, retry: RetryPolicy = BatchApplier.defaultRetry,
+        keys: [Int: (objectIdField: String, globalIdField: String?)]
+    ) {
+        self.journal = journal
+        self.service = service
+        self.settings = settings
+        self.retry = retry
+        self.keys = keys
+    }
+
+    /// Where a run stands, for progress lines.
+    public struct Progress: Sendable, Hashable {
+        /// Edits with an outcome recorded in this run.
+        public var settled: Int
+        /// Edits this run set out to settle.
+        public var total: Int
+        public var applied: Int
+        public var rejected: Int
+        public var failed: Int
+        public var retries: Int
+        public var elapsed: Duration
+    }
+
+    /// What a run did.
+    public struct Summary: Sendable, Hashable {
+        /// Batches found in doubt and settled against the service before sending.
+        public var reconciledBatches = 0
+        /// Edits found already applied by that settling.
+        public var reconciledApplied = 0
+        public var batchesSent = 0
+        public var requests = 0
+        public var retries = 0
+        public var backoff: Duration = .zero
+        /// Edits settled in this run, by status.
+        public var settled: [EditStatus: Int] = [:]
+        /// Adds the service already held (an earlier run or attempt applied them).
+        public var alreadyPresent = 0
+        public var elapsed: Duration = .zero
+        /// Whether the run stopped early (cancelled).
+        public var interrupted = false
+
+        /// Edits applied in this run per second of it.
+        public var editsPerSecond: Double {
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return seconds > 0 ? Double(settled[.applied] ?? 0) / seconds : 0
+        }
+    }
+
+    /// What one child did with one batch.
+    struct BatchResult: Sendable {
+        var id: Int
+        var records: [EditRecord]
+        var state: JournalBatch.State
+        var requests: Int
+        var retries: Int
+        var backoff: Duration
+        var alreadyPresent: Int
+        var cancelled: Bool
+    }
+
+    /// Settles batches in doubt, then sends every open batch.
+    /// - Parameters:
+    ///   - clock: Paces the rate and measures the run.
+    ///   - progress: Called after each batch, from the calling task.
+    /// - Returns: What the run did; ``Summary/interrupted`` when it was cancelled.
+    /// - Throws: ``ApplyError/journal(_:)``; ``FeatureServiceError`` when settling in-doubt batches fails.
+    public func run(clock: some Clock<Duration> = ContinuousClock(), progress: (Progress) -> Void = { _ in }) async throws -> Summary {
+        let start = clock.now
+        var summary = Summary()
+        let batches = try journal.openBatches()
+        for batch in batches where batch.state == .sending {
+            if Task.isCancelled { break }
+            let found = try await reconcile(batch.id)
+            summary.reconciledBatches += 1
+            summary.reconciledApplied += found
+        }
+        let open = try journal.openBatches().map(\.id)
+        var total = 0
+        var plan: [JournalBatch] = []
+        for id in open {
+            let batch = try journal.batch(id)
+            total += batch.edits.count
+            plan.append(batch)
+        }
+        var current = Progress(settled: 0, total: total, applied: 0, rejected: 0, failed: 0, retries: 0, elapsed: .zero)
+        let concurrency = max(1, settings.concurrency)
+        var editsStarted = 0
+        try await withThrowingTaskGroup(of: BatchResult.self) { group in
+            var queue = plan.makeIterator()
+            var inFlight = 0
+            func startNext() async throws -> Bool {
+                guard !Task.isCancelled, let batch = queue.next() else { return false }
+                if let rate = settings.rate, rate > 0 {
+                    // Open-model pacing: batch k starts when the edits before it are due at `rate`.
+                    let due = start.advanced(by: .seconds(Double(editsStarted) / rate))
+                    if clock.now < due { try? await clock.sleep(until: due, tolerance: nil) }
+                    if Task.isCancelled { return false }
+                }
+                editsStarted += batch.edits.count
+                try journal.markSending(batch.id)
+                let send = self.send
+                group.addTask { await send(batch) }
+                inFlight += 1
+                return true
+            }
+            while inFlight < concurrency, try await startNext() {}
+            while inFlight > 0, let result = try await group.next() {
+                inFlight -= 1
+                summary.requests += result.requests
+                summary.retries += result.retries
+                summary.backoff += result.backoff
+                summary.alreadyPresent += result.alreadyPresent
+                if result.cancelled {
+                    summary.interrupted = true
+                    continue
+                }
+                try journal.record(batch: result.id, result.records, state: result.state)
+                summary.batchesSent += 1
+                for record in result.records {
+                    summary.settled[record.status, default: 0] += 1
+                    current.settled += 1
+                    switch record.status {
+                    case .applied: current.applied += 1
+                    case .rejected: current.rejected += 1
+                    case .failed, .unknown: current.failed += 1
+                    case .pending: break
+                    }
+                }
+                current.retries = summary.retries
+                current.elapsed = start.duration(to: clock.now)
+                progress(current)
+                _ = try await startNext()
+            }
+        }
+        if Task.isCancelled { summary.interrupted = true }
+        summary.elapsed = start.duration(to: clock.now)
+        return summary
+    }
+
+    /// Looks the adds of in-doubt batch `id` up by GlobalID, records those found as applied, and leaves the rest
+    /// (and the batch's updates and deletes) to be sent. Returns how many were found.
+    func reconcile(_ id: Int) async throws -> Int {
+        let batch = try journal.batch(id)
+        let adds = batch.edits.filter { $0.planned.kind == .add }
+        let found = try await lookUp(adds.compactMap(\.planned.globalId), layer: batch.layer)
+        let records = adds.compactMap { edit -> EditRecord? in
+            guard let globalId = edit.planned.globalId, let objectId = found[globalId] else { return nil }
+            return EditRecord(index: edit.planned.position.index, status: .applied, objectId: objectId, reason: "applied before the interruption")
+        }
+        // Nothing of the batch is in doubt any more: what was found is recorded, the rest is sent again.
+        try journal.record(batch: id, records, state: records.count == batch.edits.count ? .done : .planned)
+        return records.count
+    }
+
+    /// Sends one batch through the retried applyEdits and says what became of each edit. Never throws.
+    @Sendable func send(_ batch: JournalBatch) async -> BatchResult {
+        var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
+        let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
+        var edits = LayerEdits()
+        var order: [(kind: InputEdit.Kind, edit: JournalEdit)] = []
+        let decoder = JSONDecoder()
+        for edit in batch.edits {
+            switch edit.planned.kind {
+            case .add, .update:
+                guard let feature = try? decoder.decode(Feature.self, from: Data(edit.planned.payload.utf8)) else {
+                    result.records.append(EditRecord(index: edit.planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
+                    continue
+                }
+                if edit.planned.kind == .add { edits.adds.append(feature) } else { edits.updates.append(feature) }
+            case .delete:
+                if let objectId = edit.planned.objectId { edits.deletes.append(objectId) } else if let globalId = edit.planned.globalId { edits.deleteGlobalIds.append(globalId) }
+            }
+            order.append((edit.planned.kind, edit))
+        }
+        guard edits.count > 0 else { return result }
+        let adds = order.filter { $0.kind == .add }.map(\.edit)
+        let updates = order.filter { $0.kind == .update }.map(\.edit)
+        let deletes = order.filter { $0.kind == .delete }.map(\.edit)
+        let options = ApplyEditsOptions(rollbackOnFailure: settings.rollbackOnFailure, useGlobalIds: batch.useGlobalIds)
+        do {
+            let outcome = try await service.layer(id: batch.layer).applyEdits(edits, options: options, retry: retry, globalIdField: globalIdField)
+            result.requests = outcome.attempts.filter { $0.purpose == .request }.count
+            result.retries = outcome.attempts.retryCount
+            result.backoff = outcome.attempts.totalBackoff
+            var inDoubt = false
+            for (edits, outcomes) in [(adds, outcome.adds), (updates, outcome.updates), (deletes, outcome.deletes)] {
+                for (edit, outcome) in zip(edits, outcomes) {
+                    let record = Self.record(edit, outcome)
+                    if record.status == .unknown { inDoubt = true }
+                    if outcome.status == .appliedByEarlierAttempt && edit.planned.kind == .add { result.alreadyPresent += 1 }
+                    result.records.append(record)
+                }
+            }
+            result.state = inDoubt ? .sending : .done
+            // A replay of an add that an earlier, ambiguous attempt applied can fail with another code than the
+            // duplicate's (the service judged the replay, not the row): such a rejection is checked by GlobalID.
+            if outcome.attempts.contains(where: { $0.failure?.mayHaveBeenApplied == true }) {
+                do {
+                    result.records = try await recheckRejectedAdds(result.records, adds: adds, layer: batch.layer)
+                } catch {
+                    // Unchecked: those rejections stay in doubt, for --resume to settle.
+                    let addIndexes = Set(adds.map(\.planned.position.index))
+                    result.records = result.records.map { record in
+                        guard record.status == .rejected, addIndexes.contains(record.index) else { return record }
+                        return EditRecord(index: record.index, status: .unknown, reason: "rejected on a replay, and the check whether an earlier attempt applied it failed: \(error)")
+                    }
+                    result.state = .sending
+                }
+            }
+        } catch is CancellationError {
+            result.cancelled = true
+        } catch let error as FeatureServiceError {
+            result.requests = error.attempts.filter { $0.purpose == .request }.count
+            result.retries = error.attempts.retryCount
+            result.backoff = error.attempts.totalBackoff
+            if let arcgis = error.arcgisError, settings.rollbackOnFailure {
+                // The service rolled the whole batch back because of one of its edits.
+                for (_, edit) in order {
+                    result.records.append(
+                        EditRecord(
+                            index: edit.planned.position.index, status: .rejected, code: arcgis.code,
+                            reason: "the batch was rolled back (--rollback-on-failure): \(arcgis.message)\(arcgis.details.isEmpty ? "" : ": " + arcgis.details.joined(separator: "; "))"))
+                }
+            } else {
+                let reason = error.stopReason.map { "\(error.attemptFailure) (\($0))" } ?? "\(error.attemptFailure)"
+                for (_, edit) in order {
+                    result.records.append(
+                        EditRecord(index: edit.planned.position.index, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)"))
+                }
+                // An attempt may have reached the service: keep the batch in doubt, to look it up before resending.
+                result.state = error.mayHaveBeenApplied ? .sending : .done
+            }
+        } catch {
+            if Task.isCancelled {
+                result.cancelled = true
+            } else {
+                for (_, edit) in order {
+                    result.records.append(EditRecord(index: edit.planned.position.index, status: .failed, reason: "\(error)"))
+                }
+                result.state = .sending
+            }
+        }
+        return result
+    }
+
+    /// `records` with each rejected add of `adds` that the service holds after all recorded as applied.
+    func recheckRejectedAdds(_ records: [EditRecord], adds: [JournalEdit], layer: Int) async throws -> [EditRecord] {
+        let rejected = Set(records.filter { $0.status == .rejected }.map(\.index))
+        let suspects = adds.filter { rejected.contains($0.planned.position.index) }
+        guard !suspects.isEmpty else { return records }
+        let found = try await lookUp(suspects.compactMap(\.planned.globalId), layer: layer)
+        guard !found.isEmpty else { return records }
+        let byIndex = Dictionary(uniqueKeysWithValues: suspects.map { ($0.planned.position.index, $0.planned.globalId ?? "") })
+        return records.map { record in
+            guard record.status == .rejected, let globalId = byIndex[record.index], let objectId = found[globalId] else { return record }
+            return EditRecord(index: record.index, status: .applied, objectId: objectId, reason: "applied by an earlier attempt; its replay was refused")
+        }
+    }
+
+    /// The objectIds of the rows of `layer` holding `globalIds`, by GlobalID; queried 500 at a time.
+    func lookUp(_ globalIds: [String], layer id: Int) async throws -> [String: Int64] {
+        guard let globalIdField = keys[id]?.globalIdField else { return [:] }
+        let objectIdField = keys[id]?.objectIdField ?? "OBJECTID"
+        let layer = service.layer(id: id)
+        var found: [String: Int64] = [:]
+        var start = 0
+        while start < globalIds.count {
+            let chunk = Array(globalIds[start..<min(start + 500, globalIds.count)])
+            start += chunk.count
+            let whereClause = "\(globalIdField) IN (" + chunk.map { "'\($0)'" }.joined(separator: ",") + ")"
+            let set = try await layer.query(FeatureQuery(whereClause: whereClause, outFields: [objectIdField, globalIdField], returnGeometry: false))
+            for feature in set.features {
+                guard let text = feature[attribute: globalIdField]?.stringValue, let globalId = GlobalID.normalized(text),
+                    let objectId = feature[attribute: objectIdField]?.intValue
+                else { continue }
+                found[globalId] = objectId
+            }
+        }
+        return found
+    }
+
+    /// The journal record of `edit`'s outcome.
+    static func record(_ edit: JournalEdit, _ outcome: EditOutcome) -> EditRecord {
+        let index = edit.planned.position.index
+        switch outcome.status {
+        case .applied:
+            return EditRecord(index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.planned.objectId)
+        case .appliedByEarlierAttempt:
+            return EditRecord(
+                index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.planned.objectId,
+                reason: edit.planned.kind == .add ? "already in the service (its GlobalID was there)" : "applied by an earlier attempt")
+        case .failed:
+            let error = outcome.result?.error
+            return EditRecord(index: index, status: .rejected, code: error?.code, reason: error?.description ?? "rejected by the service")
+        case .outcomeUnknown:
+            return EditRecord(index: index, status: .unknown, reason: outcome.reason ?? "outcome unknown")
+        }
+    }
+}

@@ -1,0 +1,307 @@
+import Foundation
+import GRDB
+
+/// The journal of one `featureload apply`: an SQLite file (WAL) that holds the plan — every edit with its batch,
+/// client-assigned GlobalID and input position — before anything is sent, and each edit's outcome after.
+///
+/// A crash at any moment leaves a consistent file. Batches are marked `sending` before their request goes out and
+/// `done` when their outcomes are written, each in one transaction; a batch found `sending` on resume is in doubt
+/// and is reconciled against the service by GlobalID before anything of it is sent again. An outcome lost to a
+/// crash (or a power cut, since commits are not synced one by one) only makes its batch in doubt again, which the
+/// reconciliation settles: losing a journal write never resends an applied edit blindly.
+///
+/// A final class over GRDB's `DatabaseQueue`, which serialises access: safe to share between tasks. Its calls are
+/// synchronous and short (one transaction each), so an outcome is written even while the task is being cancelled.
+///
+/// ```swift
+/// let journal = try ApplyJournal.create(at: "edits.journal", header: header)
+/// try journal.append(plannedEdits, batches: batches)
+/// try journal.finishPlan()
+/// for id in try journal.openBatchIds() { … try await journal.record(batch: id, outcomes) }
+/// ```
+public final class ApplyJournal: Sendable {
+    /// The journal's file.
+    public let path: String
+    let database: DatabaseQueue
+
+    /// The schema version this code writes and reads.
+    public static let version = 1
+
+    private init(path: String, database: DatabaseQueue) {
+        self.path = path
+        self.database = database
+    }
+
+    private static func openDatabase(_ path: String, readonly: Bool = false) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = readonly
+        configuration.busyMode = .timeout(10)
+        if !readonly {
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                // WAL with NORMAL survives a killed process without a sync per commit; a power cut can lose the
+                // last commits, which only puts their batches back in doubt (see the type's documentation).
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+        }
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// Creates a journal at `path` for a new run.
+    /// - Throws: ``ApplyError/journal(_:)`` when a file is already there (resume it, or remove it) or cannot be made.
+    public static func create(at path: String, header: JournalHeader) throws -> ApplyJournal {
+        if FileManager.default.fileExists(atPath: path) {
+            throw ApplyError.journal(
+                "\(path) exists already. Fix: continue that run with `featureload apply --resume \(path)`, or give another --journal")
+        }
+        do {
+            let database = try openDatabase(path)
+            let json = String(decoding: try JSONEncoder().encode(header), as: UTF8.self)
+            try database.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE run (
+                            id INTEGER PRIMARY KEY CHECK (id = 1),
+                            version INTEGER NOT NULL,
+                            header TEXT NOT NULL,
+                            planned INTEGER NOT NULL DEFAULT 0,
+                            created REAL NOT NULL
+                        );
+                        CREATE TABLE batch (
+                            id INTEGER PRIMARY KEY,
+                            layer INTEGER NOT NULL,
+                            useGlobalIds INTEGER NOT NULL,
+                            state TEXT NOT NULL DEFAULT 'planned',
+                            sends INTEGER NOT NULL DEFAULT 0
+                        );
+                        CREATE TABLE edit (
+                            position INTEGER PRIMARY KEY,
+                            line INTEGER,
+                            sourceTable TEXT,
+                            batch INTEGER NOT NULL REFERENCES batch(id),
+                            kind TEXT NOT NULL,
+                            layer INTEGER NOT NULL,
+                            globalId TEXT,
+                            objectId INTEGER,
+                            payload TEXT NOT NULL,
+                            source TEXT NOT NULL,
+                            status TEXT NOT NULL DEFAULT 'pending',
+                            resultObjectId INTEGER,
+                            code INTEGER,
+                            reason TEXT
+                        );
+                        CREATE INDEX edit_batch ON edit(batch);
+                        CREATE TABLE problem (
+                            position INTEGER PRIMARY KEY,
+                            line INTEGER,
+                            sourceTable TEXT,
+                            reason TEXT NOT NULL,
+                            source TEXT
+                        );
+                        """)
+                try db.execute(
+                    sql: "INSERT INTO run (id, version, header, created) VALUES (1, ?, ?, ?)",
+                    arguments: [version, json, Date().timeIntervalSince1970])
+            }
+            return ApplyJournal(path: path, database: database)
+        } catch let error as ApplyError {
+            throw error
+        } catch {
+            throw ApplyError.journal("cannot create the journal \(path): \(error)")
+        }
+    }
+
+    /// Opens the journal at `path` to resume or verify its run.
+    /// - Throws: ``ApplyError/journal(_:)`` when it is missing, not a journal, or of another version.
+    public static func open(at path: String) throws -> ApplyJournal {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ApplyError.journal("no journal at \(path). Fix: give the --journal path of an earlier `featureload apply`")
+        }
+        do {
+            let database = try openDatabase(path)
+            let version = try database.read { db in try Int.fetchOne(db, sql: "SELECT version FROM run WHERE id = 1") }
+            guard version == Self.version else {
+                throw ApplyError.journal("\(path) is a journal of version \(version.map(String.init) ?? "?"), this featureload reads version \(Self.version)")
+            }
+            return ApplyJournal(path: path, database: database)
+        } catch let error as ApplyError {
+            throw error
+        } catch {
+            throw ApplyError.journal("\(path) is not a featureload apply journal: \(error)")
+        }
+    }
+
+    /// The run's header.
+    public func header() throws -> JournalHeader {
+        let json = try database.read { db in try String.fetchOne(db, sql: "SELECT header FROM run WHERE id = 1") } ?? "{}"
+        return try JSONDecoder().decode(JournalHeader.self, from: Data(json.utf8))
+    }
+
+    /// Whether the plan was written completely (sending starts only then).
+    public func isPlanned() throws -> Bool {
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT planned FROM run WHERE id = 1") } ?? false
+    }
+
+    /// Drops a plan that was interrupted before it was complete (nothing of it was sent), to plan again.
+    public func discardPlan() throws {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM edit; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
+        }
+    }
+
+    /// Appends planned edits and the batches they belong to, in one transaction.
+    /// - Parameters:
+    ///   - edits: Each edit with its batch id.
+    ///   - batches: The batches first named here: id, layer, and whether they are sent with `useGlobalIds=true`.
+    public func append(_ edits: [(edit: PlannedEdit, batch: Int)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)]) throws {
+        try database.write { db in
+            let batchStatement = try db.cachedStatement(sql: "INSERT INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
+            for batch in batches { try batchStatement.execute(arguments: [batch.id, batch.layer, batch.useGlobalIds]) }
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO edit (position, line, sourceTable, batch, kind, layer, globalId, objectId, payload, source)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for (edit, batch) in edits {
+                try statement.execute(arguments: [
+                    edit.position.index, edit.position.line, edit.position.table, batch, edit.kind.rawValue, edit.layer, edit.globalId,
+                    edit.objectId, edit.payload, edit.source,
+                ])
+            }
+        }
+    }
+
+    /// Records input records that could not be read or fit the layer (with `--skip-invalid`, for the rejects file).
+    public func append(problems: [InputProblem]) throws {
+        guard !problems.isEmpty else { return }
+        try database.write { db in
+            let statement = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source) VALUES (?, ?, ?, ?, ?)")
+            for problem in problems {
+                try statement.execute(arguments: [
+                    problem.position.index, problem.position.line, problem.position.table, problem.reason, problem.source,
+                ])
+            }
+        }
+    }
+
+    /// Marks the plan complete: from now on batches may be sent.
+    public func finishPlan() throws {
+        try database.write { db in try db.execute(sql: "UPDATE run SET planned = 1") }
+    }
+
+    /// The ids of the batches with open edits, in order, each with its state.
+    public func openBatches() throws -> [(id: Int, state: JournalBatch.State)] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, state FROM batch
+                    WHERE state != 'done' OR EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN ('pending', 'failed', 'unknown'))
+                    ORDER BY id
+                    """
+            ).map { row in (row["id"], JournalBatch.State(rawValue: row["state"]) ?? .planned) }
+        }
+    }
+
+    /// Batch `id` with its open edits.
+    public func batch(_ id: Int) throws -> JournalBatch {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state FROM batch WHERE id = ?", arguments: [id]) else {
+                throw ApplyError.journal("the journal has no batch \(id)")
+            }
+            let edits = try Row.fetchAll(
+                db, sql: "SELECT * FROM edit WHERE batch = ? AND status IN ('pending', 'failed', 'unknown') ORDER BY position", arguments: [id]
+            ).map(Self.edit)
+            return JournalBatch(
+                id: id, layer: row["layer"], useGlobalIds: row["useGlobalIds"], state: JournalBatch.State(rawValue: row["state"]) ?? .planned,
+                edits: edits)
+        }
+    }
+
+    static func edit(_ row: Row) -> JournalEdit {
+        let position = InputPosition(index: row["position"], line: row["line"], table: row["sourceTable"])
+        let planned = PlannedEdit(
+            position: position, kind: InputEdit.Kind(rawValue: row["kind"]) ?? .add, layer: row["layer"], globalId: row["globalId"],
+            objectId: row["objectId"], payload: row["payload"], source: row["source"])
+        return JournalEdit(
+            planned: planned, batch: row["batch"], status: EditStatus(rawValue: row["status"]) ?? .pending, resultObjectId: row["resultObjectId"],
+            code: row["code"], reason: row["reason"])
+    }
+
+    /// Marks batch `id` as being sent: in doubt until its outcomes are recorded.
+    public func markSending(_ id: Int) throws {
+        try database.write { db in
+            try db.execute(sql: "UPDATE batch SET state = 'sending', sends = sends + 1 WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// Records what became of edits of batch `id`, and the batch's new state, in one transaction.
+    /// - Parameters:
+    ///   - records: The outcomes; edits not named keep theirs.
+    ///   - state: `done` once every edit of the batch has an outcome; `sending` keeps it in doubt (an edit of
+    ///     unknown outcome); `planned` when nothing of it can have been applied.
+    public func record(batch id: Int, _ records: [EditRecord], state: JournalBatch.State) throws {
+        try database.write { db in
+            let statement = try db.cachedStatement(
+                sql: "UPDATE edit SET status = ?, resultObjectId = coalesce(?, resultObjectId), code = ?, reason = ? WHERE position = ?")
+            for record in records {
+                try statement.execute(arguments: [record.status.rawValue, record.objectId, record.code, record.reason, record.index])
+            }
+            try db.execute(sql: "UPDATE batch SET state = ? WHERE id = ?", arguments: [state.rawValue, id])
+        }
+    }
+
+    /// The counts of edits by status.
+    public func counts() throws -> JournalCounts {
+        try database.read { db in
+            var counts = JournalCounts()
+            for row in try Row.fetchAll(db, sql: "SELECT status, kind, count(*) AS n FROM edit GROUP BY status, kind") {
+                let n: Int = row["n"]
+                counts.planned += n
+                switch EditStatus(rawValue: row["status"]) {
+                case .pending: counts.pending += n
+                case .applied:
+                    counts.applied += n
+                    counts.appliedByKind[row["kind"], default: 0] += n
+                case .rejected: counts.rejected += n
+                case .failed: counts.failed += n
+                case .unknown: counts.unknown += n
+                case nil: break
+                }
+            }
+            return counts
+        }
+    }
+
+    /// The number of input records that could not be read or fit the layer.
+    public func problemCount() throws -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM problem") } ?? 0
+    }
+
+    /// Calls `body` with every edit in `statuses`, in input order, a page at a time (memory stays flat).
+    public func forEachEdit(in statuses: [EditStatus], _ body: (JournalEdit) throws -> Void) throws {
+        let list = statuses.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        var after = -1
+        while true {
+            let page = try database.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT * FROM edit WHERE position > ? AND status IN (\(list)) ORDER BY position LIMIT 5000", arguments: [after]
+                ).map(Self.edit)
+            }
+            guard let last = page.last else { return }
+            for edit in page { try body(edit) }
+            after = last.planned.position.index
+        }
+    }
+
+    /// Calls `body` with every recorded input problem, in input order.
+    public func forEachProblem(_ body: (InputProblem) throws -> Void) throws {
+        let problems = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM problem ORDER BY position").map { row in
+                InputProblem(position: InputPosition(index: row["position"], line: row["line"], table: row["sourceTable"]), reason: row["reason"], source: row["source"])
+            }
+        }
+        for problem in problems { try body(problem) }
+    }
+}

@@ -1,0 +1,88 @@
+import FeatureModel
+
+/// What a journal records about its run, so `apply --resume JOURNAL` continues it with nothing else given: the
+/// input, the target, the layer's keys and the settings. Never a secret: authentication is named by the environment
+/// variables that hold it, which the resuming command reads again.
+public struct JournalHeader: Sendable, Hashable, Codable {
+    /// The input file, as an absolute path.
+    public var input: String
+    /// The input's format (`geojson`, `esrijson`, `csv`, `gpkg`, …), for the rejects file.
+    public var inputFormat: String
+    /// The input's size in bytes when it was planned, to notice a changed file on resume.
+    public var inputSize: Int64
+    /// The `…/FeatureServer` URL, or `local`.
+    public var target: String
+    /// For `local`: the SQLite file the embedded service used.
+    public var localData: String?
+    /// For `local`: the dataset the embedded service served.
+    public var localDataset: String?
+    /// The layer the edits go to (records may name others, in service-level Esri JSON).
+    public var layer: Int
+    /// The layer's object-ID field.
+    public var objectIdField: String
+    /// The layer's GlobalID field, where adds carry their client-assigned GlobalIDs.
+    public var globalIdField: String
+    /// The settings the edits are sent with.
+    public var settings: ApplySettings
+    /// Environment variable names and files the target needs (never their values).
+    public var access: Access
+
+    /// How the target is reached: names of environment variables and files, never secrets.
+    public struct Access: Sendable, Hashable, Codable {
+        public var tokenEnv: String?
+        public var usernameEnv: String?
+        public var passwordEnv: String?
+        public var tokenURL: String?
+        public var caFile: String?
+        public var insecure: Bool
+
+        public init(
+            tokenEnv: String? = nil, usernameEnv: String? = nil, passwordEnv: String? = nil, tokenURL: String? = nil,
+            caFile: String? = nil, insecure: Bool = false
+        ) {
+            self.tokenEnv = tokenEnv
+            self.usernameEnv = usernameEnv
+            self.passwordEnv = passwordEnv
+            self.tokenURL = tokenURL
+            self.caFile = caFile
+            self.insecure = insecure
+        }
+    }
+
+    public init(
+        input: String, inputFormat: String, inputSize: Int64, target: String, localData: String? = nil, localDataset: String? = nil,
+        layer: Int, objectIdField: String, globalIdField: String, settings: ApplySettings, access: Access = Access()
+    ) {
+        self.input = input
+        self.inputFormat = inputFormat
+        self.inputSize = inputSize
+        self.target = target
+        self.localData = localData
+        self.localDataset = localDataset
+        self.layer = layer
+        self.objectIdField = objectIdField
+        self.globalIdField = globalIdField
+        self.settings = settings
+        self.access = access
+    }
+}
+
+/// How edits are sent.
+public struct ApplySettings: Sendable, Hashable, Codable {
+    /// Edits per applyEdits request. Default 500.
+    public var batchSize: Int
+    /// Requests in flight at once. Default 4.
+    public var concurrency: Int
+    /// The most edits sent per second, or nil for as fast as the service answers.
+    public var rate: Double?
+    /// Whether one failed edit rolls back its whole batch (`rollbackOnFailure=true`). Default false: each edit
+    /// succeeds or fails on its own.
+    public var rollbackOnFailure: Bool
+
+    public init(batchSize: Int = 500, concurrency: Int = 4, rate: Double? = nil, rollbackOnFailure: Bool = false) {
+        self.batchSize = batchSize
+        self.concurrency = concurrency
+        self.rate = rate
+        self.rollbackOnFailure = rollbackOnFailure
+    }
+}

@@ -1,0 +1,125 @@
+/// Where an edit stands in the journal.
+public enum EditStatus: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Planned, not known to be applied yet.
+    case pending
+    /// In the service, with its objectId.
+    case applied
+    /// The service refused it (an ArcGIS code and description); final, never resent.
+    case rejected
+    /// Failed after every retry (the service kept failing); `--resume` tries it again.
+    case failed
+    /// Its fate is unknown (an ambiguous failure the client would not resend blindly); `--resume` reconciles it
+    /// against the service first.
+    case unknown
+
+    /// Whether the edit still needs work on resume.
+    public var isOpen: Bool { self == .pending || self == .failed || self == .unknown }
+}
+
+/// An edit as the plan writes it, before anything is sent.
+public struct PlannedEdit: Sendable, Hashable {
+    public var position: InputPosition
+    public var kind: InputEdit.Kind
+    /// The layer it goes to.
+    public var layer: Int
+    /// The add's client-assigned GlobalID; for updates and deletes keyed by GlobalID, the key.
+    public var globalId: String?
+    /// For updates and deletes keyed by objectId, the key.
+    public var objectId: Int64?
+    /// The Esri JSON feature to send (adds and updates); empty for deletes.
+    public var payload: String
+    /// The record as it stood in the input.
+    public var source: String
+
+    public init(
+        position: InputPosition, kind: InputEdit.Kind, layer: Int, globalId: String?, objectId: Int64?, payload: String, source: String
+    ) {
+        self.position = position
+        self.kind = kind
+        self.layer = layer
+        self.globalId = globalId
+        self.objectId = objectId
+        self.payload = payload
+        self.source = source
+    }
+
+    /// Whether the edit is identified by GlobalID on the wire (`useGlobalIds=true`): every add, and updates and
+    /// deletes that carry no objectId.
+    public var usesGlobalIds: Bool { kind == .add || objectId == nil }
+}
+
+/// An edit as the journal holds it: the plan and what became of it.
+public struct JournalEdit: Sendable, Hashable {
+    public var planned: PlannedEdit
+    public var batch: Int
+    public var status: EditStatus
+    /// The objectId the service gave an applied add (or the key of an update or delete).
+    public var resultObjectId: Int64?
+    /// For rejected and failed edits: the ArcGIS code, when the service gave one.
+    public var code: Int?
+    /// For rejected, failed and unknown edits: why.
+    public var reason: String?
+
+    public init(planned: PlannedEdit, batch: Int, status: EditStatus, resultObjectId: Int64? = nil, code: Int? = nil, reason: String? = nil) {
+        self.planned = planned
+        self.batch = batch
+        self.status = status
+        self.resultObjectId = resultObjectId
+        self.code = code
+        self.reason = reason
+    }
+}
+
+/// What became of one edit, to record.
+public struct EditRecord: Sendable, Hashable {
+    /// The edit's position in the input (its key in the journal).
+    public var index: Int
+    public var status: EditStatus
+    public var objectId: Int64?
+    public var code: Int?
+    public var reason: String?
+
+    public init(index: Int, status: EditStatus, objectId: Int64? = nil, code: Int? = nil, reason: String? = nil) {
+        self.index = index
+        self.status = status
+        self.objectId = objectId
+        self.code = code
+        self.reason = reason
+    }
+}
+
+/// A batch: the edits of one applyEdits request.
+public struct JournalBatch: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable, Codable {
+        /// Planned; never sent.
+        case planned
+        /// Sent, or being sent, with no outcome recorded: in doubt after a crash, reconciled on resume.
+        case sending
+        /// Every edit has an outcome recorded.
+        case done
+    }
+
+    public var id: Int
+    public var layer: Int
+    public var useGlobalIds: Bool
+    public var state: State
+    /// The edits still open (pending, failed or unknown), in input order.
+    public var edits: [JournalEdit]
+}
+
+/// The journal's counts of edits by status.
+public struct JournalCounts: Sendable, Hashable, Codable {
+    public var planned = 0
+    public var pending = 0
+    public var applied = 0
+    public var rejected = 0
+    public var failed = 0
+    public var unknown = 0
+    /// Adds, updates and deletes among the applied edits.
+    public var appliedByKind: [String: Int] = [:]
+
+    public init() {}
+
+    /// Edits not settled: pending, failed or of unknown outcome.
+    public var open: Int { pending + failed + unknown }
+}
