@@ -1,5 +1,6 @@
 import FeatureServiceClient
 import Foundation
+import BatchApply
 import LoadRunner
 
 /// Merges the command line and the scenario file into ``TargetSettings``: the command line wins.
@@ -62,6 +63,54 @@ enum TargetResolution {
         settings.maxConnections = plan.isSequential
             ? max(plan.scenarios.map(\.vus).max() ?? 1, 1)
             : max(plan.scenarios.reduce(0) { $0 + $1.vus }, 1)
+        return settings
+    }
+}
+
+extension TargetResolution {
+    /// The settings of `apply` and `verify`: `to` is `local` or a `…/FeatureServer` URL; the command line's
+    /// authentication and TLS options, else the journal's record of them (environment variable names, CA file).
+    /// - Throws: ``TargetError`` naming the option to fix.
+    static func settings(
+        to: String, dataset: String, options: TargetOptions, recorded: JournalHeader.Access? = nil, concurrency: Int,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> TargetSettings {
+        var location: TargetSettings.Location
+        if to == "local" {
+            location = .local(dataset: dataset, dataPath: options.data)
+        } else {
+            var url = to
+            while url.hasSuffix("/") { url.removeLast() }
+            guard url.lowercased().hasPrefix("http"), url.lowercased().hasSuffix("/featureserver") else {
+                throw TargetError(
+                    "--to: '\(to)' is not `local` or a …/FeatureServer URL. Fix: e.g. --to https://host/arcgis/rest/services/Parks/FeatureServer")
+            }
+            location = .url(url)
+        }
+        var settings = TargetSettings(location: location)
+        func variable(_ name: String, option: String) throws -> String {
+            guard let value = environment[name], !value.isEmpty else {
+                throw TargetError("\(option) \(name): the environment variable \(name) is not set. Fix: export \(name)=… before running")
+            }
+            return value
+        }
+        let tokenEnv = options.tokenEnv ?? (options.usernameEnv == nil ? recorded?.tokenEnv : nil)
+        let usernameEnv = options.usernameEnv ?? (options.tokenEnv == nil ? recorded?.usernameEnv : nil)
+        let passwordEnv = options.passwordEnv ?? (options.tokenEnv == nil ? recorded?.passwordEnv : nil)
+        if case .url = location {
+            if let tokenEnv {
+                settings.authentication = .token(try variable(tokenEnv, option: "--token-env"))
+            } else if let usernameEnv, let passwordEnv {
+                settings.authentication = .credentials(
+                    username: try variable(usernameEnv, option: "--username-env"), password: try variable(passwordEnv, option: "--password-env"),
+                    tokenURL: options.tokenURL ?? recorded?.tokenURL)
+            }
+        }
+        settings.tls.caFile = options.caFile ?? recorded?.caFile
+        if options.insecure || (recorded?.insecure == true && options.caFile == nil) { settings.tls = .insecure }
+        settings.requestTimeout = options.requestTimeout.flatMap(TargetOptions.duration) ?? .seconds(60)
+        if let size = options.maxResponseSize.flatMap(ServeCommand.byteCount) { settings.maximumResponseSize = size }
+        settings.maxConnections = max(concurrency, 1)
         return settings
     }
 }

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The report of an apply (`--report PATH`): counts, speed, retries, time spent backing off, the verification.
+public struct ApplyReport: Sendable, Codable {
+    public var target: String
+    public var layer: String
+    public var planned: Int
+    public var applied: Int
+    public var rejected: Int
+    public var failed: Int
+    public var alreadyPresent: Int
+    public var seconds: Double
+    public var editsPerSecond: Double
+    public var requests: Int
+    public var retries: Int
+    public var backoffSeconds: Double
+    public var reconciledBatches: Int
+    public var verification: JournalVerifier.Finding?
+    public var rejects: String?
+    public var exitCode: Int
+
+    public init(
+        target: String, layer: String, planned: Int, counts: JournalCounts?, summary: BatchApplier.Summary?, verification: JournalVerifier.Finding?,
+        rejects: String?, status: Int
+    ) {
+        func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+        self.target = target
+        self.layer = layer
+        self.planned = planned
+        applied = counts?.applied ?? 0
+        rejected = counts?.rejected ?? 0
+        failed = (counts?.failed ?? 0) + (counts?.unknown ?? 0)
+        alreadyPresent = summary?.alreadyPresent ?? 0
+        self.seconds = summary.map { seconds($0.elapsed) } ?? 0
+        editsPerSecond = summary?.editsPerSecond ?? 0
+        requests = summary?.requests ?? 0
+        retries = summary?.retries ?? 0
+        backoffSeconds = summary.map { seconds($0.backoff) } ?? 0
+        reconciledBatches = summary?.reconciledBatches ?? 0
+        self.verification = verification
+        self.rejects = rejects
+        exitCode = status
+    }
+
+    /// Pretty JSON with sorted keys.
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    /// A Markdown table.
+    public var markdown: String {
+        var lines = ["# Apply: \(exitCode == 0 ? "every edit applied" : "NOT every edit applied")", "", "Target `\(target)`, layer \(layer).", ""]
+        lines += ["| planned | applied | rejected | failed | already there | seconds | edits/s | requests | retries | backoff s |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        lines.append(
+            "| \(planned) | \(applied) | \(rejected) | \(failed) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |")
+        if let verification { lines += ["", "Verification: \(verification.summary)"] }
+        if let rejects { lines += ["", "Rejected and failed edits: `\(rejects)`"] }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

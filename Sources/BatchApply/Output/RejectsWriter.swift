@@ -1,0 +1,100 @@
+import Foundation
+
+/// Writes the edits that did not apply — rejected, failed after retries, of unknown outcome, and input records that
+/// could not be read — back in the input's own format, ready to fix and apply again, with a list of why beside them.
+///
+/// The records are written exactly as they stood in the input; the reasons go to a tab-separated file next to them
+/// (`<rejects>.reasons.tsv`: position, line, status, ArcGIS code, reason), so the rejects file itself stays clean.
+/// GeoPackage rows, which cannot be written back as rows, are written as Esri JSON edits.
+public enum RejectsWriter {
+    /// What was written.
+    public struct Written: Sendable, Hashable {
+        public var path: String
+        public var reasonsPath: String
+        public var count: Int
+    }
+
+    /// The file extension rejects of `format` are written with.
+    public static func fileExtension(for format: String) -> String {
+        switch format {
+        case "geojson": return "geojson"
+        case "geojsonseq": return "geojsonl"
+        case "csv": return "csv"
+        default: return "json"
+        }
+    }
+
+    /// Writes the rejects of `journal` to `path`, or nothing (and removes a stale file) when every edit applied.
+    /// - Returns: What was written, or nil when there was nothing to write.
+    /// - Throws: ``ApplyError/journal(_:)`` when the journal cannot be read; file errors.
+    public static func write(journal: ApplyJournal, to path: String) throws -> Written? {
+        let header = try journal.header()
+        let reasonsPath = path + ".reasons.tsv"
+        var records: [(kind: InputEdit.Kind?, layer: Int?, source: String, position: InputPosition, status: String, code: Int?, reason: String)] = []
+        try journal.forEachProblem { problem in
+            records.append((nil, nil, problem.source ?? "", problem.position, "invalid", nil, problem.reason))
+        }
+        try journal.forEachEdit(in: [.rejected, .failed, .unknown]) { edit in
+            records.append(
+                (edit.planned.kind, edit.planned.layer, edit.planned.source, edit.planned.position, edit.status.rawValue, edit.code, edit.reason ?? ""))
+        }
+        records.sort { $0.position.index < $1.position.index }
+        guard !records.isEmpty else {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: reasonsPath)
+            return nil
+        }
+        var text = ""
+        switch header.inputFormat {
+        case "geojson":
+            text = #"{"type":"FeatureCollection","features":["# + "\n"
+            text += records.filter { !$0.source.isEmpty }.map(\.source).joined(separator: ",\n") + "\n]}\n"
+        case "geojsonseq":
+            text = records.filter { !$0.source.isEmpty }.map { $0.source.replacingOccurrences(of: "\n", with: " ") + "\n" }.joined()
+        case "csv":
+            text = (try? csvHeader(header.input)).map { $0 + "\n" } ?? ""
+            text += records.filter { !$0.source.isEmpty }.map { $0.source.hasSuffix("\n") ? $0.source : $0.source + "\n" }.joined()
+        default:
+            // Esri JSON: service-level edits, one entry per layer, in the applyEdits shape the reader takes.
+            var layers: [Int: [InputEdit.Kind: [String]]] = [:]
+            for record in records where !record.source.isEmpty {
+                layers[record.layer ?? header.layer, default: [:]][record.kind ?? .add, default: []].append(record.source)
+            }
+            let entries = layers.keys.sorted().map { id -> String in
+                var parts = [#""id":\#(id)"#]
+                for kind in [InputEdit.Kind.add, .update, .delete] {
+                    guard let sources = layers[id]?[kind], !sources.isEmpty else { continue }
+                    parts.append(#""\#(kind.rawValue)s":[\#(sources.joined(separator: ",\n"))]"#)
+                }
+                return "{" + parts.joined(separator: ",\n") + "}"
+            }
+            text = "[" + entries.joined(separator: ",\n") + "]\n"
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        var reasons = "position\tline\tstatus\tcode\treason\n"
+        for record in records {
+            let reason = record.reason.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
+            reasons += "\(record.position.index + 1)\t\(record.position.line.map(String.init) ?? "")\t\(record.status)\t\(record.code.map(String.init) ?? "")\t\(reason)\n"
+        }
+        try reasons.write(toFile: reasonsPath, atomically: true, encoding: .utf8)
+        return Written(path: path, reasonsPath: reasonsPath, count: records.count)
+    }
+
+    /// The first line of a CSV file (its header).
+    static func csvHeader(_ path: String) throws -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var bytes: [UInt8] = []
+        while let chunk = try handle.read(upToCount: 4096), !chunk.isEmpty {
+            if let newline = chunk.firstIndex(of: UInt8(ascii: "\n")) {
+                bytes += chunk[chunk.startIndex..<newline]
+                break
+            }
+            bytes += chunk
+        }
+        var line = String(decoding: bytes, as: UTF8.self)
+        if line.hasSuffix("\r") { line.removeLast() }
+        if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
+        return line
+    }
+}

@@ -1,0 +1,269 @@
+import ArgumentParser
+import BatchApply
+import FeatureServiceClient
+import Foundation
+import Logging
+
+/// `featureload apply`: a file of edits into a feature service, in parallel batches, exactly once, resumable.
+struct ApplyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Apply a file of edits to a feature service in parallel batches, exactly once, resumable.",
+        discussion: """
+            Reads GeoJSON (a FeatureCollection, or newline-delimited .geojsonl/.ndjson), Esri JSON (a feature set, \
+            an applyEdits body {adds, updates, deletes}, or service-level edits [{id, adds, …}]), CSV (--map, --x/--y \
+            or --wkt) or a GeoPackage (--table). Every record is checked against the layer first (field types, \
+            domains, required fields, keys); by default nothing is sent if any record is invalid, and every problem \
+            is listed with its position. --skip-invalid sends the rest and writes the invalid records to the \
+            rejects file.
+
+            The plan (every edit with its batch, position and client GlobalID) goes into the journal, an SQLite \
+            file, before anything is sent, and each outcome after. Adds carry GlobalIDs (the input's, or derived \
+            from the record), so a retried request never adds a feature twice, and applying the same file again \
+            adds nothing that is already there. After a crash, kill -9 or Ctrl-C, `featureload apply --resume \
+            JOURNAL` goes on: batches in doubt are looked up by GlobalID before anything of them is sent again.
+
+            Every edit ends applied (with its objectId), rejected by the service (code and description; not \
+            retried) or failed after retries. Rejected and failed edits are written to the rejects file in the \
+            input's own format, with their reasons beside it (<rejects>.reasons.tsv).
+
+            --to local applies to the embedded service over an SQLite file (--data, default <input>.sqlite), which \
+            `featureload serve --data FILE --dataset NAME` serves afterwards.
+
+            Exit codes: 0 every edit applied; 1 some edits were rejected or failed (see the rejects file) or \
+            --verify found a mismatch; 2 invalid input or the run could not start; 64 usage error; 130 interrupted \
+            (the journal is consistent: resume it).
+
+            Examples:
+              featureload apply parks.geojson --to local --layer 0
+              featureload apply edits.csv --to https://host/arcgis/rest/services/Parks/FeatureServer --layer Parks \\
+                  --map name=NAME,st=STATE --x lon --y lat --token-env ARCGIS_TOKEN --batch-size 1000 --concurrency 8
+              featureload apply --resume parks.geojson.journal
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The file of edits (.geojson, .geojsonl, .json, .csv, .gpkg).", valueName: "input"))
+    var input: String?
+
+    @Option(name: .long, help: ArgumentHelp("`local`, or the URL of a live …/FeatureServer.", valueName: "local|url"))
+    var to: String?
+
+    @Option(name: .long, help: ArgumentHelp("The layer or table: its id or its name.", valueName: "id|name"))
+    var layer: String?
+
+    @Option(name: .long, help: ArgumentHelp("Continue the run of this journal.", valueName: "journal"))
+    var resume: String?
+
+    @Option(name: .long, help: ArgumentHelp("The journal's path. Default: <input file name>.journal here.", valueName: "path"))
+    var journal: String?
+
+    @Option(name: .long, help: ArgumentHelp("Edits per applyEdits request (default 500).", valueName: "n"))
+    var batchSize: Int = 500
+
+    @Option(name: .long, help: ArgumentHelp("Requests in flight at once (default 4).", valueName: "n"))
+    var concurrency: Int = 4
+
+    @Option(name: .long, help: ArgumentHelp("At most this many edits per second (default: as fast as the service answers).", valueName: "edits/s"))
+    var rate: Double?
+
+    @Flag(name: .long, help: "One failed edit rolls its whole batch back (rollbackOnFailure=true). Default: each edit on its own.")
+    var rollbackOnFailure = false
+
+    @Flag(name: .long, help: "Check every edit against the layer and report every problem; send nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Send the valid records and write the invalid ones to the rejects file (default: send nothing if any is invalid).")
+    var skipInvalid = false
+
+    @Option(name: .long, help: ArgumentHelp("Where rejected and failed edits go. Default: <input file name>.rejects.<ext> here.", valueName: "path"))
+    var rejects: String?
+
+    @Option(name: .long, help: ArgumentHelp("Write a report: .json or .md by the extension.", valueName: "path"))
+    var report: String?
+
+    @Flag(name: .long, help: "Afterwards, query the service: every applied add there once, nothing that failed there, every delete gone.")
+    var verify = false
+
+    @OptionGroup(title: "Input") var inputOptions: ApplyInputOptions
+
+    @Option(name: .long, help: ArgumentHelp("For --to local: the embedded service's dataset (default parks).", valueName: "name"))
+    var dataset: String = "parks"
+
+    @Flag(name: .long, help: "Print only the outcome, not progress.")
+    var quiet = false
+
+    @Option(
+        name: .long, help: ArgumentHelp("How often to print progress lines when standard output is not a terminal (default 10s).", valueName: "duration"),
+        transform: { text in
+            guard let duration = DurationText.parse(text), duration > .zero else {
+                throw ValidationError("'\(text)' is not a duration above 0; write e.g. 10s or 1m")
+            }
+            return duration
+        })
+    var progressInterval: Duration = .seconds(10)
+
+    @OptionGroup var targetOptions: TargetOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if let resume {
+            if input != nil || to != nil || layer != nil {
+                throw ValidationError("--resume \(resume) continues a run as its journal recorded it; give no input, --to or --layer with it")
+            }
+        } else {
+            guard input != nil else { throw ValidationError("give the input file, or --resume JOURNAL") }
+            guard to != nil else { throw ValidationError("give --to local or --to https://…/FeatureServer") }
+            guard layer != nil else { throw ValidationError("give --layer with the id or name of the layer to edit") }
+        }
+        guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1…10000, got \(batchSize)") }
+        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
+        if let rate, !(rate > 0) { throw ValidationError("--rate must be above 0 edits per second, got \(rate)") }
+        if let report, !(report.hasSuffix(".json") || report.hasSuffix(".md")) {
+            throw ValidationError("--report \(report): end the path in .json or .md to say which to write")
+        }
+    }
+
+    func run() async throws {
+        let logger = logging.makeLogger(label: "featureload.apply")
+        let serverLogger = {
+            var server = Logger(label: "featureload.serve")
+            if logger.logLevel > .debug { server.logLevel = .critical }
+            return server
+        }()
+        let job: ApplyJob
+        do {
+            job = try makeJob()
+        } catch {
+            printError("featureload apply: \(error)")
+            throw ExitStatus.invalidInput.code
+        }
+        if job.targetSettings.tls.isInsecure { printError("featureload apply: warning: TLS certificates are not verified (--insecure)") }
+        let display = ApplyProgressLine(mode: ProgressDisplay.automatic(quiet: quiet, interval: progressInterval))
+        let result: ApplyJob.Result
+        let interrupted: Bool
+        do {
+            (result, interrupted) = try await InterruptSignals.cancellingWork {
+                try await withTarget(job.targetSettings, serverLogger: serverLogger) { connected in
+                    try await job.run(on: connected, display: display)
+                }
+            }
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ApplyError {
+            display.finish()
+            printError("featureload apply: \(error)")
+            throw ExitStatus.invalidInput.code
+        } catch {
+            display.finish()
+            printError("featureload apply: \(error)")
+            throw ExitStatus.invalidInput.code
+        }
+        display.finish()
+        for line in result.lines { print(line) }
+        if let report { try result.writeReport(to: report) }
+        if interrupted || result.summary?.interrupted == true {
+            print("interrupted: resume with `featureload apply --resume \(job.journalPath)`")
+            throw ExitStatus.interrupted.code
+        }
+        switch result.status {
+        case .passed: return
+        default: throw result.status.code
+        }
+    }
+
+    /// The job the command line describes: a new run, or the resumption of a journal's.
+    func makeJob() throws -> ApplyJob {
+        if let resume {
+            let journal = try ApplyJournal.open(at: resume)
+            let header = try journal.header()
+            var options = targetOptions
+            if header.target == "local" { options.data = options.data ?? header.localData }
+            let settings = try TargetResolution.settings(
+                to: header.target, dataset: header.localDataset ?? dataset, options: options, recorded: header.access,
+                concurrency: header.settings.concurrency)
+            return ApplyJob(
+                mode: .resume(journal, header), journalPath: resume, targetSettings: settings, verify: verify, rejectsPath: rejects ?? Self.rejectsPath(for: header))
+        }
+        let input = self.input ?? ""
+        guard FileManager.default.isReadableFile(atPath: input) else {
+            throw TargetError("cannot read the input \(input). Fix: give the path of a file of edits")
+        }
+        let format = try inputOptions.format ?? InputFormat.detect(path: input)
+        let readOptions = try inputOptions.readOptions()
+        let name = URL(fileURLWithPath: input).lastPathComponent
+        let journalPath = journal ?? name + ".journal"
+        var options = targetOptions
+        if to == "local", options.data == nil { options.data = name + ".sqlite" }
+        let settings = try TargetResolution.settings(to: to ?? "local", dataset: dataset, options: options, concurrency: concurrency)
+        let applySettings = ApplySettings(batchSize: batchSize, concurrency: concurrency, rate: rate, rollbackOnFailure: rollbackOnFailure)
+        let access = JournalHeader.Access(
+            tokenEnv: targetOptions.tokenEnv, usernameEnv: targetOptions.usernameEnv, passwordEnv: targetOptions.passwordEnv,
+            tokenURL: targetOptions.tokenURL, caFile: targetOptions.caFile.map { URL(fileURLWithPath: $0).path }, insecure: targetOptions.insecure)
+        let start = ApplyJob.Start(
+            input: URL(fileURLWithPath: input).standardizedFileURL.path, format: format, readOptions: readOptions, layer: layer ?? "0",
+            settings: applySettings, access: access, to: to ?? "local", localData: options.data.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            dataset: dataset, dryRun: dryRun, skipInvalid: skipInvalid)
+        let rejectsPath = rejects ?? name + ".rejects." + RejectsWriter.fileExtension(for: format.journalName)
+        return ApplyJob(mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath)
+    }
+
+    static func rejectsPath(for header: JournalHeader) -> String {
+        URL(fileURLWithPath: header.input).lastPathComponent + ".rejects." + RejectsWriter.fileExtension(for: header.inputFormat)
+    }
+}
+
+/// How `apply` reads its input: the format and each format's options.
+struct ApplyInputOptions: ParsableArguments {
+    @Option(name: .customLong("input-format"), help: ArgumentHelp("The input's format when its extension does not say: geojson, geojsonSeq, esriJSON, csv, geoPackage.", valueName: "format"))
+    var formatName: String?
+
+    @Option(name: .long, help: ArgumentHelp("A property or column whose value (add, update, delete) gives each record's kind; default: all adds.", valueName: "name"))
+    var kindField: String?
+
+    @Option(name: .long, help: ArgumentHelp("CSV: rename columns to fields, e.g. name=NAME,st=STATE.", valueName: "column=field,…"))
+    var map: String?
+
+    @Option(name: .long, help: ArgumentHelp("CSV: the column of x (longitude).", valueName: "column"))
+    var x: String?
+
+    @Option(name: .long, help: ArgumentHelp("CSV: the column of y (latitude).", valueName: "column"))
+    var y: String?
+
+    @Option(name: .long, help: ArgumentHelp("CSV: a column of WKT geometry.", valueName: "column"))
+    var wkt: String?
+
+    @Option(name: .long, help: ArgumentHelp("CSV: the spatial reference of --x/--y or --wkt (default 4326).", valueName: "wkid"))
+    var wkid: Int = 4326
+
+    @Option(name: .long, help: ArgumentHelp("GeoPackage: the table to read (default: its only feature table).", valueName: "name"))
+    var table: String?
+
+    var format: InputFormat? {
+        get throws {
+            guard let formatName else { return nil }
+            guard let format = InputFormat.allCases.first(where: { $0.rawValue.lowercased() == formatName.lowercased() }) else {
+                throw ValidationError("--input-format must be one of \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")); got '\(formatName)'")
+            }
+            return format
+        }
+    }
+
+    func readOptions() throws -> InputOptions {
+        var csv = CSVOptions(x: x, y: y, wkt: wkt, wkid: wkid)
+        if let map { csv.mapping = try CSVOptions.parseMapping(map) }
+        return InputOptions(kindField: kindField, csv: csv, geoPackage: GeoPackageOptions(table: table))
+    }
+}
+
+extension InputFormat {
+    /// The format's name in the journal and for the rejects file.
+    var journalName: String {
+        switch self {
+        case .geojson: return "geojson"
+        case .geojsonSeq: return "geojsonseq"
+        case .esriJSON: return "esrijson"
+        case .csv: return "csv"
+        case .geoPackage: return "gpkg"
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import BatchApply
+import FeatureModel
+import FeatureServiceClient
+import Foundation
+
+/// One `apply` run against a connected target: plan (or take the journal's plan), send, write rejects, verify.
+struct ApplyJob: Sendable {
+    /// What a new run starts from.
+    struct Start: Sendable {
+        var input: String
+        var format: InputFormat
+        var readOptions: InputOptions
+        var layer: String
+        var settings: ApplySettings
+        var access: JournalHeader.Access
+        var to: String
+        var localData: String?
+        var dataset: String
+        var dryRun: Bool
+        var skipInvalid: Bool
+    }
+
+    enum Mode: Sendable {
+        case start(Start)
+        case resume(ApplyJournal, JournalHeader)
+    }
+
+    let mode: Mode
+    let journalPath: String
+    let targetSettings: TargetSettings
+    let verify: Bool
+    let rejectsPath: String
+
+    /// What the run did, for the summary and the report.
+    struct Result: Sendable {
+        var lines: [String] = []
+        var status = ExitStatus.passed
+        var summary: BatchApplier.Summary?
+        var counts: JournalCounts?
+        var plan: ApplyPlanner.Summary?
+        var verification: JournalVerifier.Finding?
+        var rejects: RejectsWriter.Written?
+        var target = ""
+        var layer = ""
+
+        func writeReport(to path: String) throws {
+            let report = ApplyReport(
+                target: target, layer: layer, planned: counts?.planned ?? plan?.editCount ?? 0, counts: counts, summary: summary,
+                verification: verification, rejects: rejects?.path, status: Int(status.rawValue))
+            let text = path.hasSuffix(".md") ? report.markdown : try report.json()
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+    }
+
+    func run(on connected: ConnectedTarget, display: ApplyProgressLine) async throws -> Result {
+        var result = Result()
+        result.target = connected.serviceURL
+        let service = connected.service
+        let info = try await service.load()
+        var layers: [Int: LayerInfo] = [:]
+        for id in info.layers.map(\.id) + info.tables.map(\.id) { layers[id] = try await service.layerInfo(id: id) }
+
+        let journal: ApplyJournal
+        let header: JournalHeader
+        switch mode {
+        case .start(let start):
+            guard let layer = Self.layer(start.layer, in: layers) else {
+                let names = layers.values.sorted { $0.id < $1.id }.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
+                throw ApplyError.target("--layer \(start.layer): no such layer or table in \(connected.serviceURL); it has \(names)")
+            }
+            let inputSize = (try? FileManager.default.attributesOfItem(atPath: start.input)[.size] as? NSNumber)?.int64Value ?? 0
+            header = JournalHeader(
+                input: start.input, inputFormat: start.format.journalName, inputSize: inputSize, target: start.to == "local" ? "local" : connected.serviceURL,
+                localData: start.to == "local" ? start.localData : nil, localDataset: start.to == "local" ? start.dataset : nil, layer: layer.id,
+                objectIdField: layer.objectIdField, globalIdField: layer.globalIdField ?? "GlobalID", settings: start.settings, access: start.access)
+            result.layer = "\(layer.id) \(layer.name)"
+            if start.dryRun {
+                var reader = try InputFile.open(path: start.input, format: start.format, options: start.readOptions)
+                let plan = try planner(header, layers).plan(&reader, into: nil)
+                result.plan = plan
+                result.lines.append(Self.describe(plan, input: start.input))
+                result.lines += plan.problems.map { "\(start.input): \($0)" }
+                if plan.problemCount > plan.problems.count { result.lines.append("… and \(plan.problemCount - plan.problems.count) more problems") }
+                result.lines.append(plan.problemCount == 0 ? "dry run: every edit fits layer \(result.layer); nothing was sent" : "dry run: nothing was sent")
+                result.status = plan.problemCount == 0 ? .passed : .invalidInput
+                return result
+            }
+            journal = try ApplyJournal.create(at: journalPath, header: header)
+            display.message("planning \(start.input) into \(journalPath) …")
+            var reader = try InputFile.open(path: start.input, format: start.format, options: start.readOptions)
+            let plan = try planner(header, layers).plan(&reader, into: journal, recordProblems: start.skipInvalid)
+            result.plan = plan
+            if plan.problemCount > 0 && !start.skipInvalid {
+                Self.remove(journalPath)
+                throw ApplyError.invalidInput(plan.problems, file: start.input)
+            }
+            try journal.finishPlan()
+            display.message(Self.describe(plan, input: start.input))
+        case .resume(let resumed, let recorded):
+            journal = resumed
+            header = recorded
+            result.layer = "\(header.layer) \(layers[header.layer]?.name ?? "")"
+            if try !journal.isPlanned() {
+                // The plan was cut short: nothing of it was sent, so it is made again.
+                let size = (try? FileManager.default.attributesOfItem(atPath: header.input)[.size] as? NSNumber)?.int64Value
+                guard size == header.inputSize else {
+                    throw ApplyError.journal("the plan was interrupted, and \(header.input) changed since (or is gone); start a new run with a new --journal")
+                }
+                try journal.discardPlan()
+                display.message("re-planning \(header.input): the last plan was interrupted before anything was sent …")
+                var reader = try InputFile.open(path: header.input, options: InputOptions())
+                let plan = try planner(header, layers).plan(&reader, into: journal, recordProblems: true)
+                result.plan = plan
+                try journal.finishPlan()
+            }
+            let counts = try journal.counts()
+            display.message("resuming \(journalPath): \(counts.applied) of \(counts.planned) edits applied, \(counts.open) to go")
+        }
+
+        var keys: [Int: (objectIdField: String, globalIdField: String?)] = [:]
+        for (id, layer) in layers { keys[id] = (layer.objectIdField, layer.globalIdField) }
+        let applier = BatchApplier(journal: journal, service: service, settings: header.settings, keys: keys)
+        let summary = try await applier.run { progress in display.update(progress) }
+        display.finish()
+        result.summary = summary
+        let counts = try journal.counts()
+        result.counts = counts
+        result.lines.append(Self.describe(summary, counts: counts, problems: try journal.problemCount()))
+        if summary.interrupted { return result }
+        result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
+        if let rejects = result.rejects {
+            result.lines.append("rejects: \(rejects.count) records in \(rejects.path) (reasons: \(rejects.reasonsPath))")
+        }
+        if counts.open > 0 || counts.rejected > 0 || (try journal.problemCount()) > 0 { result.status = .failed }
+        if verify {
+            let finding = try await JournalVerifier(journal: journal, service: service).verify()
+            result.verification = finding
+            result.lines.append("verify: \(finding.summary)")
+            if !finding.passed { result.status = .failed }
+        }
+        result.lines.append("journal: \(journalPath)")
+        if header.target == "local", let data = header.localData {
+            result.lines.append("data: \(data) (serve it with `featureload serve --data \(data) --dataset \(header.localDataset ?? "parks")`)")
+        }
+        return result
+    }
+
+    func planner(_ header: JournalHeader, _ layers: [Int: LayerInfo]) -> ApplyPlanner {
+        ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
+    }
+
+    /// The layer or table named by `text`: its id, or its name (case-insensitive).
+    static func layer(_ text: String, in layers: [Int: LayerInfo]) -> LayerInfo? {
+        if let id = Int(text) { return layers[id] }
+        return layers.values.first { $0.name.lowercased() == text.lowercased() }
+    }
+
+    static func remove(_ journalPath: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: journalPath + suffix) }
+    }
+
+    static func describe(_ plan: ApplyPlanner.Summary, input: String) -> String {
+        let kinds = [InputEdit.Kind.add, .update, .delete].compactMap { kind in plan.edits[kind].map { "\($0) \(kind.rawValue)s" } }
+        var line = "planned \(plan.editCount) edits (\(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))) in \(plan.batches) batches from \(plan.records) records"
+        if plan.problemCount > 0 { line += "; \(plan.problemCount) records invalid" }
+        return line
+    }
+
+    static func describe(_ summary: BatchApplier.Summary, counts: JournalCounts, problems: Int) -> String {
+        let seconds = Double(summary.elapsed.components.seconds) + Double(summary.elapsed.components.attoseconds) / 1e18
+        var parts = [
+            "applied \(counts.applied) of \(counts.planned) edits", "rejected \(counts.rejected)", "failed \(counts.failed + counts.unknown)",
+        ]
+        if problems > 0 { parts.append("invalid \(problems)") }
+        var line = parts.joined(separator: ", ")
+        line += String(format: " in %.2f s (%.0f edits/s); %d requests, %d retries, %.2f s backing off", seconds, summary.editsPerSecond, summary.requests, summary.retries,
+            Double(summary.backoff.components.seconds) + Double(summary.backoff.components.attoseconds) / 1e18)
+        if summary.alreadyPresent > 0 { line += "; \(summary.alreadyPresent) adds were already in the service" }
+        if summary.reconciledBatches > 0 { line += "; \(summary.reconciledBatches) batches in doubt settled, \(summary.reconciledApplied) edits found applied" }
+        return line
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import BatchApply
+import Foundation
+import Logging
+
+/// `featureload verify JOURNAL`: checks an apply's journal against the service.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check that a service holds exactly what an apply's journal says it applied.",
+        discussion: """
+            Queries the service of the journal's run: every applied add is there exactly once, under the objectId \
+            recorded; no add that was rejected or failed is there; every applied delete is gone. Exit 0 when it all \
+            holds, 1 on a mismatch, 2 when the journal or the service cannot be read.
+            """)
+
+    @Argument(help: ArgumentHelp("The journal of a `featureload apply`.", valueName: "journal"))
+    var journal: String
+
+    @OptionGroup var targetOptions: TargetOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func run() async throws {
+        let logger = logging.makeLogger(label: "featureload.verify")
+        var serverLogger = Logger(label: "featureload.serve")
+        if logger.logLevel > .debug { serverLogger.logLevel = .critical }
+        do {
+            let journal = try ApplyJournal.open(at: self.journal)
+            let header = try journal.header()
+            var options = targetOptions
+            if header.target == "local" { options.data = options.data ?? header.localData }
+            let settings = try TargetResolution.settings(
+                to: header.target, dataset: header.localDataset ?? "parks", options: options, recorded: header.access, concurrency: 4)
+            let finding = try await withTarget(settings, serverLogger: serverLogger) { connected in
+                try await JournalVerifier(journal: journal, service: connected.service).verify()
+            }
+            print("verify: \(finding.summary)")
+            if !finding.passed { throw ExitStatus.failed.code }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            printError("featureload verify: \(error)")
+            throw ExitStatus.invalidInput.code
+        }
+    }
+}
