@@ -100,3 +100,87 @@ struct ByteSource {
         return true
     }
 }
+
+extension ByteSource {
+    /// Consumes one JSON object, array or string that starts at the next byte, tracking only quotes, escapes and
+    /// bracket depth, and appends its bytes to `bytes` when `capture` is true. Scans a chunk at a time (the hot
+    /// loop of the JSON readers).
+    /// - Returns: false when the file ends before the value does.
+    /// - Throws: the file handle's read error.
+    mutating func readJSONComposite(into bytes: inout [UInt8], capture: Bool) throws -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        while true {
+            if index >= buffer.count {
+                guard try refill() else { return false }
+            }
+            let chunk = buffer
+            let start = index
+            var position = index
+            var lines = 0
+            var complete = false
+            chunk.withUnsafeBufferPointer { pointer in
+                while position < pointer.count {
+                    let byte = pointer[position]
+                    position += 1
+                    if byte == 0x0A { lines += 1 }
+                    if inString {
+                        if escaped {
+                            escaped = false
+                        } else if byte == 0x5C {  // backslash
+                            escaped = true
+                        } else if byte == 0x22 {  // quote
+                            inString = false
+                            if depth == 0 {
+                                complete = true
+                                return
+                            }
+                        }
+                        continue
+                    }
+                    switch byte {
+                    case 0x22: inString = true
+                    case 0x7B, 0x5B: depth += 1  // { [
+                    case 0x7D, 0x5D:  // } ]
+                        depth -= 1
+                        if depth == 0 {
+                            complete = true
+                            return
+                        }
+                    default: break
+                    }
+                }
+            }
+            index = position
+            offset += position - start
+            line += lines
+            if capture { bytes.append(contentsOf: chunk[start..<position]) }
+            if complete { return true }
+        }
+    }
+
+    /// Consumes the bytes up to and including the next line feed (or the end of the file), appending those before
+    /// it to `bytes`.
+    /// - Returns: false when the file had no bytes left.
+    /// - Throws: the file handle's read error.
+    mutating func readLine(into bytes: inout [UInt8]) throws -> Bool {
+        var readAny = false
+        while true {
+            if index >= buffer.count {
+                guard try refill() else { return readAny }
+            }
+            readAny = true
+            let start = index
+            let end = buffer[start...].firstIndex(of: 0x0A)
+            let stop = end ?? buffer.count
+            bytes.append(contentsOf: buffer[start..<stop])
+            index = end.map { $0 + 1 } ?? stop
+            offset += index - start
+            if end != nil {
+                line += 1
+                return true
+            }
+        }
+    }
+}

@@ -61,7 +61,14 @@ public struct GeoJSONReader: EditReader {
         if scan.rootIsArray {
             pending = [.failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "a GeoJSON document is an object, not an array"))]
         } else if type == "Feature" {
-            source = try open()
+            if let scanError {
+                // Not one Feature: likely one per line. Reading it whole would hold the entire file.
+                var problem = JSONDocumentProblem.make(scanError, index: 0)
+                problem.reason += "; for one feature per line, name the file .geojsonl or .ndjson"
+                pending = [.failure(problem)]
+            } else {
+                source = try open()
+            }
         } else if type == "FeatureCollection" || hasFeatures {
             splitter = JSONArraySplitter(source: try open(), splitKeys: ["features"])
         } else if scanError == nil {

@@ -34,8 +34,10 @@ public struct GeoJSONSeqReader: EditReader {
             var bytes: [UInt8] = []
             do {
                 if source.offset == 0 { try source.skipByteOrderMark() }
-                while let byte = try source.next(), byte != 0x0A { bytes.append(byte) }
-                if try source.peek() == nil { finished = true }
+                guard try source.readLine(into: &bytes) else {
+                    finished = true
+                    return nil
+                }
             } catch {
                 finished = true
                 return .failure(InputProblem(position: InputPosition(index: index, line: line), reason: "cannot read the file: \(error)"))

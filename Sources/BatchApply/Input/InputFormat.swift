@@ -1,3 +1,4 @@
+import FeatureModel
 import Foundation
 
 /// The formats `featureload apply` reads edits from.
@@ -52,6 +53,13 @@ public enum InputFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// Looks only at member names and the `type` value, so a document cut off at any point can be sniffed.
     public static func sniff(_ head: [UInt8]) -> InputFormat? {
         let text = String(decoding: head, as: UTF8.self)
+        // Features one per line in a file named .json: the first line is a whole object and another follows.
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if lines.count > 1, lines[1].hasPrefix("{"), case .object(let first)? = try? JSONReader.parse(lines[0]),
+            first["type"]?.stringValue == "Feature" || first["attributes"] != nil
+        {
+            return .geojsonSeq
+        }
         let compact = String(text.unicodeScalars.filter { !$0.properties.isWhitespace }.map(Character.init))
         func first(_ markers: [String]) -> String.Index? {
             markers.compactMap { compact.range(of: $0)?.lowerBound }.min()

@@ -179,31 +179,7 @@ struct JSONArraySplitter {
             }
             return bytes
         }
-        var depth = 0
-        var inString = false
-        var escaped = false
-        while let byte = try source.next() {
-            if capture { bytes.append(byte) }
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                    if depth == 0 { return bytes }
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                depth -= 1
-                if depth == 0 { return bytes }
-            default: break
-            }
-        }
+        if try source.readJSONComposite(into: &bytes, capture: capture) { return bytes }
         throw SyntaxError(reason: "the file ends inside the value that starts on line \(startLine)", line: source.line)
     }
 }

@@ -91,6 +91,16 @@ import Testing
         #expect(edits.map(\.feature.attributes) == [["A": 1]])
     }
 
+    @Test("features one per line in a GeoJSON document are one problem that names the line formats")
+    func linesInADocument() {
+        let line = #"{"type": "Feature", "properties": {}, "geometry": null}"#
+        var reader = GeoJSONReader(bytes: Array((line + "\n" + line).utf8), options: InputTestSupport.options())
+        let (edits, problems) = reader.readAll()
+        #expect(edits.isEmpty)
+        #expect(problems.count == 1)
+        #expect(problems.first?.reason.contains(".geojsonl or .ndjson") == true)
+    }
+
     @Test("a kind field makes updates and deletes and leaves the attributes")
     func kindField() {
         let text = """

@@ -22,6 +22,8 @@ import Testing
             (#"{"geometryType": "esriGeometryPoint", "features": [{"attributes": {"type": "Feature"}}]}"#, .esriJSON),
             (#"{"adds": [], "deletes": [1]}"#, .esriJSON),
             (#"[{"id": 0, "updates": []}]"#, .esriJSON),
+            ("{\"type\": \"Feature\", \"properties\": {}, \"geometry\": null}\n{\"type\": \"Feature\"", .geojsonSeq),
+            ("{\"attributes\": {\"A\": 1}}\r\n{\"attributes\": {\"A\": 2}}\r\n", .geojsonSeq),
         ])
     func sniffsJSON(text: String, format: InputFormat) throws {
         let path = try InputTestSupport.write(text, extension: "json")
