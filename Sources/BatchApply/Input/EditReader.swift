@@ -1,0 +1,39 @@
+/// A pull-based source of edits read from an input file, one record at a time.
+///
+/// Each call returns the next record as an ``InputEdit`` or, when that record cannot be read, an ``InputProblem``
+/// with its position, and reading can go on with the next record: the caller decides whether one bad record
+/// refuses the whole input (the default of `featureload apply`) or is skipped (`--skip-invalid`). A problem
+/// with the file's structure (a JSON document cut short, a CSV header missing a named column) comes last: after
+/// it `next()` returns nil.
+///
+/// Readers hold an open file and read it in chunks (or pages of rows), so memory stays flat however large the
+/// file is. They block the calling thread on file I/O and are not `Sendable`: one task owns a reader.
+///
+/// ```swift
+/// var reader = try InputFile.open(path: "edits.geojson", options: InputOptions(kindField: "_edit"))
+/// while let record = reader.next() {
+///     switch record {
+///     case .success(let edit): batch.append(edit)
+///     case .failure(let problem): problems.append(problem)
+///     }
+/// }
+/// ```
+public protocol EditReader {
+    /// The next record, or nil when the input is exhausted.
+    mutating func next() -> Result<InputEdit, InputProblem>?
+}
+
+extension EditReader {
+    /// Reads every remaining record, edits and problems apart. For small inputs and tests: it holds them all.
+    public mutating func readAll() -> (edits: [InputEdit], problems: [InputProblem]) {
+        var edits: [InputEdit] = []
+        var problems: [InputProblem] = []
+        while let record = next() {
+            switch record {
+            case .success(let edit): edits.append(edit)
+            case .failure(let problem): problems.append(problem)
+            }
+        }
+        return (edits, problems)
+    }
+}

@@ -1,0 +1,141 @@
+import FeatureModel
+import Foundation
+
+/// Reads a GeoJSON document (a FeatureCollection, or a single Feature) feature by feature, as adds unless
+/// ``InputOptions/kindField`` says otherwise.
+///
+/// The file is read twice in 64 KiB chunks: a first pass finds the collection's members (`type`, a legacy `crs`
+/// wherever it stands), the second cuts the `features` array into features and decodes one at a time, so memory
+/// holds one chunk and one feature. Positions carry the line each feature starts on. Blocks on file I/O.
+public struct GeoJSONReader: EditReader {
+    private var splitter: JSONArraySplitter?
+    private var pending: [Result<InputEdit, InputProblem>] = []
+    private var index = 0
+    private let spatialReference: SpatialReference
+    private let kindField: String?
+    private var source: ByteSource?
+
+    /// A reader of the GeoJSON file at `path`.
+    /// - Throws: ``InputSetupError`` when the file cannot be opened.
+    public init(path: String, options: InputOptions = InputOptions()) throws {
+        try self.init(options: options) { () throws(InputSetupError) in
+            do { return try ByteSource(path: path, chunkSize: options.chunkSize) } catch {
+                throw InputSetupError("cannot open \(path): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// A reader of a GeoJSON document in memory, read in chunks of `options.chunkSize` as a file would be.
+    package init(bytes: [UInt8], options: InputOptions = InputOptions()) {
+        try! self.init(options: options) { () throws(InputSetupError) in ByteSource(bytes: bytes, chunkSize: options.chunkSize) }
+    }
+
+    private init(options: InputOptions, open: () throws(InputSetupError) -> ByteSource) throws(InputSetupError) {
+        kindField = options.kindField
+        // First pass: the collection's own members; elements are skipped, not copied.
+        var scan = JSONArraySplitter(source: try open(), splitKeys: ["features"], captureElements: false)
+        var type: String?
+        var crs: JSONValue?
+        var hasFeatures = false
+        var scanError: (any Error)?
+        do {
+            while let event = try scan.next() {
+                switch event {
+                case .member(let key, let value, nil) where key == "type": type = (try? JSONReader.parse(bytes: value))?.stringValue
+                case .member(let key, let value, nil) where key == "crs": crs = try? JSONReader.parse(bytes: value)
+                case .arrayStart("features", nil): hasFeatures = true
+                default: break
+                }
+            }
+        } catch {
+            scanError = error
+        }
+        var reference = SpatialReference(wkid: 4326)
+        if let crs, !crs.isNull {
+            do { reference = SpatialReference(wkid: try GeoJSONGeometry.wkid(ofCRS: crs)) } catch {
+                pending = [.failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "the collection's \(error.reason)"))]
+            }
+        }
+        spatialReference = reference
+        guard pending.isEmpty else { return }
+        if scan.rootIsArray {
+            pending = [.failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "a GeoJSON document is an object, not an array"))]
+        } else if type == "Feature" {
+            if let scanError {
+                // Not one Feature: likely one per line. Reading it whole would hold the entire file.
+                var problem = JSONDocumentProblem.make(scanError, index: 0)
+                problem.reason += "; for one feature per line, name the file .geojsonl or .ndjson"
+                pending = [.failure(problem)]
+            } else {
+                source = try open()
+            }
+        } else if type == "FeatureCollection" || hasFeatures {
+            splitter = JSONArraySplitter(source: try open(), splitKeys: ["features"])
+        } else if scanError == nil {
+            let found = type.map { "\"type\" is \"\($0)\"" } ?? "no \"type\" and no \"features\""
+            pending = [
+                .failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "not a GeoJSON FeatureCollection or Feature: \(found)"))
+            ]
+        } else {
+            splitter = JSONArraySplitter(source: try open(), splitKeys: ["features"])
+        }
+    }
+
+    public mutating func next() -> Result<InputEdit, InputProblem>? {
+        if !pending.isEmpty { return pending.removeFirst() }
+        if var whole = source {
+            source = nil
+            return readSingleFeature(&whole)
+        }
+        guard var current = splitter else { return nil }
+        splitter = nil
+        do {
+            while let event = try current.next() {
+                guard case .element(_, let bytes, let line, _) = event else { continue }
+                let position = InputPosition(index: index, line: line)
+                index += 1
+                splitter = current
+                return decode(bytes, position: position)
+            }
+            return nil
+        } catch {
+            // Nothing after a broken structure can be trusted: the reader ends here.
+            return .failure(JSONDocumentProblem.make(error, index: index))
+        }
+    }
+
+    private mutating func readSingleFeature(_ whole: inout ByteSource) -> Result<InputEdit, InputProblem> {
+        var bytes: [UInt8] = []
+        do {
+            try whole.skipByteOrderMark()
+            while let byte = try whole.next() { bytes.append(byte) }
+        } catch {
+            return .failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "cannot read the file: \(error)"))
+        }
+        index = 1
+        return decode(bytes, position: InputPosition(index: 0, line: 1))
+    }
+
+    private func decode(_ bytes: [UInt8], position: InputPosition) -> Result<InputEdit, InputProblem> {
+        RecordText.parse(bytes, position: position).flatMap { value in
+            do throws(GeometryProblem) {
+                let (kind, feature) = try GeoJSONFeature.decode(value, spatialReference: spatialReference, kindField: kindField)
+                return .success(InputEdit(kind: kind, feature: feature, position: position, source: RecordText.string(bytes)))
+            } catch {
+                return .failure(RecordText.problem(error.reason, at: position, bytes: bytes))
+            }
+        }
+    }
+}
+
+/// The problem a broken JSON document gives: where the structure broke, or why the file could not be read.
+enum JSONDocumentProblem {
+    static func make(_ error: any Error, index: Int) -> InputProblem {
+        if let syntax = error as? JSONArraySplitter.SyntaxError {
+            return InputProblem(
+                position: InputPosition(index: index, line: syntax.line),
+                reason: "the JSON document is broken here, no further records can be read: \(syntax.reason)")
+        }
+        return InputProblem(position: InputPosition(index: index), reason: "cannot read the file: \(error)")
+    }
+}

@@ -1,0 +1,185 @@
+import FeatureModel
+
+/// Cuts one large JSON document into its records without parsing it whole: the elements of the arrays under
+/// chosen member names (`features`, `adds`…), each as its own bytes with the line it starts on.
+///
+/// The document is an object (`{"features": [ … ], …}`) or an array of objects (`[{"id": 0, "adds": [ … ]}, …]`,
+/// service-level edits). Other members of those objects come out whole as ``Event/member(key:value:layer:)``.
+/// Only strings, escapes and bracket depth are tracked, so an element with bad JSON inside still comes out as one
+/// element (its decoder reports it) and the next one is found. Memory: one chunk plus the largest element.
+struct JSONArraySplitter {
+    /// One piece of the document.
+    enum Event: Equatable {
+        /// A member of the root object (layer nil) or of the root array's object number `layer`, that is not a
+        /// split array.
+        case member(key: String, value: [UInt8], layer: Int?)
+        /// An element of a split array, with the 1-based line of its first byte.
+        case element(key: String, bytes: [UInt8], line: Int, layer: Int?)
+        /// A split array begins (so an empty one is known to be there).
+        case arrayStart(key: String, layer: Int?)
+    }
+
+    /// The document's structure is broken where records cannot be told apart any more.
+    struct SyntaxError: Error, Equatable {
+        var reason: String
+        var line: Int
+    }
+
+    private enum State {
+        case start
+        case object(layer: Int?, first: Bool)
+        case array(key: String, layer: Int?, first: Bool)
+        case rootArray(index: Int, first: Bool)
+        case end
+        case finished
+    }
+
+    private var source: ByteSource
+    private let splitKeys: Set<String>
+    private let captureElements: Bool
+    private var state = State.start
+    /// Whether the root is an array (service-level edits); known after the first event.
+    private(set) var rootIsArray = false
+
+    /// A splitter over `source`.
+    /// - Parameters:
+    ///   - splitKeys: the member names whose array values are split into elements.
+    ///   - captureElements: false to skip elements without copying them (a first pass that only wants members;
+    ///     elements then come out with empty bytes).
+    init(source: ByteSource, splitKeys: Set<String>, captureElements: Bool = true) {
+        self.source = source
+        self.splitKeys = splitKeys
+        self.captureElements = captureElements
+    }
+
+    /// The next member or element, or nil after the end of the document.
+    /// - Throws: ``SyntaxError`` when the structure is broken, or the file's read error.
+    mutating func next() throws -> Event? {
+        while true {
+            switch state {
+            case .start:
+                try source.skipByteOrderMark()
+                try skipWhitespace()
+                switch try source.next() {
+                case UInt8(ascii: "{"): state = .object(layer: nil, first: true)
+                case UInt8(ascii: "["):
+                    rootIsArray = true
+                    state = .rootArray(index: 0, first: true)
+                case nil: throw SyntaxError(reason: "the file is empty", line: source.line)
+                default: throw SyntaxError(reason: "the document does not start with '{' or '['", line: source.line)
+                }
+            case .object(let layer, let first):
+                try skipWhitespace()
+                var byte = try source.next()
+                if byte == UInt8(ascii: "}") {
+                    state = layer.map { .rootArray(index: $0 + 1, first: false) } ?? .end
+                    continue
+                }
+                if !first {
+                    guard byte == UInt8(ascii: ",") else { throw broken("expected ',' or '}' between members") }
+                    try skipWhitespace()
+                    byte = try source.next()
+                }
+                guard byte == UInt8(ascii: "\"") else { throw broken("expected a member name") }
+                let key = try readKey()
+                try skipWhitespace()
+                guard try source.next() == UInt8(ascii: ":") else { throw broken("expected ':' after \"\(key)\"") }
+                try skipWhitespace()
+                state = .object(layer: layer, first: false)
+                if splitKeys.contains(key), try source.peek() == UInt8(ascii: "[") {
+                    _ = try source.next()
+                    state = .array(key: key, layer: layer, first: true)
+                    return .arrayStart(key: key, layer: layer)
+                }
+                return .member(key: key, value: try readValue(capture: true), layer: layer)
+            case .array(let key, let layer, let first):
+                try skipWhitespace()
+                if try source.peek() == UInt8(ascii: "]") {
+                    _ = try source.next()
+                    state = .object(layer: layer, first: false)
+                    continue
+                }
+                if !first {
+                    guard try source.next() == UInt8(ascii: ",") else { throw broken("expected ',' or ']' after an element of \"\(key)\"") }
+                    try skipWhitespace()
+                }
+                let line = source.line
+                let bytes = try readValue(capture: captureElements)
+                state = .array(key: key, layer: layer, first: false)
+                return .element(key: key, bytes: bytes, line: line, layer: layer)
+            case .rootArray(let index, let first):
+                try skipWhitespace()
+                var byte = try source.next()
+                if byte == UInt8(ascii: "]") {
+                    state = .end
+                    continue
+                }
+                if !first {
+                    guard byte == UInt8(ascii: ",") else { throw broken("expected ',' or ']' between the document's elements") }
+                    try skipWhitespace()
+                    byte = try source.next()
+                }
+                guard byte == UInt8(ascii: "{") else { throw broken("element \(index + 1) of the document is not an object") }
+                state = .object(layer: index, first: true)
+            case .end:
+                try skipWhitespace()
+                guard try source.peek() == nil else { throw broken("text after the end of the JSON document") }
+                state = .finished
+            case .finished:
+                return nil
+            }
+        }
+    }
+
+    private func broken(_ reason: String) -> SyntaxError { SyntaxError(reason: reason, line: source.line) }
+
+    private mutating func skipWhitespace() throws {
+        while let byte = try source.peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+            _ = try source.next()
+        }
+    }
+
+    /// Reads a member name after its opening quote, escapes decoded.
+    private mutating func readKey() throws -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "\"")]
+        var escaped = false
+        var hasEscape = false
+        while let byte = try source.next() {
+            bytes.append(byte)
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+                hasEscape = true
+            } else if byte == UInt8(ascii: "\"") {
+                if !hasEscape { return String(decoding: bytes[1..<(bytes.count - 1)], as: UTF8.self) }
+                guard case .string(let key)? = try? JSONReader.parse(bytes: bytes) else { throw broken("invalid member name") }
+                return key
+            }
+        }
+        throw broken("the file ends inside a member name")
+    }
+
+    /// Reads one JSON value (object, array, string or scalar) by its brackets and quotes, returning its bytes
+    /// when `capture` is true.
+    private mutating func readValue(capture: Bool) throws -> [UInt8] {
+        let startLine = source.line
+        var bytes: [UInt8] = []
+        guard let first = try source.peek() else { throw broken("the file ends where a value should start") }
+        if first != UInt8(ascii: "{") && first != UInt8(ascii: "[") && first != UInt8(ascii: "\"") {
+            // A number, true, false or null: up to the next delimiter.
+            while let byte = try source.peek() {
+                switch byte {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09:
+                    return bytes
+                default:
+                    _ = try source.next()
+                    bytes.append(byte)
+                }
+            }
+            return bytes
+        }
+        if try source.readJSONComposite(into: &bytes, capture: capture) { return bytes }
+        throw SyntaxError(reason: "the file ends inside the value that starts on line \(startLine)", line: source.line)
+    }
+}
