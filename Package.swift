@@ -184,7 +184,7 @@ let package = Package(
         ),
         .testTarget(
             name: "featureloadTests",
-            dependencies: ["featureload", "LoadRunner", "LocalFeatureServer", "FeatureloadTestSupport"],
+            dependencies: ["featureload", "LoadRunner", "LocalFeatureServer", "FeatureloadTestSupport", "BatchApply", "FeatureServiceClient"],
             // Saved reports the tests read by path (a version-1 report from an earlier release).
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings

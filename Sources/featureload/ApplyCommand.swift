@@ -2,6 +2,7 @@ import ArgumentParser
 import BatchApply
 import FeatureServiceClient
 import Foundation
+import LoadRunner
 import Logging
 
 /// `featureload apply`: a file of edits into a feature service, in parallel batches, exactly once, resumable.

@@ -131,7 +131,8 @@ struct ApplyJob: Sendable {
         if let rejects = result.rejects {
             result.lines.append("rejects: \(rejects.count) records in \(rejects.path) (reasons: \(rejects.reasonsPath))")
         }
-        if counts.open > 0 || counts.rejected > 0 || (try journal.problemCount()) > 0 { result.status = .failed }
+        let problems = try journal.problemCount()
+        if counts.open > 0 || counts.rejected > 0 || problems > 0 { result.status = .failed }
         if verify {
             let finding = try await JournalVerifier(journal: journal, service: service).verify()
             result.verification = finding

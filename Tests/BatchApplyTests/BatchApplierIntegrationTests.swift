@@ -37,7 +37,7 @@ import Testing
             input: "parks.geojson", inputFormat: "geojson", inputSize: 0, target: service.url, layer: 0, objectIdField: layer.objectIdField,
             globalIdField: layer.globalIdField ?? "GlobalID", settings: ApplySettings(batchSize: batchSize, concurrency: 4))
         let journal = try ApplyJournal.create(at: directory.path + "/apply.journal", header: header)
-        var source = ArrayEditSource(records)
+        var source = ArrayEditReader(records)
         let summary = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: batchSize).plan(&source, into: journal)
         #expect(summary.problemCount == 0, "\(summary.problems)")
         try journal.finishPlan()

@@ -16,7 +16,8 @@ public struct ApplyPlanner {
     /// The layer of records that name none.
     public let defaultLayer: Int
     public let batchSize: Int
-    /// Checks and converts a feature's attributes for its layer: the converted feature and every problem found.
+    /// Checks and converts a feature's attributes for its layer (types, domains, required fields): the converted
+    /// feature and every problem found.
     public typealias Coercion = @Sendable (Feature, LayerInfo, InputEdit.Kind) -> (Feature, [String])
     let coerce: Coercion
 
@@ -40,7 +41,7 @@ public struct ApplyPlanner {
     }
 
     /// A planner for edits to `layers` (records that name no layer go to `defaultLayer`).
-    public init(layers: [Int: LayerInfo], defaultLayer: Int, batchSize: Int, coerce: @escaping Coercion = { feature, _, _ in (feature, []) }) {
+    public init(layers: [Int: LayerInfo], defaultLayer: Int, batchSize: Int, coerce: @escaping Coercion = { feature, layer, kind in FieldCoercion.coerce(feature, kind: kind, layer: layer) }) {
         self.layers = layers
         self.defaultLayer = defaultLayer
         self.batchSize = max(1, batchSize)
@@ -49,8 +50,8 @@ public struct ApplyPlanner {
 
     /// Reads every record of `source`, checks it and, when `journal` is given, writes the plan (and, when
     /// `recordProblems`, the problems) to it. Nothing is sent.
-    /// - Throws: What `source` throws when the input cannot be read further; ``ApplyError/journal(_:)``.
-    public func plan(_ source: inout some EditSource, into journal: ApplyJournal?, recordProblems: Bool = false) throws -> Summary {
+    /// - Throws: ``ApplyError/journal(_:)`` and GRDB's errors when the journal cannot be written.
+    public func plan(_ source: inout some EditReader, into journal: ApplyJournal?, recordProblems: Bool = false) throws -> Summary {
         var summary = Summary()
         var nextBatch = 0
         // The open batch of each (layer, identified by GlobalID) group, and how full it is.
@@ -72,7 +73,7 @@ public struct ApplyPlanner {
             problems.append(problem)
         }
 
-        while let record = try source.next() {
+        while let record = source.next() {
             summary.records += 1
             switch record {
             case .failure(let failure):
@@ -151,8 +152,7 @@ public struct ApplyPlanner {
             globalId = id
             let (converted, problems) = coerce(feature, layer, .add)
             feature = converted
-            let violations = DomainValidator.violations(of: feature, in: layer, isNew: true).map(\.description)
-            if let reason = Self.reason(problems + violations) { return fail(reason) }
+            if let reason = Self.reason(problems) { return fail(reason) }
             feature.attributes[globalIdField] = .string(id)
         case .update:
             guard objectId != nil || (globalId != nil && globalIdField != nil) else {
@@ -160,8 +160,7 @@ public struct ApplyPlanner {
             }
             let (converted, problems) = coerce(feature, layer, .update)
             feature = converted
-            let violations = DomainValidator.violations(of: feature, in: layer).map(\.description)
-            if let reason = Self.reason(problems + violations) { return fail(reason) }
+            if let reason = Self.reason(problems) { return fail(reason) }
             if let objectId {
                 feature.attributes[objectIdField] = .int(objectId)
                 globalId = nil

@@ -1,0 +1,130 @@
+import BatchApply
+import FeatureModel
+import FeatureServiceClient
+import FeatureloadTestSupport
+import Foundation
+import Testing
+
+/// End-to-end: `featureload apply` as a GIS engineer runs it, against the embedded service over a real SQLite file.
+@Suite(.serialized) struct ApplyCommandTests {
+    /// A GeoJSON FeatureCollection of `count` parks; the records at `invalid` carry a state too long for the field.
+    static func geojson(_ count: Int, invalid: Set<Int> = [], prefix: String = "Park") -> String {
+        let features = (0..<count).map { index -> String in
+            let state = invalid.contains(index) ? "CALIFORNIA" : "CA"
+            let x = -120 + Double(index % 1000) * 0.001
+            let y = 36 + Double(index / 1000) * 0.001
+            return #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(x),\#(y)]},"properties":{"name":"\#(prefix) \#(index)","state":"\#(state)","visitors":\#(index)}}"#
+        }
+        return #"{"type":"FeatureCollection","features":["# + "\n" + features.joined(separator: ",\n") + "\n]}\n"
+    }
+
+    /// Parks in the embedded service's data file whose name starts with `prefix`, counted by a server started on it.
+    static func parks(in data: String, prefix: String) async throws -> (count: Int, names: [String: Int]) {
+        try await withTestServer(databasePath: data) { server in
+            try await withCurlTransport { transport in
+                let layer = FeatureLayerClient(url: server.serviceURL + "/0", transport: transport)
+                let features = try await layer.queryAll(
+                    FeatureQuery(whereClause: "name LIKE '\(prefix) %'", outFields: ["name"], returnGeometry: false, orderByFields: "OBJECTID"), pageSize: 2000)
+                var names: [String: Int] = [:]
+                for feature in features { names[feature[attribute: "name"]?.stringValue ?? "", default: 0] += 1 }
+                return (features.count, names)
+            }
+        }
+    }
+
+    @Test("an invalid record stops the run before anything is sent, naming its line; --skip-invalid applies the rest and writes it to the rejects file", .timeLimit(.minutes(2)))
+    func invalidRecords() async throws {
+        let directory = try TemporaryDirectory()
+        let input = directory.path + "/parks.geojson"
+        try Self.geojson(300, invalid: [7, 250]).write(toFile: input, atomically: true, encoding: .utf8)
+        let data = directory.path + "/parks.sqlite"
+        let journal = directory.path + "/parks.journal"
+        let refused = try await Featureload.run(["apply", input, "--to", "local", "--layer", "0", "--data", data, "--journal", journal])
+        #expect(refused.status == 2, "\(refused.output)\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("line 9, record 8"), "\(refused.errorOutput)")
+        #expect(refused.errorOutput.contains("line 252, record 251"))
+        #expect(refused.errorOutput.contains("state"))
+        #expect(!FileManager.default.fileExists(atPath: journal), "no journal is left for a run that sent nothing")
+        #expect(try await Self.parks(in: data, prefix: "Park").count == 0, "nothing was sent")
+
+        let dry = try await Featureload.run(["apply", input, "--to", "local", "--layer", "National Parks", "--data", data, "--dry-run"])
+        #expect(dry.status == 2 && dry.output.contains("record 8") && dry.output.contains("nothing was sent"), "\(dry.output)")
+
+        let rejects = directory.path + "/rejects.geojson"
+        let applied = try await Featureload.run([
+            "apply", input, "--to", "local", "--layer", "0", "--data", data, "--journal", journal, "--skip-invalid", "--rejects", rejects, "--verify",
+            "--report", directory.path + "/report.json",
+        ])
+        #expect(applied.status == 1, "some records were not applied: \(applied.output)\(applied.errorOutput)")
+        #expect(applied.output.contains("applied 298 of 298 edits"), "\(applied.output)")
+        #expect(applied.output.contains("verify: 298 of 298 applied adds found once"))
+        let rejected = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: rejects))) as? [String: Any]
+        let names = (rejected?["features"] as? [[String: Any]])?.compactMap { ($0["properties"] as? [String: Any])?["name"] as? String }
+        #expect(names == ["Park 7", "Park 250"], "the rejects file is GeoJSON of the invalid records")
+        let reasons = try String(contentsOfFile: rejects + ".reasons.tsv", encoding: .utf8)
+        #expect(reasons.contains("8\t9\tinvalid") && reasons.contains("state"), "\(reasons)")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.path + "/report.json"))) as? [String: Any]
+        #expect(report?["applied"] as? Int == 298)
+        #expect(try await Self.parks(in: data, prefix: "Park").count == 298)
+    }
+
+    /// Runs apply in the background and sends SIGKILL once `when` holds for its journal (or it ends).
+    static func killed(_ arguments: [String], journal: String, when: @escaping (ApplyJournal) throws -> Bool) throws -> (killed: Bool, counts: JournalCounts?) {
+        let process = Process()
+        process.executableURL = Featureload.binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        var killed = false
+        while process.isRunning, Date() < deadline {
+            if FileManager.default.fileExists(atPath: journal), let opened = try? ApplyJournal.open(at: journal), (try? when(opened)) == true {
+                kill(process.processIdentifier, SIGKILL)
+                killed = true
+                break
+            }
+            usleep(5_000)
+        }
+        process.waitUntilExit()
+        return (killed, try? ApplyJournal.open(at: journal).counts())
+    }
+
+    @Test("kill -9 while planning, mid-run twice and while resuming: the last resume finds every park once", .timeLimit(.minutes(4)))
+    func killAndResume() async throws {
+        let directory = try TemporaryDirectory()
+        let count = 6_000
+        let input = directory.path + "/many.geojson"
+        try Self.geojson(count, prefix: "Killed").write(toFile: input, atomically: true, encoding: .utf8)
+        let data = directory.path + "/many.sqlite"
+        let journal = directory.path + "/many.journal"
+        let start = ["apply", input, "--to", "local", "--layer", "0", "--data", data, "--journal", journal, "--batch-size", "50", "--concurrency", "4", "--rate", "3000", "--quiet"]
+        let resume = ["apply", "--resume", journal, "--quiet"]
+        var seen: [String] = []
+
+        // 1. While planning: the journal has edits but the plan is not complete.
+        let planning = try Self.killed(start, journal: journal) { journal in try journal.counts().planned > 0 }
+        seen.append("planning: killed \(planning.killed), \(planning.counts.map { "\($0.planned) planned, \($0.applied) applied" } ?? "no journal")")
+        if !FileManager.default.fileExists(atPath: journal) {
+            // Killed before the journal was made: start again.
+            _ = try Self.killed(start, journal: journal) { _ in false }
+        }
+        // 2. and 3. Mid-run, at about a quarter and at about two thirds.
+        for fraction in [0.25, 0.66] {
+            let run = try Self.killed(resume, journal: journal) { journal in try journal.counts().applied >= Int(Double(count) * fraction) }
+            seen.append("mid-run \(fraction): killed \(run.killed), \(run.counts.map { "\($0.applied) applied" } ?? "")")
+        }
+        // 4. While resuming: as soon as the new process has the journal open.
+        let resuming = try Self.killed(resume, journal: journal) { _ in true }
+        seen.append("resuming: killed \(resuming.killed)")
+
+        let final = try await Featureload.run(["apply", "--resume", journal, "--verify"])
+        #expect(final.status == 0, "\(seen)\n\(final.output)\(final.errorOutput)")
+        #expect(final.output.contains("applied \(count) of \(count) edits"), "\(final.output)")
+        #expect(final.output.contains("verify: \(count) of \(count) applied adds found once"))
+        let parks = try await Self.parks(in: data, prefix: "Killed")
+        #expect(parks.count == count, "every park once: \(parks.count) rows for \(count) parks (\(seen))")
+        #expect(parks.names.count == count && parks.names.values.allSatisfy { $0 == 1 })
+        #expect(seen.filter { $0.contains("killed true") }.count >= 3, "the kills landed: \(seen)")
+    }
+}
