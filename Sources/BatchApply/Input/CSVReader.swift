@@ -18,6 +18,9 @@ public struct CSVReader: EditReader {
     /// The header row's text as it stood in the file; nil until the first call of ``next()``.
     public private(set) var header: String?
 
+    /// The header row, which a rejects file in CSV starts with.
+    public var rejectsHeader: String? { header }
+
     private struct Column {
         var name: String
         /// The attribute the column becomes; nil for geometry columns.

@@ -21,9 +21,23 @@
 public protocol EditReader {
     /// The next record, or nil when the input is exhausted.
     mutating func next() -> Result<InputEdit, InputProblem>?
+
+    /// The text a rejects file in the input's own format starts with, before the rejected records' `source`s: the
+    /// CSV header row; nil for formats whose records stand alone. Known once the first record has been read.
+    var rejectsHeader: String? { get }
+
+    /// Things the reader left out that the user should hear about (a GeoPackage's BLOB columns), one sentence
+    /// each; empty by default.
+    var notes: [String] { get }
 }
 
 extension EditReader {
+    /// None: records stand alone.
+    public var rejectsHeader: String? { nil }
+
+    /// None.
+    public var notes: [String] { [] }
+
     /// Reads every remaining record, edits and problems apart. For small inputs and tests: it holds them all.
     public mutating func readAll() -> (edits: [InputEdit], problems: [InputProblem]) {
         var edits: [InputEdit] = []

@@ -15,6 +15,15 @@ public struct GeoPackageReader: EditReader {
     public let table: GeoPackageTable
     /// Columns that are not read: BLOB columns other than the geometry, which no layer field takes from a file.
     public let skippedColumns: [String]
+
+    /// A sentence naming the skipped columns, when there are any.
+    public var notes: [String] {
+        guard !skippedColumns.isEmpty else { return [] }
+        let names = skippedColumns.map { "'\($0)'" }.joined(separator: ", ")
+        return [
+            "table \(table.name): BLOB column\(skippedColumns.count == 1 ? "" : "s") \(names) not read; no layer field takes binary data from a file"
+        ]
+    }
     private let queue: DatabaseQueue
     private let columns: [String]
     private let kindField: String?

@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 
 /// A table a GeoPackage lists in `gpkg_contents`, with its geometry column and coordinate system.
 public struct GeoPackageTable: Sendable, Hashable, CustomStringConvertible {
@@ -18,7 +18,7 @@ public struct GeoPackageTable: Sendable, Hashable, CustomStringConvertible {
 
     /// The feature and attribute tables of the GeoPackage open in `db`, in name order.
     /// - Throws: ``InputSetupError`` when `gpkg_contents` is missing (not a GeoPackage), or the SQLite error.
-    public static func list(_ db: Database) throws -> [GeoPackageTable] {
+    static func list(_ db: Database) throws -> [GeoPackageTable] {
         guard try db.tableExists("gpkg_contents") else {
             throw InputSetupError("not a GeoPackage: it has no gpkg_contents table")
         }

@@ -15,12 +15,17 @@ public struct GeometryProblem: Error, Sendable, Hashable, CustomStringConvertibl
 ///
 /// Positions are `[x, y]` or `[x, y, z]`; measures (m) are dropped by the parsers. Pure value, `Sendable`.
 public enum SimpleGeometry: Sendable, Hashable {
+    /// One position.
     case point([Double])
+    /// Positions.
     case multiPoint([[Double]])
+    /// A line through positions.
     case lineString([[Double]])
+    /// Lines.
     case multiLineString([[[Double]]])
     /// Rings: the exterior first, then holes.
     case polygon([[[Double]]])
+    /// Polygons, each its rings.
     case multiPolygon([[[[Double]]]])
     /// A geometry with no coordinates (`POINT EMPTY`, an empty GeoPackage geometry).
     case empty

@@ -29,6 +29,8 @@ import Testing
         var reader = CSVReader(bytes: Array("\u{FEFF}a,b\n1,2\n".utf8))
         _ = reader.readAll()
         #expect(reader.header == "a,b")
+        let opened: any EditReader = reader
+        #expect(opened.rejectsHeader == "a,b")
     }
 
     @Test("mapped columns take the field's name; unmapped keep their own")

@@ -1,5 +1,6 @@
 import BatchApply
 import FeatureModel
+import Foundation
 import Testing
 
 @Suite struct GeoJSONReaderTests {
@@ -33,6 +34,17 @@ import Testing
         #expect(edits[2].feature.attributes["NAME"] == "\\")
         #expect(edits[0].source.hasPrefix("{\"type\": \"Feature\""))
         #expect(edits[0].source.hasSuffix("[1, 2]}}"))
+    }
+
+    @Test("a file is read through its handle in small chunks, byte-order mark skipped")
+    func fromFile() throws {
+        let path = try InputTestSupport.write("\u{FEFF}" + Self.collection, extension: "geojson")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var reader = try GeoJSONReader(path: path, options: InputTestSupport.options(chunkSize: 5))
+        let (edits, problems) = reader.readAll()
+        #expect(problems.isEmpty)
+        #expect(edits.map(\.position.line) == [5, 6, 9])
+        #expect(throws: InputSetupError.self) { _ = try GeoJSONReader(path: path + ".missing") }
     }
 
     @Test("a crs member after the features still applies to them")

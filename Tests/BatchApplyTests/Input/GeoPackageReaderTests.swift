@@ -70,6 +70,7 @@ enum GeoPackageFixture {
         #expect(reader.table.name == "parks")
         #expect(reader.table.wkid == 3857)
         #expect(reader.skippedColumns == ["photo"])
+        #expect(reader.notes == ["table parks: BLOB column 'photo' not read; no layer field takes binary data from a file"])
         let (edits, problems) = reader.readAll()
         #expect(edits.map(\.feature.attributes["name"]) == ["park 1", "park 2", "park 3", "park 5"])
         #expect(edits[0].feature.attributes == ["name": "park 1", "visits": 10, "area": 1.5, "opened": "2024-05-01"])
