@@ -58,7 +58,7 @@ func withDatasetServer<T: Sendable>(
 }
 
 /// The names of the shipped datasets.
-let shippedDatasets = ["parks", "birdnests", "servicerequests", "ownerscars", "supplierproducts", "customerorders"]
+let shippedDatasets = ["parks", "birdnests", "servicerequests", "ownerscars", "supplierproducts", "customerorders", "parkboundaries"]
 
 extension JSONValue {
     subscript(_ key: String) -> JSONValue? {

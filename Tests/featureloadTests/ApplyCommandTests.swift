@@ -127,4 +127,62 @@ import Testing
         #expect(parks.names.count == count && parks.names.values.allSatisfy { $0 == 1 })
         #expect(seen.filter { $0.contains("killed true") }.count >= 3, "the kills landed: \(seen)")
     }
+
+    /// Twice the signed area of a ring (positive: counter-clockwise with y up).
+    static func signedArea(_ ring: [[Double]]) -> Double {
+        zip(ring, ring.dropFirst()).reduce(0) { $0 + ($1.0[0] * $1.1[1] - $1.1[0] * $1.0[1]) }
+    }
+
+    @Test("GeoJSON polygons with holes and multipolygons, and lines, round-trip through the service: rings in ArcGIS order, every vertex back", .timeLimit(.minutes(2)))
+    func polygonsRoundTrip() async throws {
+        let directory = try TemporaryDirectory()
+        // RFC 7946 order: exteriors counter-clockwise, holes clockwise.
+        let outer = "[[-106,39],[-105,39],[-105,40],[-106,40],[-106,39]]"
+        let hole = "[[-105.8,39.2],[-105.8,39.8],[-105.2,39.8],[-105.2,39.2],[-105.8,39.2]]"
+        let second = "[[-104,39],[-103.5,39],[-103.5,39.5],[-104,39.5],[-104,39]]"
+        let input = directory.path + "/boundaries.geojson"
+        try """
+        {"type":"FeatureCollection","features":[
+        {"type":"Feature","geometry":{"type":"Polygon","coordinates":[\(outer),\(hole)]},"properties":{"name":"Holey","unit_code":"HOLE","acres":1.5}},
+        {"type":"Feature","geometry":{"type":"MultiPolygon","coordinates":[[\(outer),\(hole)],[\(second)]]},"properties":{"name":"Multi","acres":2}}
+        ]}
+        """.write(toFile: input, atomically: true, encoding: .utf8)
+        let trails = directory.path + "/trails.geojsonl"
+        try #"{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":[[[-105,39],[-104.5,39.5]],[[-104,39],[-103,39.2],[-102,39]]]},"properties":{"name":"Two parts"}}"#
+            .write(toFile: trails, atomically: true, encoding: .utf8)
+        let data = directory.path + "/boundaries.sqlite"
+        for (file, layer) in [(input, "Park Boundaries"), (trails, "1")] {
+            let result = try await Featureload.run([
+                "apply", file, "--to", "local", "--dataset", "parkboundaries", "--layer", layer, "--data", data, "--journal", file + ".journal", "--verify",
+            ])
+            #expect(result.status == 0, "\(result.output)\(result.errorOutput)")
+        }
+        try await withTestServer(dataset: "parkboundaries", databasePath: data) { server in
+            try await withCurlTransport { transport in
+                let layer = FeatureLayerClient(url: server.serviceURL + "/0", transport: transport)
+                let features = try await layer.query(FeatureQuery(whereClause: "name IN ('Holey', 'Multi')", outFields: ["name"], orderByFields: "name"))
+                #expect(features.features.count == 2)
+                for feature in features.features {
+                    guard case .polygon(let rings, _) = feature.geometry else {
+                        Issue.record("no polygon: \(String(describing: feature.geometry))")
+                        continue
+                    }
+                    let isMulti = feature[attribute: "name"]?.stringValue == "Multi"
+                    #expect(rings.count == (isMulti ? 3 : 2))
+                    #expect(Self.signedArea(rings[0]) < 0, "the exterior is clockwise, as ArcGIS wants")
+                    #expect(Self.signedArea(rings[1]) > 0, "the hole is counter-clockwise")
+                    #expect(Set(rings[1].map { "\($0[0]),\($0[1])" }) == ["-105.8,39.2", "-105.8,39.8", "-105.2,39.8", "-105.2,39.2"])
+                    #expect(rings.allSatisfy { $0.first == $0.last }, "rings stay closed")
+                    if isMulti { #expect(Self.signedArea(rings[2]) < 0) }
+                }
+                let trail = try await FeatureLayerClient(url: server.serviceURL + "/1", transport: transport)
+                    .query(FeatureQuery(whereClause: "name = 'Two parts'", outFields: ["name"]))
+                guard case .polyline(let paths, _)? = trail.features.first?.geometry else {
+                    Issue.record("no trail")
+                    return
+                }
+                #expect(paths == [[[-105, 39], [-104.5, 39.5]], [[-104, 39], [-103, 39.2], [-102, 39]]])
+            }
+        }
+    }
 }

@@ -129,9 +129,20 @@ enum RowGenerator {
             }
         }
         var geometry: Geometry?
-        if info.geometryType == .point {
-            let box = extent ?? Extent(xmin: -180, ymin: -90, xmax: 180, ymax: 90)
+        let box = extent ?? Extent(xmin: -180, ymin: -90, xmax: 180, ymax: 90)
+        switch info.geometryType {
+        case .point?:
             geometry = .point(x: uniform(box.xmin...box.xmax, &random), y: uniform(box.ymin...box.ymax, &random))
+        case .polyline?, .polygon?:
+            // Small (0.01°) shapes at a random corner inside the extent.
+            let x = uniform(box.xmin...max(box.xmin, box.xmax - 0.01), &random)
+            let y = uniform(box.ymin...max(box.ymin, box.ymax - 0.01), &random)
+            geometry =
+                info.geometryType == .polyline
+                ? .polyline(paths: [[[x, y], [x + 0.005, y + 0.01], [x + 0.01, y + 0.005]]])
+                : .polygon(rings: [[[x, y], [x, y + 0.01], [x + 0.01, y + 0.01], [x + 0.01, y], [x, y]]])  // clockwise
+        default:
+            break
         }
         return Feature(attributes: attributes, geometry: geometry)
     }
