@@ -16,8 +16,12 @@ struct Featureload: AsyncParsableCommand {
             Exit codes: 0 the run passed every gate; 1 a gate failed (failed edits, verification, speed-up ratio); \
             2 the scenario file is invalid or the run could not start.
 
+            `featureload apply FILE --to local|URL --layer ID` loads a file of edits (GeoJSON, Esri JSON, CSV, \
+            GeoPackage) in parallel batches, exactly once, resumable with --resume JOURNAL.
+
             Examples:
               featureload run Scenarios/quickstart.yaml
+              featureload apply parks.geojson --to local --layer 0 --verify
               featureload validate Scenarios/*.yaml
               featureload serve --port 8080 --data parks.sqlite
             """,
