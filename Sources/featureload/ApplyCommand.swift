@@ -140,29 +140,37 @@ struct ApplyCommand: AsyncParsableCommand {
         }
         if job.targetSettings.tls.isInsecure { printError("featureload apply: warning: TLS certificates are not verified (--insecure)") }
         let display = ApplyProgressLine(mode: ProgressDisplay.automatic(quiet: quiet, interval: progressInterval))
-        let result: ApplyJob.Result
+        let finished: ApplyJob.Result
         let interrupted: Bool
         do {
-            (result, interrupted) = try await InterruptSignals.cancellingWork {
+            (finished, interrupted) = try await InterruptSignals.cancellingWork {
                 try await withTarget(job.targetSettings, serverLogger: serverLogger) { connected in
                     try await job.run(on: connected, display: display)
                 }
             }
         } catch let error as ExitCode {
             throw error
-        } catch let error as ApplyError {
+        } catch is CancellationError {
             display.finish()
-            printError("featureload apply: \(error)")
-            throw ExitStatus.invalidInput.code
+            printError("featureload apply: interrupted; resume with `featureload apply --resume \(job.journalPath)`")
+            throw ExitStatus.interrupted.code
         } catch {
             display.finish()
             printError("featureload apply: \(error)")
             throw ExitStatus.invalidInput.code
         }
         display.finish()
+        var result = finished
+        if interrupted || result.summary?.interrupted == true { result.status = .interrupted }
         for line in result.lines { print(line) }
-        if let report { try result.writeReport(to: report) }
-        if interrupted || result.summary?.interrupted == true {
+        if let report {
+            do {
+                try result.writeReport(to: report)
+            } catch {
+                printError("featureload apply: cannot write the report \(report): \(error)")
+            }
+        }
+        if result.status == .interrupted {
             print("interrupted: resume with `featureload apply --resume \(job.journalPath)`")
             throw ExitStatus.interrupted.code
         }
@@ -178,12 +186,18 @@ struct ApplyCommand: AsyncParsableCommand {
             let journal = try ApplyJournal.open(at: resume)
             let header = try journal.header()
             var options = targetOptions
-            if header.target == "local" { options.data = options.data ?? header.localData }
+            if header.target == "local" {
+                if let data = options.data, let recorded = header.localData, URL(fileURLWithPath: data).standardizedFileURL.path != recorded {
+                    throw TargetError("--data \(data): the journal's run applied to \(recorded); resume it there (leave --data out)")
+                }
+                options.data = header.localData
+            }
             let settings = try TargetResolution.settings(
                 to: header.target, dataset: header.localDataset ?? dataset, options: options, recorded: header.access,
                 concurrency: header.settings.concurrency)
             return ApplyJob(
-                mode: .resume(journal, header), journalPath: resume, targetSettings: settings, verify: verify, rejectsPath: rejects ?? Self.rejectsPath(for: header))
+                mode: .resume(journal, header), journalPath: resume, targetSettings: settings, verify: verify,
+                rejectsPath: rejects ?? header.rejects ?? Self.rejectsPath(for: header))
         }
         let input = self.input ?? ""
         guard FileManager.default.isReadableFile(atPath: input) else {

@@ -72,7 +72,9 @@ struct ApplyJob: Sendable {
             header = JournalHeader(
                 input: start.input, inputFormat: start.format.journalName, inputSize: inputSize, target: start.to == "local" ? "local" : connected.serviceURL,
                 localData: start.to == "local" ? start.localData : nil, localDataset: start.to == "local" ? start.dataset : nil, layer: layer.id,
-                objectIdField: layer.objectIdField, globalIdField: layer.globalIdField ?? "GlobalID", settings: start.settings, access: start.access)
+                objectIdField: layer.objectIdField, globalIdField: layer.globalIdField ?? "GlobalID", settings: start.settings, access: start.access,
+                reading: JournalHeader.Reading(format: start.format, options: start.readOptions, skipInvalid: start.skipInvalid),
+                rejects: URL(fileURLWithPath: rejectsPath).standardizedFileURL.path)
             result.layer = "\(layer.id) \(layer.name)"
             if start.dryRun {
                 var reader = try InputFile.open(path: start.input, format: start.format, options: start.readOptions)
@@ -85,17 +87,20 @@ struct ApplyJob: Sendable {
                 result.status = plan.problemCount == 0 ? .passed : .invalidInput
                 return result
             }
+            var reader = try InputFile.open(path: start.input, format: start.format, options: start.readOptions)
             journal = try ApplyJournal.create(at: journalPath, header: header)
             display.message("planning \(start.input) into \(journalPath) …")
-            var reader = try InputFile.open(path: start.input, format: start.format, options: start.readOptions)
-            let plan = try planner(header, layers).plan(&reader, into: journal, recordProblems: start.skipInvalid)
-            result.plan = plan
-            if plan.problemCount > 0 && !start.skipInvalid {
+            do {
+                let plan = try planner(header, layers).plan(&reader, into: journal, recordProblems: start.skipInvalid)
+                result.plan = plan
+                if plan.problemCount > 0 && !start.skipInvalid { throw ApplyError.invalidInput(plan.problems, file: start.input) }
+                try journal.finishPlan()
+            } catch {
+                // Nothing was sent: no journal is left to resume.
                 Self.remove(journalPath)
-                throw ApplyError.invalidInput(plan.problems, file: start.input)
+                throw error
             }
-            try journal.finishPlan()
-            display.message(Self.describe(plan, input: start.input))
+            if let plan = result.plan { display.message(Self.describe(plan, input: start.input)) }
         case .resume(let resumed, let recorded):
             journal = resumed
             header = recorded
@@ -108,9 +113,13 @@ struct ApplyJob: Sendable {
                 }
                 try journal.discardPlan()
                 display.message("re-planning \(header.input): the last plan was interrupted before anything was sent …")
-                var reader = try InputFile.open(path: header.input, options: InputOptions())
-                let plan = try planner(header, layers).plan(&reader, into: journal, recordProblems: true)
+                let reading = header.reading
+                var reader = try InputFile.open(path: header.input, format: reading?.inputFormat, options: reading?.options ?? InputOptions())
+                let plan = try planner(header, layers).plan(&reader, into: journal, recordProblems: reading?.skipInvalid ?? false)
                 result.plan = plan
+                if plan.problemCount > 0 && reading?.skipInvalid != true {
+                    throw ApplyError.invalidInput(plan.problems, file: header.input)
+                }
                 try journal.finishPlan()
             }
             let counts = try journal.counts()

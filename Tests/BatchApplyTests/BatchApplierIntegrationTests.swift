@@ -153,4 +153,25 @@ import Testing
             }
         }
     }
+
+    @Test("two adds of one file with the same GlobalID: the second is an input problem naming the first, not an add reported applied and never made", .timeLimit(.minutes(1)))
+    func repeatedGlobalId() async throws {
+        try await Self.server { endpoint in
+            try await withCurlTransport { transport in
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let layer = try await service.layerInfo(id: 0)
+                var records = Self.parks(3)
+                for index in [0, 2] {
+                    guard case .success(var edit) = records[index] else { continue }
+                    edit.feature.attributes["GlobalID"] = "{11111111-2222-4333-8444-555555555555}"
+                    records[index] = .success(edit)
+                }
+                var source = ArrayEditReader(records)
+                let summary = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: nil)
+                #expect(summary.editCount == 2)
+                #expect(summary.problems.map(\.position.index) == [2])
+                #expect(summary.problems.first?.reason.contains("record 1") == true, "\(summary.problems)")
+            }
+        }
+    }
 }

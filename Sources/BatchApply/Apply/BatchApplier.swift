@@ -219,6 +219,12 @@ public struct BatchApplier: Sendable {
             result.backoff = outcome.attempts.totalBackoff
             var inDoubt = false
             for (edits, outcomes) in [(adds, outcome.adds), (updates, outcome.updates), (deletes, outcome.deletes)] {
+                // An answer with fewer results than edits leaves the rest unknown, to be looked up on resume.
+                for edit in edits.dropFirst(outcomes.count) {
+                    inDoubt = true
+                    result.records.append(
+                        EditRecord(index: edit.planned.position.index, status: .unknown, reason: "the service answered without a result for this edit"))
+                }
                 for (edit, outcome) in zip(edits, outcomes) {
                     let record = Self.record(edit, outcome)
                     if record.status == .unknown { inDoubt = true }
@@ -248,7 +254,7 @@ public struct BatchApplier: Sendable {
             result.requests = error.attempts.filter { $0.purpose == .request }.count
             result.retries = error.attempts.retryCount
             result.backoff = error.attempts.totalBackoff
-            if let arcgis = error.arcgisError, settings.rollbackOnFailure {
+            if let arcgis = error.arcgisError, settings.rollbackOnFailure, !error.mayHaveBeenApplied, arcgis.code == 400 {
                 // The service rolled the whole batch back because of one of its edits.
                 for (_, edit) in order {
                     result.records.append(
@@ -303,8 +309,9 @@ public struct BatchApplier: Sendable {
             let chunk = Array(globalIds[start..<min(start + 500, globalIds.count)])
             start += chunk.count
             let whereClause = "\(globalIdField) IN (" + chunk.map { "'\($0)'" }.joined(separator: ",") + ")"
-            let set = try await layer.query(FeatureQuery(whereClause: whereClause, outFields: [objectIdField, globalIdField], returnGeometry: false))
-            for feature in set.features {
+            let features = try await layer.queryAll(
+                FeatureQuery(whereClause: whereClause, outFields: [objectIdField, globalIdField], returnGeometry: false, orderByFields: objectIdField))
+            for feature in features {
                 guard let text = feature[attribute: globalIdField]?.stringValue, let globalId = GlobalID.normalized(text),
                     let objectId = feature[attribute: objectIdField]?.intValue
                 else { continue }

@@ -54,8 +54,12 @@ public final class ApplyJournal: Sendable {
             throw ApplyError.journal(
                 "\(path) exists already. Fix: continue that run with `featureload apply --resume \(path)`, or give another --journal")
         }
+        // Made under a temporary name and renamed once its schema and header are in, so a crash while it is being
+        // made never leaves a file that is neither absent nor a journal.
+        let partial = path + ".partial"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
         do {
-            let database = try openDatabase(path)
+            let database = try openDatabase(partial)
             let json = String(decoding: try JSONEncoder().encode(header), as: UTF8.self)
             try database.write { db in
                 try db.execute(
@@ -103,7 +107,11 @@ public final class ApplyJournal: Sendable {
                     sql: "INSERT INTO run (id, version, header, created) VALUES (1, ?, ?, ?)",
                     arguments: [version, json, Date().timeIntervalSince1970])
             }
-            return ApplyJournal(path: path, database: database)
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            try database.close()
+            try FileManager.default.moveItem(atPath: partial, toPath: path)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: partial + suffix) }
+            return ApplyJournal(path: path, database: try openDatabase(path))
         } catch let error as ApplyError {
             throw error
         } catch {
@@ -293,6 +301,23 @@ public final class ApplyJournal: Sendable {
             for edit in page { try body(edit) }
             after = last.planned.position.index
         }
+    }
+
+    /// Calls `body` with every edit that is settled as not applied and safe to apply again from its input record:
+    /// rejected ones, and failed ones of batches not in doubt (no attempt may have applied them). Edits of unknown
+    /// outcome, and failures that may have reached the service, are left to `--resume`, which looks them up first.
+    public func forEachReject(_ body: (JournalEdit) throws -> Void) throws {
+        let edits = try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT edit.* FROM edit JOIN batch ON batch.id = edit.batch
+                    WHERE edit.status = 'rejected' OR (edit.status = 'failed' AND batch.state = 'done')
+                    ORDER BY edit.position
+                    """
+            ).map(Self.edit)
+        }
+        for edit in edits { try body(edit) }
     }
 
     /// Calls `body` with every recorded input problem, in input order.

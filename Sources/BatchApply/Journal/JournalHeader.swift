@@ -26,6 +26,45 @@ public struct JournalHeader: Sendable, Hashable, Codable {
     public var settings: ApplySettings
     /// Environment variable names and files the target needs (never their values).
     public var access: Access
+    /// How the input was read, to read it the same way when a plan is made again.
+    public var reading: Reading?
+    /// Where rejected and failed edits are written.
+    public var rejects: String?
+
+    /// How the input is read: its format and the options of the command line, and whether invalid records are
+    /// skipped.
+    public struct Reading: Sendable, Hashable, Codable {
+        public var format: String
+        public var kindField: String?
+        public var mapping: [String: String]
+        public var x: String?
+        public var y: String?
+        public var wkt: String?
+        public var wkid: Int
+        public var table: String?
+        public var skipInvalid: Bool
+
+        public init(format: InputFormat, options: InputOptions, skipInvalid: Bool) {
+            self.format = format.rawValue
+            kindField = options.kindField
+            mapping = options.csv.mapping
+            x = options.csv.x
+            y = options.csv.y
+            wkt = options.csv.wkt
+            wkid = options.csv.wkid
+            table = options.geoPackage.table
+            self.skipInvalid = skipInvalid
+        }
+
+        /// The format, when it is one this version reads.
+        public var inputFormat: InputFormat? { InputFormat(rawValue: format) }
+
+        /// The reading options.
+        public var options: InputOptions {
+            InputOptions(
+                kindField: kindField, csv: CSVOptions(mapping: mapping, x: x, y: y, wkt: wkt, wkid: wkid), geoPackage: GeoPackageOptions(table: table))
+        }
+    }
 
     /// How the target is reached: names of environment variables and files, never secrets.
     public struct Access: Sendable, Hashable, Codable {
@@ -51,8 +90,11 @@ public struct JournalHeader: Sendable, Hashable, Codable {
 
     public init(
         input: String, inputFormat: String, inputSize: Int64, target: String, localData: String? = nil, localDataset: String? = nil,
-        layer: Int, objectIdField: String, globalIdField: String, settings: ApplySettings, access: Access = Access()
+        layer: Int, objectIdField: String, globalIdField: String, settings: ApplySettings, access: Access = Access(), reading: Reading? = nil,
+        rejects: String? = nil
     ) {
+        self.reading = reading
+        self.rejects = rejects
         self.input = input
         self.inputFormat = inputFormat
         self.inputSize = inputSize

@@ -1,7 +1,9 @@
 import Foundation
 
-/// Writes the edits that did not apply — rejected, failed after retries, of unknown outcome, and input records that
-/// could not be read — back in the input's own format, ready to fix and apply again, with a list of why beside them.
+/// Writes the edits that did not apply — rejected, failed after retries, and input records that could not be read —
+/// back in the input's own format, ready to fix and apply again, with a list of why beside them. Edits whose fate is
+/// in doubt (an attempt may have applied them) are not written: applied again from a new file they would get a new
+/// GlobalID and could be added twice; `--resume` settles them.
 ///
 /// The records are written exactly as they stood in the input; the reasons go to a tab-separated file next to them
 /// (`<rejects>.reasons.tsv`: position, line, status, ArcGIS code, reason), so the rejects file itself stays clean.
@@ -34,7 +36,7 @@ public enum RejectsWriter {
         try journal.forEachProblem { problem in
             records.append((nil, nil, problem.source ?? "", problem.position, "invalid", nil, problem.reason))
         }
-        try journal.forEachEdit(in: [.rejected, .failed, .unknown]) { edit in
+        try journal.forEachReject { edit in
             records.append(
                 (edit.planned.kind, edit.planned.layer, edit.planned.source, edit.planned.position, edit.status.rawValue, edit.code, edit.reason ?? ""))
         }

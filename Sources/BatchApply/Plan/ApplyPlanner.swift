@@ -59,6 +59,9 @@ public struct ApplyPlanner {
         var page: [(edit: PlannedEdit, batch: Int)] = []
         var newBatches: [(id: Int, layer: Int, useGlobalIds: Bool)] = []
         var problems: [InputProblem] = []
+        // GlobalIDs the input gave its adds, per layer: a repeat would be reported applied without being added.
+        // (Derived GlobalIDs differ by position.) Held in memory: one entry per add that carries a GlobalID.
+        var givenGlobalIds: [Int: [String: Int]] = [:]
 
         func flush() throws {
             if let journal, !page.isEmpty || !newBatches.isEmpty { try journal.append(page, batches: newBatches) }
@@ -83,6 +86,18 @@ public struct ApplyPlanner {
                 case .failure(let failure):
                     problem(failure)
                 case .success(let planned):
+                    if planned.kind == .add, let globalId = planned.globalId,
+                        globalId != DerivedGlobalID.make(layer: planned.layer, position: edit.position.index, source: edit.source)
+                    {
+                        if let first = givenGlobalIds[planned.layer]?[globalId] {
+                            problem(
+                                InputProblem(
+                                    position: edit.position, reason: "its GlobalID \(globalId) is that of record \(first + 1) too; each add needs its own",
+                                    source: edit.source))
+                            continue
+                        }
+                        givenGlobalIds[planned.layer, default: [:]][globalId] = edit.position.index
+                    }
                     let key = BatchKey(layer: planned.layer, useGlobalIds: planned.usesGlobalIds)
                     var slot = open[key] ?? (id: -1, count: batchSize)
                     if slot.count >= batchSize {
