@@ -95,12 +95,7 @@ struct ApplyCommand: AsyncParsableCommand {
 
     @Option(
         name: .long, help: ArgumentHelp("How often to print progress lines when standard output is not a terminal (default 10s).", valueName: "duration"),
-        transform: { text in
-            guard let duration = DurationText.parse(text), duration > .zero else {
-                throw ValidationError("'\(text)' is not a duration above 0; write e.g. 10s or 1m")
-            }
-            return duration
-        })
+        transform: ProgressDisplay.interval)
     var progressInterval: Duration = .seconds(10)
 
     @OptionGroup var targetOptions: TargetOptions
@@ -126,11 +121,7 @@ struct ApplyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.makeLogger(label: "featureload.apply")
-        let serverLogger = {
-            var server = Logger(label: "featureload.serve")
-            if logger.logLevel > .debug { server.logLevel = .critical }
-            return server
-        }()
+        let serverLogger = LoggingOptions.serverLogger(beside: logger)
         let job: ApplyJob
         do {
             job = try makeJob()
@@ -139,7 +130,7 @@ struct ApplyCommand: AsyncParsableCommand {
             throw ExitStatus.invalidInput.code
         }
         if job.targetSettings.tls.isInsecure { printError("featureload apply: warning: TLS certificates are not verified (--insecure)") }
-        let display = ApplyProgressLine(mode: ProgressDisplay.automatic(quiet: quiet, interval: progressInterval))
+        let display = ProgressDisplay(mode: ProgressDisplay.automatic(quiet: quiet, interval: progressInterval))
         let finished: ApplyJob.Result
         let interrupted: Bool
         do {
@@ -218,12 +209,12 @@ struct ApplyCommand: AsyncParsableCommand {
             input: URL(fileURLWithPath: input).standardizedFileURL.path, format: format, readOptions: readOptions, layer: layer ?? "0",
             settings: applySettings, access: access, to: to ?? "local", localData: options.data.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
             dataset: dataset, dryRun: dryRun, skipInvalid: skipInvalid)
-        let rejectsPath = rejects ?? name + ".rejects." + RejectsWriter.fileExtension(for: format.journalName)
+        let rejectsPath = rejects ?? name + ".rejects." + RejectsWriter.fileExtension(for: format)
         return ApplyJob(mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath)
     }
 
     static func rejectsPath(for header: JournalHeader) -> String {
-        URL(fileURLWithPath: header.input).lastPathComponent + ".rejects." + RejectsWriter.fileExtension(for: header.inputFormat)
+        URL(fileURLWithPath: header.input).lastPathComponent + ".rejects." + RejectsWriter.fileExtension(for: header.reading.format)
     }
 }
 
@@ -267,18 +258,5 @@ struct ApplyInputOptions: ParsableArguments {
         var csv = CSVOptions(x: x, y: y, wkt: wkt, wkid: wkid)
         if let map { csv.mapping = try CSVOptions.parseMapping(map) }
         return InputOptions(kindField: kindField, csv: csv, geoPackage: GeoPackageOptions(table: table))
-    }
-}
-
-extension InputFormat {
-    /// The format's name in the journal and for the rejects file.
-    var journalName: String {
-        switch self {
-        case .geojson: return "geojson"
-        case .geojsonSeq: return "geojsonseq"
-        case .esriJSON: return "esrijson"
-        case .csv: return "csv"
-        case .geoPackage: return "gpkg"
-        }
     }
 }

@@ -52,7 +52,7 @@ struct ApplyJob: Sendable {
         }
     }
 
-    func run(on connected: ConnectedTarget, display: ApplyProgressLine) async throws -> Result {
+    func run(on connected: ConnectedTarget, display: ProgressDisplay) async throws -> Result {
         var result = Result()
         result.target = connected.serviceURL
         let service = connected.service
@@ -70,15 +70,14 @@ struct ApplyJob: Sendable {
             }
             let inputSize = (try? FileManager.default.attributesOfItem(atPath: start.input)[.size] as? NSNumber)?.int64Value ?? 0
             header = JournalHeader(
-                input: start.input, inputFormat: start.format.journalName, inputSize: inputSize, target: start.to == "local" ? "local" : connected.serviceURL,
+                input: start.input, inputSize: inputSize, target: start.to == "local" ? "local" : connected.serviceURL,
                 localData: start.to == "local" ? start.localData : nil, localDataset: start.to == "local" ? start.dataset : nil, layer: layer.id,
                 objectIdField: layer.objectIdField, globalIdField: layer.globalIdField ?? "GlobalID", settings: start.settings, access: start.access,
                 reading: JournalHeader.Reading(format: start.format, options: start.readOptions, skipInvalid: start.skipInvalid),
                 rejects: URL(fileURLWithPath: rejectsPath).standardizedFileURL.path)
             result.layer = "\(layer.id) \(layer.name)"
             if start.dryRun {
-                var reader = try InputFile.open(path: start.input, format: start.format, options: start.readOptions)
-                let plan = try planner(header, layers).plan(&reader, into: nil)
+                let plan = try makePlan(header, layers: layers, into: nil)
                 result.plan = plan
                 result.lines.append(Self.describe(plan, input: start.input))
                 result.lines += plan.problems.map { "\(start.input): \($0)" }
@@ -87,14 +86,10 @@ struct ApplyJob: Sendable {
                 result.status = plan.problemCount == 0 ? .passed : .invalidInput
                 return result
             }
-            var reader = try InputFile.open(path: start.input, format: start.format, options: start.readOptions)
             journal = try ApplyJournal.create(at: journalPath, header: header)
             display.message("planning \(start.input) into \(journalPath) …")
             do {
-                let plan = try planner(header, layers).plan(&reader, into: journal, recordProblems: start.skipInvalid)
-                result.plan = plan
-                if plan.problemCount > 0 && !start.skipInvalid { throw ApplyError.invalidInput(plan.problems, file: start.input) }
-                try journal.finishPlan()
+                result.plan = try makePlan(header, layers: layers, into: journal)
             } catch {
                 // Nothing was sent: no journal is left to resume.
                 Self.remove(journalPath)
@@ -113,14 +108,7 @@ struct ApplyJob: Sendable {
                 }
                 try journal.discardPlan()
                 display.message("re-planning \(header.input): the last plan was interrupted before anything was sent …")
-                let reading = header.reading
-                var reader = try InputFile.open(path: header.input, format: reading?.inputFormat, options: reading?.options ?? InputOptions())
-                let plan = try planner(header, layers).plan(&reader, into: journal, recordProblems: reading?.skipInvalid ?? false)
-                result.plan = plan
-                if plan.problemCount > 0 && reading?.skipInvalid != true {
-                    throw ApplyError.invalidInput(plan.problems, file: header.input)
-                }
-                try journal.finishPlan()
+                result.plan = try makePlan(header, layers: layers, into: journal)
             }
             let counts = try journal.counts()
             display.message("resuming \(journalPath): \(counts.applied) of \(counts.planned) edits applied, \(counts.open) to go")
@@ -129,18 +117,18 @@ struct ApplyJob: Sendable {
         var keys: [Int: (objectIdField: String, globalIdField: String?)] = [:]
         for (id, layer) in layers { keys[id] = (layer.objectIdField, layer.globalIdField) }
         let applier = BatchApplier(journal: journal, service: service, settings: header.settings, keys: keys)
-        let summary = try await applier.run { progress in display.update(progress) }
+        let summary = try await applier.run { progress in display.show([Self.describe(progress)]) }
         display.finish()
         result.summary = summary
         let counts = try journal.counts()
+        let problems = try journal.problemCount()
         result.counts = counts
-        result.lines.append(Self.describe(summary, counts: counts, problems: try journal.problemCount()))
+        result.lines.append(Self.describe(summary, counts: counts, problems: problems))
         if summary.interrupted { return result }
         result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
         if let rejects = result.rejects {
             result.lines.append("rejects: \(rejects.count) records in \(rejects.path) (reasons: \(rejects.reasonsPath))")
         }
-        let problems = try journal.problemCount()
         if counts.open > 0 || counts.rejected > 0 || problems > 0 { result.status = .failed }
         if verify {
             let finding = try await JournalVerifier(journal: journal, service: service).verify()
@@ -155,8 +143,23 @@ struct ApplyJob: Sendable {
         return result
     }
 
-    func planner(_ header: JournalHeader, _ layers: [Int: LayerInfo]) -> ApplyPlanner {
-        ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
+    /// Reads the input as `header` records it and plans it into `journal` (nil: only checks it). Records what the
+    /// reader learnt for the rejects file, and marks the plan complete.
+    /// - Throws: ``ApplyError/invalidInput(_:file:)`` when a record is invalid and invalid records are not skipped
+    ///   (only with a journal: a dry run reports them); the reader's and the journal's errors.
+    func makePlan(_ header: JournalHeader, layers: [Int: LayerInfo], into journal: ApplyJournal?) throws -> ApplyPlanner.Summary {
+        let reading = header.reading
+        var reader = try InputFile.open(path: header.input, format: reading.format, options: reading.options)
+        let skipInvalid = reading.skipInvalid
+        let planner = ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
+        let plan = try planner.plan(&reader, into: journal, recordProblems: skipInvalid)
+        guard let journal else { return plan }
+        if plan.problemCount > 0 && !skipInvalid { throw ApplyError.invalidInput(plan.problems, file: header.input) }
+        var learnt = header
+        learnt.reading.rejectsHeader = reader.rejectsHeader
+        try journal.update(learnt)
+        try journal.finishPlan()
+        return plan
     }
 
     /// The layer or table named by `text`: its id, or its name (case-insensitive).
@@ -169,6 +172,22 @@ struct ApplyJob: Sendable {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: journalPath + suffix) }
     }
 
+    /// `1200/6000 edits (20%)  3512 edits/s  ETA 2s  applied 1200  rejected 0  failed 0  retries 3`
+    static func describe(_ progress: BatchApplier.Progress) -> String {
+        let seconds = progress.elapsed.seconds
+        let rate = seconds > 0 ? Double(progress.settled) / seconds : 0
+        let percent = progress.total > 0 ? Double(progress.settled) * 100 / Double(progress.total) : 100
+        let remaining = rate > 0 ? Double(progress.total - progress.settled) / rate : 0
+        return String(
+            format: "%d/%d edits (%.0f%%)  %.0f edits/s  ETA %@  applied %d  rejected %d  failed %d  retries %d", progress.settled, progress.total, percent,
+            rate, Self.eta(remaining), progress.applied, progress.rejected, progress.failed, progress.retries)
+    }
+
+    static func eta(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded(.up))
+        return whole >= 3600 ? "\(whole / 3600)h\(String(format: "%02d", whole % 3600 / 60))m" : whole >= 60 ? "\(whole / 60)m\(String(format: "%02d", whole % 60))s" : "\(whole)s"
+    }
+
     static func describe(_ plan: ApplyPlanner.Summary, input: String) -> String {
         let kinds = [InputEdit.Kind.add, .update, .delete].compactMap { kind in plan.edits[kind].map { "\($0) \(kind.rawValue)s" } }
         var line = "planned \(plan.editCount) edits (\(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))) in \(plan.batches) batches from \(plan.records) records"
@@ -177,14 +196,14 @@ struct ApplyJob: Sendable {
     }
 
     static func describe(_ summary: BatchApplier.Summary, counts: JournalCounts, problems: Int) -> String {
-        let seconds = Double(summary.elapsed.components.seconds) + Double(summary.elapsed.components.attoseconds) / 1e18
+        let seconds = summary.elapsed.seconds
         var parts = [
             "applied \(counts.applied) of \(counts.planned) edits", "rejected \(counts.rejected)", "failed \(counts.failed + counts.unknown)",
         ]
         if problems > 0 { parts.append("invalid \(problems)") }
         var line = parts.joined(separator: ", ")
         line += String(format: " in %.2f s (%.0f edits/s); %d requests, %d retries, %.2f s backing off", seconds, summary.editsPerSecond, summary.requests, summary.retries,
-            Double(summary.backoff.components.seconds) + Double(summary.backoff.components.attoseconds) / 1e18)
+            summary.backoff.seconds)
         if summary.alreadyPresent > 0 { line += "; \(summary.alreadyPresent) adds were already in the service" }
         if summary.reconciledBatches > 0 { line += "; \(summary.reconciledBatches) batches in doubt settled, \(summary.reconciledApplied) edits found applied" }
         return line

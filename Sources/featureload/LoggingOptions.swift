@@ -26,4 +26,13 @@ struct LoggingOptions: ParsableArguments {
         }
         return Logger(label: label)
     }
+
+    /// The embedded server's logger for a command that logs with `logger`. The server's own log is for debugging
+    /// it: at the default level its shutdown chatter after Ctrl-C (connections closed under it) would read like
+    /// errors of the command, so below debug it logs only critical events. Failures to start are thrown, not logged.
+    static func serverLogger(beside logger: Logger) -> Logger {
+        var server = Logger(label: "featureload.serve")
+        if logger.logLevel > .debug { server.logLevel = .critical }
+        return server
+    }
 }

@@ -1,10 +1,11 @@
+import ArgumentParser
 import Foundation
 import LoadRunner
 import Synchronization
 
 /// Shows a run's progress: on a terminal, one line per running scenario, redrawn in place every second; otherwise
 /// (a CI log, a pipe) plain lines every `interval`; nothing when quiet. Other messages (a scenario started or
-/// finished) print above the live lines.
+/// finished) print above the live lines. `apply` shows its one line through ``show(_:)``.
 final class ProgressDisplay: Sendable {
     enum Mode: Sendable, Equatable {
         case terminal
@@ -16,6 +17,8 @@ final class ProgressDisplay: Sendable {
         /// Live lines on screen (terminal mode), to erase before anything else is printed.
         var drawn = 0
         var lastLines: ContinuousClock.Instant?
+        /// When the live lines were last drawn (terminal mode).
+        var lastDrawn: ContinuousClock.Instant?
         /// The previous sample per scenario: when, requests and edits, for the rates.
         var previous: [String: (elapsed: Double, requests: Int, edits: Int)] = [:]
     }
@@ -26,6 +29,14 @@ final class ProgressDisplay: Sendable {
 
     init(mode: Mode) {
         self.mode = mode
+    }
+
+    /// `--progress-interval`'s value: a duration above 0.
+    static func interval(_ text: String) throws -> Duration {
+        guard let duration = DurationText.parse(text), duration > .zero else {
+            throw ValidationError("'\(text)' is not a duration above 0; write e.g. 10s or 1m")
+        }
+        return duration
     }
 
     /// Terminal mode when standard output is a terminal (and `TERM` is not `dumb`), else lines every `interval`.
@@ -53,20 +64,33 @@ final class ProgressDisplay: Sendable {
             for progress in scenarios {
                 state.previous[progress.scenario] = (progress.elapsed, progress.requests, progress.edits)
             }
-            switch mode {
-            case .terminal:
-                var out = erase(&state)
-                for line in lines { out += "\u{1B}[2K" + line + "\n" }
-                state.drawn = lines.count
-                write(out)
-            case .lines(let every):
-                let now = clock.now
-                if let last = state.lastLines, last.duration(to: now) < every { return }
-                state.lastLines = now
-                write(lines.map { "progress " + $0 + "\n" }.joined())
-            case .off:
-                break
-            }
+            draw(lines, &state)
+        }
+    }
+
+    /// Shows `lines` as the live progress (an apply's one line, after each batch).
+    func show(_ lines: [String]) {
+        guard mode != .off else { return }
+        state.withLock { state in draw(lines, &state) }
+    }
+
+    /// On a terminal, redraws the live lines (at most five times a second); otherwise prints them every interval.
+    private func draw(_ lines: [String], _ state: inout State) {
+        let now = clock.now
+        switch mode {
+        case .terminal:
+            if let last = state.lastDrawn, last.duration(to: now) < .milliseconds(200) { return }
+            state.lastDrawn = now
+            var out = erase(&state)
+            for line in lines { out += "\u{1B}[2K" + line + "\n" }
+            state.drawn = lines.count
+            write(out)
+        case .lines(let every):
+            if let last = state.lastLines, last.duration(to: now) < every { return }
+            state.lastLines = now
+            write(lines.map { "progress " + $0 + "\n" }.joined())
+        case .off:
+            break
         }
     }
 

@@ -55,12 +55,7 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "How often to print progress lines when standard output is not a terminal (on a terminal the lines update in place every second).",
             valueName: "duration"),
-        transform: { text in
-            guard let duration = DurationText.parse(text), duration > .zero else {
-                throw ValidationError("'\(text)' is not a duration above 0; write e.g. 10s or 1m")
-            }
-            return duration
-        })
+        transform: ProgressDisplay.interval)
     var progressInterval: Duration = .seconds(10)
 
     @OptionGroup var targetOptions: TargetOptions
@@ -68,13 +63,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.makeLogger(label: "featureload.run")
-        // The embedded server's own log is for debugging it: at the default level its shutdown chatter after Ctrl-C
-        // (connections closed under it) would read like errors of the run. Failures to start are thrown, not logged.
-        let serverLogger = {
-            var server = Logger(label: "featureload.serve")
-            if logger.logLevel > .debug { server.logLevel = .critical }
-            return server
-        }()
+        let serverLogger = LoggingOptions.serverLogger(beside: logger)
         let plan: ScenarioPlan
         do {
             plan = try ScenarioFile.load(scenarioFile)

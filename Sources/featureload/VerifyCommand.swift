@@ -22,8 +22,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = logging.makeLogger(label: "featureload.verify")
-        var serverLogger = Logger(label: "featureload.serve")
-        if logger.logLevel > .debug { serverLogger.logLevel = .critical }
+        let serverLogger = LoggingOptions.serverLogger(beside: logger)
         do {
             let journal = try ApplyJournal.open(at: self.journal)
             let header = try journal.header()

@@ -34,8 +34,9 @@ import Testing
     ) async throws -> (ApplyJournal, LayerInfo) {
         let layer = try await service.layerInfo(id: 0)
         let header = JournalHeader(
-            input: "parks.geojson", inputFormat: "geojson", inputSize: 0, target: service.url, layer: 0, objectIdField: layer.objectIdField,
-            globalIdField: layer.globalIdField ?? "GlobalID", settings: ApplySettings(batchSize: batchSize, concurrency: 4))
+            input: "parks.geojson", inputSize: 0, target: service.url, layer: 0, objectIdField: layer.objectIdField,
+            globalIdField: layer.globalIdField ?? "GlobalID", settings: ApplySettings(batchSize: batchSize, concurrency: 4),
+            reading: JournalHeader.Reading(format: .geojson, options: InputOptions(), skipInvalid: false))
         let journal = try ApplyJournal.create(at: directory.path + "/apply.journal", header: header)
         var source = ArrayEditReader(records)
         let summary = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: batchSize).plan(&source, into: journal)

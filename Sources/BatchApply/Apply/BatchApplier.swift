@@ -76,7 +76,7 @@ public struct BatchApplier: Sendable {
 
         /// Edits applied in this run per second of it.
         public var editsPerSecond: Double {
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.seconds
             return seconds > 0 ? Double(settled[.applied] ?? 0) / seconds : 0
         }
     }
@@ -109,22 +109,17 @@ public struct BatchApplier: Sendable {
             summary.reconciledBatches += 1
             summary.reconciledApplied += found
         }
+        // Batches are read from the journal as they are started, so memory holds only those in flight.
         let open = try journal.openBatches().map(\.id)
-        var total = 0
-        var plan: [JournalBatch] = []
-        for id in open {
-            let batch = try journal.batch(id)
-            total += batch.edits.count
-            plan.append(batch)
-        }
-        var current = Progress(settled: 0, total: total, applied: 0, rejected: 0, failed: 0, retries: 0, elapsed: .zero)
+        var current = Progress(settled: 0, total: try journal.openEditCount(), applied: 0, rejected: 0, failed: 0, retries: 0, elapsed: .zero)
         let concurrency = max(1, settings.concurrency)
         var editsStarted = 0
         try await withThrowingTaskGroup(of: BatchResult.self) { group in
-            var queue = plan.makeIterator()
+            var queue = open.makeIterator()
             var inFlight = 0
             func startNext() async throws -> Bool {
-                guard !Task.isCancelled, let batch = queue.next() else { return false }
+                guard !Task.isCancelled, let id = queue.next() else { return false }
+                let batch = try journal.batch(id)
                 if let rate = settings.rate, rate > 0 {
                     // Open-model pacing: batch k starts when the edits before it are due at `rate`.
                     let due = start.advanced(by: .seconds(Double(editsStarted) / rate))
@@ -177,9 +172,13 @@ public struct BatchApplier: Sendable {
     func reconcile(_ id: Int) async throws -> Int {
         let batch = try journal.batch(id)
         let adds = batch.edits.filter { $0.planned.kind == .add }
-        let found = try await lookUp(adds.compactMap(\.planned.globalId), layer: batch.layer)
+        var found: [String: [Int64]] = [:]
+        if let globalIdField = keys[batch.layer]?.globalIdField, !adds.isEmpty {
+            found = try await service.layer(id: batch.layer).objectIds(
+                forGlobalIds: adds.compactMap(\.planned.globalId), globalIdField: globalIdField, objectIdField: keys[batch.layer]?.objectIdField ?? "OBJECTID")
+        }
         let records = adds.compactMap { edit -> EditRecord? in
-            guard let globalId = edit.planned.globalId, let objectId = found[globalId] else { return nil }
+            guard let globalId = edit.planned.globalId, let objectId = found[globalId]?.first else { return nil }
             return EditRecord(index: edit.planned.position.index, status: .applied, objectId: objectId, reason: "applied before the interruption")
         }
         // Nothing of the batch is in doubt any more: what was found is recorded, the rest is sent again.
@@ -233,21 +232,6 @@ public struct BatchApplier: Sendable {
                 }
             }
             result.state = inDoubt ? .sending : .done
-            // A replay of an add that an earlier, ambiguous attempt applied can fail with another code than the
-            // duplicate's (the service judged the replay, not the row): such a rejection is checked by GlobalID.
-            if outcome.attempts.contains(where: { $0.failure?.mayHaveBeenApplied == true }) {
-                do {
-                    result.records = try await recheckRejectedAdds(result.records, adds: adds, layer: batch.layer)
-                } catch {
-                    // Unchecked: those rejections stay in doubt, for --resume to settle.
-                    let addIndexes = Set(adds.map(\.planned.position.index))
-                    result.records = result.records.map { record in
-                        guard record.status == .rejected, addIndexes.contains(record.index) else { return record }
-                        return EditRecord(index: record.index, status: .unknown, reason: "rejected on a replay, and the check whether an earlier attempt applied it failed: \(error)")
-                    }
-                    result.state = .sending
-                }
-            }
         } catch is CancellationError {
             result.cancelled = true
         } catch let error as FeatureServiceError {
@@ -282,43 +266,6 @@ public struct BatchApplier: Sendable {
             }
         }
         return result
-    }
-
-    /// `records` with each rejected add of `adds` that the service holds after all recorded as applied.
-    func recheckRejectedAdds(_ records: [EditRecord], adds: [JournalEdit], layer: Int) async throws -> [EditRecord] {
-        let rejected = Set(records.filter { $0.status == .rejected }.map(\.index))
-        let suspects = adds.filter { rejected.contains($0.planned.position.index) }
-        guard !suspects.isEmpty else { return records }
-        let found = try await lookUp(suspects.compactMap(\.planned.globalId), layer: layer)
-        guard !found.isEmpty else { return records }
-        let byIndex = Dictionary(uniqueKeysWithValues: suspects.map { ($0.planned.position.index, $0.planned.globalId ?? "") })
-        return records.map { record in
-            guard record.status == .rejected, let globalId = byIndex[record.index], let objectId = found[globalId] else { return record }
-            return EditRecord(index: record.index, status: .applied, objectId: objectId, reason: "applied by an earlier attempt; its replay was refused")
-        }
-    }
-
-    /// The objectIds of the rows of `layer` holding `globalIds`, by GlobalID; queried 500 at a time.
-    func lookUp(_ globalIds: [String], layer id: Int) async throws -> [String: Int64] {
-        guard let globalIdField = keys[id]?.globalIdField else { return [:] }
-        let objectIdField = keys[id]?.objectIdField ?? "OBJECTID"
-        let layer = service.layer(id: id)
-        var found: [String: Int64] = [:]
-        var start = 0
-        while start < globalIds.count {
-            let chunk = Array(globalIds[start..<min(start + 500, globalIds.count)])
-            start += chunk.count
-            let whereClause = "\(globalIdField) IN (" + chunk.map { "'\($0)'" }.joined(separator: ",") + ")"
-            let features = try await layer.queryAll(
-                FeatureQuery(whereClause: whereClause, outFields: [objectIdField, globalIdField], returnGeometry: false, orderByFields: objectIdField))
-            for feature in features {
-                guard let text = feature[attribute: globalIdField]?.stringValue, let globalId = GlobalID.normalized(text),
-                    let objectId = feature[attribute: objectIdField]?.intValue
-                else { continue }
-                found[globalId] = objectId
-            }
-        }
-        return found
     }
 
     /// The journal record of `edit`'s outcome.

@@ -33,8 +33,12 @@ struct ByteSource {
 
     /// A source reading the file at `path`.
     /// - Throws: the error of `FileHandle(forReadingFrom:)` when the file cannot be opened.
-    init(path: String, chunkSize: Int = ByteSource.defaultChunkSize) throws {
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+    /// - Throws: ``InputSetupError`` naming the file when it cannot be opened.
+    init(path: String, chunkSize: Int = ByteSource.defaultChunkSize) throws(InputSetupError) {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)) } catch {
+            throw InputSetupError("cannot open \(path): \(error.localizedDescription)")
+        }
         backing = .file(FileCloser(handle))
         self.chunkSize = max(1, chunkSize)
     }

@@ -30,9 +30,7 @@ public struct CSVReader: EditReader {
     /// A reader of the CSV file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
     public init(path: String, options: InputOptions = InputOptions()) throws {
-        do { parser = CSVRecordParser(source: try ByteSource(path: path, chunkSize: options.chunkSize)) } catch {
-            throw InputSetupError("cannot open \(path): \(error.localizedDescription)")
-        }
+        parser = CSVRecordParser(source: try ByteSource(path: path, chunkSize: options.chunkSize))
         self.options = options
     }
 

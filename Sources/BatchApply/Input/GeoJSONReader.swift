@@ -18,11 +18,7 @@ public struct GeoJSONReader: EditReader {
     /// A reader of the GeoJSON file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
     public init(path: String, options: InputOptions = InputOptions()) throws {
-        try self.init(options: options) { () throws(InputSetupError) in
-            do { return try ByteSource(path: path, chunkSize: options.chunkSize) } catch {
-                throw InputSetupError("cannot open \(path): \(error.localizedDescription)")
-            }
-        }
+        try self.init(options: options) { () throws(InputSetupError) in try ByteSource(path: path, chunkSize: options.chunkSize) }
     }
 
     /// A reader of a GeoJSON document in memory, read in chunks of `options.chunkSize` as a file would be.

@@ -16,9 +16,7 @@ public struct GeoJSONSeqReader: EditReader {
     /// A reader of the file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
     public init(path: String, options: InputOptions = InputOptions()) throws {
-        do { source = try ByteSource(path: path, chunkSize: options.chunkSize) } catch {
-            throw InputSetupError("cannot open \(path): \(error.localizedDescription)")
-        }
+        source = try ByteSource(path: path, chunkSize: options.chunkSize)
         kindField = options.kindField
     }
 

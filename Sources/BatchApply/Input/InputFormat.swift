@@ -2,7 +2,7 @@ import FeatureModel
 import Foundation
 
 /// The formats `featureload apply` reads edits from.
-public enum InputFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum InputFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// One GeoJSON document: a FeatureCollection (or a single Feature).
     case geojson
     /// Newline-delimited GeoJSON features (GeoJSONSeq, NDJSON, JSON Lines); Esri JSON features per line are read too.

@@ -47,25 +47,23 @@ public enum WKBParser {
         var littleEndian = true
 
         mutating func uint32() throws(GeometryProblem) -> UInt32 {
-            guard index + 4 <= bytes.count else { throw GeometryProblem("WKB is cut short at byte \(index)") }
-            var value: UInt32 = 0
-            for offset in 0..<4 {
-                let byte = UInt32(bytes[index + (littleEndian ? 3 - offset : offset)])
-                value = value << 8 | byte
-            }
-            index += 4
-            return value
+            try unsigned(UInt32.self)
         }
 
         mutating func double() throws(GeometryProblem) -> Double {
-            guard index + 8 <= bytes.count else { throw GeometryProblem("WKB is cut short at byte \(index)") }
-            var value: UInt64 = 0
-            for offset in 0..<8 {
-                let byte = UInt64(bytes[index + (littleEndian ? 7 - offset : offset)])
-                value = value << 8 | byte
+            Double(bitPattern: try unsigned(UInt64.self))
+        }
+
+        /// The next `T`, in the current byte order.
+        private mutating func unsigned<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) throws(GeometryProblem) -> T {
+            let size = MemoryLayout<T>.size
+            guard index + size <= bytes.count else { throw GeometryProblem("WKB is cut short at byte \(index)") }
+            var value: T = 0
+            for offset in 0..<size {
+                value = value << 8 | T(bytes[index + (littleEndian ? size - 1 - offset : offset)])
             }
-            index += 8
-            return Double(bitPattern: value)
+            index += size
+            return value
         }
 
         mutating func count() throws(GeometryProblem) -> Int {

@@ -145,6 +145,12 @@ public final class ApplyJournal: Sendable {
         return try JSONDecoder().decode(JournalHeader.self, from: Data(json.utf8))
     }
 
+    /// Replaces the run's header (what planning learnt of the input, such as the CSV header row).
+    public func update(_ header: JournalHeader) throws {
+        let json = String(decoding: try JSONEncoder().encode(header), as: UTF8.self)
+        try database.write { db in try db.execute(sql: "UPDATE run SET header = ? WHERE id = 1", arguments: [json]) }
+    }
+
     /// Whether the plan was written completely (sending starts only then).
     public func isPlanned() throws -> Bool {
         try database.read { db in try Bool.fetchOne(db, sql: "SELECT planned FROM run WHERE id = 1") } ?? false
@@ -210,6 +216,11 @@ public final class ApplyJournal: Sendable {
                     """
             ).map { row in (row["id"], JournalBatch.State(rawValue: row["state"]) ?? .planned) }
         }
+    }
+
+    /// The number of edits still open (pending, failed or of unknown outcome).
+    public func openEditCount() throws -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM edit WHERE status IN ('pending', 'failed', 'unknown')") } ?? 0
     }
 
     /// Batch `id` with its open edits.

@@ -6,8 +6,6 @@ import FeatureModel
 public struct JournalHeader: Sendable, Hashable, Codable {
     /// The input file, as an absolute path.
     public var input: String
-    /// The input's format (`geojson`, `esrijson`, `csv`, `gpkg`, …), for the rejects file.
-    public var inputFormat: String
     /// The input's size in bytes when it was planned, to notice a changed file on resume.
     public var inputSize: Int64
     /// The `…/FeatureServer` URL, or `local`.
@@ -26,15 +24,15 @@ public struct JournalHeader: Sendable, Hashable, Codable {
     public var settings: ApplySettings
     /// Environment variable names and files the target needs (never their values).
     public var access: Access
-    /// How the input was read, to read it the same way when a plan is made again.
-    public var reading: Reading?
+    /// How the input is read: to plan it, to plan it again after an interrupted plan, and to write rejects.
+    public var reading: Reading
     /// Where rejected and failed edits are written.
     public var rejects: String?
 
     /// How the input is read: its format and the options of the command line, and whether invalid records are
     /// skipped.
     public struct Reading: Sendable, Hashable, Codable {
-        public var format: String
+        public var format: InputFormat
         public var kindField: String?
         public var mapping: [String: String]
         public var x: String?
@@ -43,9 +41,11 @@ public struct JournalHeader: Sendable, Hashable, Codable {
         public var wkid: Int
         public var table: String?
         public var skipInvalid: Bool
+        /// What a rejects file in the input's format starts with (a CSV file's header row), as the reader found it.
+        public var rejectsHeader: String?
 
         public init(format: InputFormat, options: InputOptions, skipInvalid: Bool) {
-            self.format = format.rawValue
+            self.format = format
             kindField = options.kindField
             mapping = options.csv.mapping
             x = options.csv.x
@@ -55,9 +55,6 @@ public struct JournalHeader: Sendable, Hashable, Codable {
             table = options.geoPackage.table
             self.skipInvalid = skipInvalid
         }
-
-        /// The format, when it is one this version reads.
-        public var inputFormat: InputFormat? { InputFormat(rawValue: format) }
 
         /// The reading options.
         public var options: InputOptions {
@@ -89,14 +86,13 @@ public struct JournalHeader: Sendable, Hashable, Codable {
     }
 
     public init(
-        input: String, inputFormat: String, inputSize: Int64, target: String, localData: String? = nil, localDataset: String? = nil,
-        layer: Int, objectIdField: String, globalIdField: String, settings: ApplySettings, access: Access = Access(), reading: Reading? = nil,
+        input: String, inputSize: Int64, target: String, localData: String? = nil, localDataset: String? = nil,
+        layer: Int, objectIdField: String, globalIdField: String, settings: ApplySettings, access: Access = Access(), reading: Reading,
         rejects: String? = nil
     ) {
         self.reading = reading
         self.rejects = rejects
         self.input = input
-        self.inputFormat = inputFormat
         self.inputSize = inputSize
         self.target = target
         self.localData = localData

@@ -1,3 +1,4 @@
+import FeatureModel
 import Foundation
 
 /// The report of an apply (`--report PATH`): counts, speed, retries, time spent backing off, the verification.
@@ -23,9 +24,6 @@ public struct ApplyReport: Sendable, Codable {
         target: String, layer: String, planned: Int, counts: JournalCounts?, summary: BatchApplier.Summary?, verification: JournalVerifier.Finding?,
         rejects: String?, status: Int
     ) {
-        func seconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
         self.target = target
         self.layer = layer
         self.planned = planned
@@ -33,11 +31,11 @@ public struct ApplyReport: Sendable, Codable {
         rejected = counts?.rejected ?? 0
         failed = (counts?.failed ?? 0) + (counts?.unknown ?? 0)
         alreadyPresent = summary?.alreadyPresent ?? 0
-        self.seconds = summary.map { seconds($0.elapsed) } ?? 0
+        self.seconds = summary?.elapsed.seconds ?? 0
         editsPerSecond = summary?.editsPerSecond ?? 0
         requests = summary?.requests ?? 0
         retries = summary?.retries ?? 0
-        backoffSeconds = summary.map { seconds($0.backoff) } ?? 0
+        backoffSeconds = summary?.backoff.seconds ?? 0
         reconciledBatches = summary?.reconciledBatches ?? 0
         self.verification = verification
         self.rejects = rejects

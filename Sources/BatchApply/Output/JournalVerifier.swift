@@ -67,9 +67,7 @@ public struct JournalVerifier: Sendable {
             }
         }
         for (layerId, adds) in applied {
-            let info = try await service.layerInfo(id: layerId)
-            let globalIdField = info.globalIdField ?? header.globalIdField
-            let rows = try await rows(layer: layerId, field: globalIdField, values: adds.map { "'\($0.globalId)'" }, objectIdField: info.objectIdField, globalIdField: globalIdField)
+            let rows = try await globalIdRows(layer: layerId, adds.map(\.globalId), header: header)
             for (globalId, objectId) in adds {
                 finding.appliedAdds += 1
                 let found = rows[globalId] ?? []
@@ -90,9 +88,7 @@ public struct JournalVerifier: Sendable {
             }
         }
         for (layerId, ids) in unapplied {
-            let info = try await service.layerInfo(id: layerId)
-            let globalIdField = info.globalIdField ?? header.globalIdField
-            let rows = try await rows(layer: layerId, field: globalIdField, values: ids.map { "'\($0)'" }, objectIdField: info.objectIdField, globalIdField: globalIdField)
+            let rows = try await globalIdRows(layer: layerId, ids, header: header)
             finding.unappliedAdds += ids.count
             for id in ids where rows[id] != nil {
                 finding.unappliedPresent += 1
@@ -100,38 +96,26 @@ public struct JournalVerifier: Sendable {
             }
         }
         for (layerId, ids) in deletedIds {
-            let info = try await service.layerInfo(id: layerId)
-            let rows = try await rows(layer: layerId, field: info.objectIdField, values: ids.map(String.init), objectIdField: info.objectIdField, globalIdField: nil)
+            let layer = service.layer(id: layerId)
             finding.appliedDeletes += ids.count
-            finding.deletesPresent += rows.count
+            var start = 0
+            while start < ids.count {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                start += chunk.count
+                finding.deletesPresent += try await layer.count(objectIds: chunk)
+            }
         }
         for (layerId, ids) in deletedGlobalIds {
-            let info = try await service.layerInfo(id: layerId)
-            let field = info.globalIdField ?? header.globalIdField
-            let rows = try await rows(layer: layerId, field: field, values: ids.map { "'\($0)'" }, objectIdField: info.objectIdField, globalIdField: field)
             finding.appliedDeletes += ids.count
-            finding.deletesPresent += rows.count
+            finding.deletesPresent += try await globalIdRows(layer: layerId, ids, header: header).values.reduce(0) { $0 + $1.count }
         }
         return finding
     }
 
-    /// The objectIds of the rows whose `field` is one of `values` (SQL literals), keyed by GlobalID (or by the
-    /// objectId's text when `globalIdField` is nil).
-    private func rows(layer id: Int, field: String, values: [String], objectIdField: String, globalIdField: String?) async throws -> [String: [Int64]] {
-        let layer = service.layer(id: id)
-        var rows: [String: [Int64]] = [:]
-        var start = 0
-        while start < values.count {
-            let chunk = Array(values[start..<min(start + 500, values.count)])
-            start += chunk.count
-            let fields = [objectIdField] + (globalIdField.map { [$0] } ?? [])
-            let query = FeatureQuery(whereClause: "\(field) IN (\(chunk.joined(separator: ",")))", outFields: fields, returnGeometry: false)
-            for feature in try await layer.queryAll(query) {
-                guard let objectId = feature[attribute: objectIdField]?.intValue else { continue }
-                let key = globalIdField.flatMap { feature[attribute: $0]?.stringValue.flatMap(GlobalID.normalized) } ?? String(objectId)
-                rows[key, default: []].append(objectId)
-            }
-        }
-        return rows
+    /// The rows of layer `id` holding each of `globalIds`.
+    private func globalIdRows(layer id: Int, _ globalIds: [String], header: JournalHeader) async throws -> [String: [Int64]] {
+        let info = try await service.layerInfo(id: id)
+        return try await service.layer(id: id).objectIds(
+            forGlobalIds: globalIds, globalIdField: info.globalIdField ?? header.globalIdField, objectIdField: info.objectIdField)
     }
 }

@@ -17,12 +17,12 @@ public enum RejectsWriter {
     }
 
     /// The file extension rejects of `format` are written with.
-    public static func fileExtension(for format: String) -> String {
+    public static func fileExtension(for format: InputFormat) -> String {
         switch format {
-        case "geojson": return "geojson"
-        case "geojsonseq": return "geojsonl"
-        case "csv": return "csv"
-        default: return "json"
+        case .geojson: return "geojson"
+        case .geojsonSeq: return "geojsonl"
+        case .csv: return "csv"
+        case .esriJSON, .geoPackage: return "json"
         }
     }
 
@@ -46,20 +46,21 @@ public enum RejectsWriter {
             try? FileManager.default.removeItem(atPath: reasonsPath)
             return nil
         }
+        // A record whose text could not be cut out of the input has only its reason.
+        let written = records.filter { !$0.source.isEmpty }
         var text = ""
-        switch header.inputFormat {
-        case "geojson":
-            text = #"{"type":"FeatureCollection","features":["# + "\n"
-            text += records.filter { !$0.source.isEmpty }.map(\.source).joined(separator: ",\n") + "\n]}\n"
-        case "geojsonseq":
-            text = records.filter { !$0.source.isEmpty }.map { $0.source.replacingOccurrences(of: "\n", with: " ") + "\n" }.joined()
-        case "csv":
-            text = (try? csvHeader(header.input)).map { $0 + "\n" } ?? ""
-            text += records.filter { !$0.source.isEmpty }.map { $0.source.hasSuffix("\n") ? $0.source : $0.source + "\n" }.joined()
-        default:
+        switch header.reading.format {
+        case .geojson:
+            text = #"{"type":"FeatureCollection","features":["# + "\n" + written.map(\.source).joined(separator: ",\n") + "\n]}\n"
+        case .geojsonSeq:
+            text = written.map { $0.source.replacingOccurrences(of: "\n", with: " ") + "\n" }.joined()
+        case .csv:
+            text = header.reading.rejectsHeader.map { $0 + "\n" } ?? ""
+            text += written.map { $0.source.hasSuffix("\n") ? $0.source : $0.source + "\n" }.joined()
+        case .esriJSON, .geoPackage:
             // Esri JSON: service-level edits, one entry per layer, in the applyEdits shape the reader takes.
             var layers: [Int: [InputEdit.Kind: [String]]] = [:]
-            for record in records where !record.source.isEmpty {
+            for record in written {
                 layers[record.layer ?? header.layer, default: [:]][record.kind ?? .add, default: []].append(record.source)
             }
             let entries = layers.keys.sorted().map { id -> String in
@@ -80,23 +81,5 @@ public enum RejectsWriter {
         }
         try reasons.write(toFile: reasonsPath, atomically: true, encoding: .utf8)
         return Written(path: path, reasonsPath: reasonsPath, count: records.count)
-    }
-
-    /// The first line of a CSV file (its header).
-    static func csvHeader(_ path: String) throws -> String? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        var bytes: [UInt8] = []
-        while let chunk = try handle.read(upToCount: 4096), !chunk.isEmpty {
-            if let newline = chunk.firstIndex(of: UInt8(ascii: "\n")) {
-                bytes += chunk[chunk.startIndex..<newline]
-                break
-            }
-            bytes += chunk
-        }
-        var line = String(decoding: bytes, as: UTF8.self)
-        if line.hasSuffix("\r") { line.removeLast() }
-        if line.hasPrefix("\u{FEFF}") { line.removeFirst() }
-        return line
     }
 }

@@ -85,10 +85,8 @@ public struct ApplyPlanner {
                 switch prepare(edit) {
                 case .failure(let failure):
                     problem(failure)
-                case .success(let planned):
-                    if planned.kind == .add, let globalId = planned.globalId,
-                        globalId != DerivedGlobalID.make(layer: planned.layer, position: edit.position.index, source: edit.source)
-                    {
+                case .success(let (planned, givenGlobalId)):
+                    if planned.kind == .add, givenGlobalId, let globalId = planned.globalId {
                         if let first = givenGlobalIds[planned.layer]?[globalId] {
                             problem(
                                 InputProblem(
@@ -123,10 +121,11 @@ public struct ApplyPlanner {
         var useGlobalIds: Bool
     }
 
-    /// One record checked against its layer and made into a planned edit.
-    func prepare(_ edit: InputEdit) -> Result<PlannedEdit, InputProblem> {
+    /// One record checked against its layer and made into a planned edit; `givenGlobalId` tells whether the record
+    /// carried its GlobalID (rather than getting a derived one).
+    func prepare(_ edit: InputEdit) -> Result<(edit: PlannedEdit, givenGlobalId: Bool), InputProblem> {
         let layerId = edit.layer ?? defaultLayer
-        func fail(_ reason: String) -> Result<PlannedEdit, InputProblem> {
+        func fail(_ reason: String) -> Result<(edit: PlannedEdit, givenGlobalId: Bool), InputProblem> {
             .failure(InputProblem(position: edit.position, reason: reason, source: edit.source))
         }
         guard let layer = layers[layerId] else {
@@ -138,9 +137,8 @@ public struct ApplyPlanner {
         // Keys may be spelled as the reader wrote them (OBJECTID, GlobalID) or as the layer does.
         let objectIdValue = feature[attribute: objectIdField] ?? feature[attribute: "OBJECTID"]
         let globalIdValue = globalIdField.flatMap { feature[attribute: $0] } ?? feature[attribute: "GlobalID"]
-        for name in [objectIdField, "OBJECTID", globalIdField ?? "GlobalID", "GlobalID"] {
-            feature.attributes = feature.attributes.filter { $0.key.lowercased() != name.lowercased() }
-        }
+        let keyNames = Set([objectIdField, "OBJECTID", globalIdField ?? "GlobalID", "GlobalID"].map { $0.lowercased() })
+        feature.attributes = feature.attributes.filter { !keyNames.contains($0.key.lowercased()) }
         var objectId: Int64?
         if let objectIdValue, !objectIdValue.isNull {
             guard let value = objectIdValue.intValue ?? objectIdValue.stringValue.flatMap({ Int64($0) }), value > 0 else {
@@ -149,7 +147,8 @@ public struct ApplyPlanner {
             objectId = value
         }
         var globalId: String?
-        if let globalIdValue, !globalIdValue.isNull {
+        let givenGlobalId = globalIdValue.map { !$0.isNull } ?? false
+        if let globalIdValue, givenGlobalId {
             guard let text = globalIdValue.stringValue, let normalized = GlobalID.normalized(text) else {
                 return fail("\(globalIdField ?? "GlobalID") must be a GUID like {8-4-4-4-12 hex digits}, got \(globalIdValue)")
             }
@@ -190,10 +189,10 @@ public struct ApplyPlanner {
         }
         if edit.kind != .delete, layer.geometryType == nil { feature.geometry = nil }
         let payload = edit.kind == .delete ? "" : JSONWriter.string(features: [feature]).dropFirst().dropLast()
-        return .success(
-            PlannedEdit(
-                position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: String(payload),
-                source: edit.source))
+        let planned = PlannedEdit(
+            position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: String(payload),
+            source: edit.source)
+        return .success((planned, givenGlobalId))
     }
 
     static func reason(_ problems: [String]) -> String? {

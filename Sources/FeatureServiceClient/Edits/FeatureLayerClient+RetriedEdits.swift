@@ -136,12 +136,33 @@ private struct RetriedEdits {
         var (adds, updates, deletes) = ExactlyOnceRule.outcomes(of: result, ambiguousBefore: ambiguousBefore, keyedAdds: addIds != nil)
         if let abandonedAdds {
             adds = edits.adds.map { _ in EditOutcome(status: .outcomeUnknown, result: nil, reason: abandonedAdds) }
-        } else if let addIds, adds.contains(where: { $0.status == .appliedByEarlierAttempt }) {
-            let wanted = adds.indices.filter { adds[$0].status == .appliedByEarlierAttempt && $0 < addIds.count }.map { addIds[$0] }
-            let found = (try? await lookUp(globalIds: wanted))?.objectIds ?? [:]
-            for index in adds.indices where adds[index].status == .appliedByEarlierAttempt && index < addIds.count {
-                let globalId = addIds[index]
-                adds[index].result = EditResult(objectId: found[globalId], globalId: globalId, success: true)
+        } else if let addIds {
+            let earlier = adds.indices.filter { adds[$0].status == .appliedByEarlierAttempt && $0 < addIds.count }
+            // A replay of an add that an earlier, ambiguous attempt applied can fail with another code than the
+            // duplicate's (the service judged the replay, not the row): after such an attempt a failed add is checked.
+            let attemptMayHaveApplied = log.attempts.contains { $0.failure?.mayHaveBeenApplied == true }
+            let failed = attemptMayHaveApplied ? adds.indices.filter { adds[$0].status == .failed && $0 < addIds.count } : []
+            if !earlier.isEmpty || !failed.isEmpty {
+                var found: [String: Int64] = [:]
+                var checkFailure: (any Error)?
+                do {
+                    found = try await lookUp(globalIds: (earlier + failed).map { addIds[$0] }).objectIds
+                } catch {
+                    checkFailure = error
+                }
+                for index in earlier {
+                    adds[index].result = EditResult(objectId: found[addIds[index]], globalId: addIds[index], success: true)
+                }
+                for index in failed {
+                    let globalId = addIds[index]
+                    if let objectId = found[globalId] {
+                        adds[index] = EditOutcome(status: .appliedByEarlierAttempt, result: EditResult(objectId: objectId, globalId: globalId, success: true))
+                    } else if let checkFailure {
+                        adds[index] = EditOutcome(
+                            status: .outcomeUnknown, result: nil,
+                            reason: "rejected on a replay, and the check whether an earlier attempt applied it failed: \(checkFailure)")
+                    }
+                }
             }
         }
         return ApplyEditsOutcome(adds: adds, updates: updates, deletes: deletes, attempts: log.attempts, editMoment: result.editMoment)

@@ -113,10 +113,4 @@ extension Duration {
         if seconds < 0 { return 0 }
         return UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000)
     }
-
-    /// The duration in seconds as a double.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
 }

@@ -1,3 +1,4 @@
+import FeatureModel
 import Synchronization
 
 /// Folds the iteration samples of one scenario into its metrics, from any number of VU tasks at once.

@@ -1,3 +1,5 @@
+import FeatureModel
+
 /// When the VUs of a closed-model executor start iterations. Pure: tested with plain durations, no clock.
 ///
 /// Each VU asks ``decide(vu:vuIteration:claimed:elapsed:)`` before every iteration, after claiming a run-wide

@@ -1,3 +1,5 @@
+import FeatureModel
+
 /// When the iterations of an arrival-rate executor are due. Pure: iteration `k`'s intended start is a function of
 /// `k` alone, so any number of generators (execution segments) agree on it.
 ///

@@ -1,3 +1,4 @@
+import FeatureModel
 import Foundation
 
 /// Turns scenario outcomes into the saved ``RunReport``: records, metric series, time series, thresholds,

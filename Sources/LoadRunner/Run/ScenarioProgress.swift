@@ -1,3 +1,4 @@
+import FeatureModel
 import Synchronization
 
 /// How far a running scenario has got: what a progress display shows, read from its recorder while it runs.

@@ -1,3 +1,5 @@
+import FeatureModel
+
 /// A scenario that sweeps one parameter over a list of values: one result per value, run one after another, each
 /// after a warm-up whose figures are left out. This is how single-versus-batched becomes a curve and how capacity
 /// is measured (``CapacityResult``).

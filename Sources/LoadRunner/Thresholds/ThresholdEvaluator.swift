@@ -1,3 +1,5 @@
+import FeatureModel
+
 /// Evaluates thresholds on metric series. Pure: the same series give the same verdict, during a run (for
 /// `abortOnFail`) or afterwards, on one generator's report or on several merged.
 public enum ThresholdEvaluator {
@@ -21,7 +23,7 @@ public enum ThresholdEvaluator {
     /// The first `abortOnFail` condition that fails on `metrics` after `elapsed` of the run, past its
     /// `delayAbortEval`; conditions without samples yet do not abort (a later scenario's threshold waits for it).
     public static func abortingFailure(_ thresholds: [ThresholdSpec], metrics: [MetricSeries], elapsed: Duration) -> ThresholdResult? {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         for threshold in thresholds {
             let armed = threshold.conditions.filter { $0.abortOnFail && elapsed >= $0.delayAbortEval }
             guard !armed.isEmpty, let series = merged(metrics, metric: threshold.metric, filter: threshold.filter) else { continue }

@@ -1,10 +1,12 @@
+import BatchApply
 import FeatureServiceClient
 import Foundation
-import BatchApply
 import LoadRunner
 
-/// Merges the command line and the scenario file into ``TargetSettings``: the command line wins.
+/// Merges the command line with what a scenario file or an apply journal says into ``TargetSettings``: the command
+/// line wins.
 enum TargetResolution {
+    /// The settings of `run` and `validate`: the scenario file's target, `auth:` and `tls:`, under the command line.
     /// - Throws: ``TargetError`` naming the option or key to fix (a bad --target, an unset environment variable);
     ///   ``ScenarioFileError`` for the file's `local:` faults that do not parse.
     static func settings(
@@ -20,54 +22,32 @@ enum TargetResolution {
             if targetOverride == "local" {
                 if case .url = location { location = .local(dataset: "parks", dataPath: options.data) }
             } else {
-                var url = targetOverride
-                while url.hasSuffix("/") { url.removeLast() }
-                guard url.lowercased().hasPrefix("http"), url.lowercased().hasSuffix("/featureserver") else {
-                    throw TargetError(
-                        "--target: '\(targetOverride)' is not `local` or a …/FeatureServer URL. Fix: e.g. --target https://host/arcgis/rest/services/Parks/FeatureServer")
-                }
-                location = .url(url)
+                location = .url(try serviceURL(targetOverride, option: "--target"))
             }
         }
-        var settings = TargetSettings(location: location)
-        func variable(_ name: String, option: String) throws -> String {
-            guard let value = environment[name], !value.isEmpty else {
-                throw TargetError("\(option) \(name): the environment variable \(name) is not set. Fix: export \(name)=… before running")
-            }
-            return value
-        }
-        if let name = options.tokenEnv {
-            settings.authentication = .token(try variable(name, option: "--token-env"))
-        } else if let user = options.usernameEnv, let password = options.passwordEnv {
-            settings.authentication = .credentials(
-                username: try variable(user, option: "--username-env"), password: try variable(password, option: "--password-env"),
-                tokenURL: options.tokenURL ?? plan.auth?.tokenURL)
-        } else if let auth = plan.auth {
+        var fileAuthentication: TargetSettings.Authentication?
+        if let auth = plan.auth {
             if let token = auth.token {
-                settings.authentication = .token(token)
+                fileAuthentication = .token(token)
             } else if let username = auth.username, let password = auth.password {
-                settings.authentication = .credentials(username: username, password: password, tokenURL: options.tokenURL ?? auth.tokenURL)
+                fileAuthentication = .credentials(username: username, password: password, tokenURL: options.tokenURL ?? auth.tokenURL)
             }
         }
+        var settings = try resolve(
+            location, options: options, variables: (options.tokenEnv, options.usernameEnv, options.passwordEnv),
+            tokenURL: options.tokenURL ?? plan.auth?.tokenURL, otherwise: fileAuthentication, caFile: plan.tls?.caFile,
+            insecure: plan.tls?.insecure == true, requestTimeout: plan.requestTimeout, environment: environment)
         if case .local(let dataset, let dataPath) = location {
             settings.authentication = nil
             settings.localConfiguration = try LocalServiceSettings.configuration(plan.local, dataset: dataset, dataPath: dataPath, file: file)
             settings.localNotes = LocalServiceSettings.note(plan.local).map { [$0] } ?? []
         }
-        settings.tls.caFile = options.caFile ?? plan.tls?.caFile
-        if options.insecure || (plan.tls?.insecure == true && options.caFile == nil) {
-            settings.tls = .insecure
-        }
-        settings.requestTimeout = options.requestTimeout.flatMap(TargetOptions.duration) ?? plan.requestTimeout ?? .seconds(60)
-        if let size = options.maxResponseSize.flatMap(ServeCommand.byteCount) { settings.maximumResponseSize = size }
         settings.maxConnections = plan.isSequential
             ? max(plan.scenarios.map(\.vus).max() ?? 1, 1)
             : max(plan.scenarios.reduce(0) { $0 + $1.vus }, 1)
         return settings
     }
-}
 
-extension TargetResolution {
     /// The settings of `apply` and `verify`: `to` is `local` or a `…/FeatureServer` URL; the command line's
     /// authentication and TLS options, else the journal's record of them (environment variable names, CA file).
     /// - Throws: ``TargetError`` naming the option to fix.
@@ -75,18 +55,40 @@ extension TargetResolution {
         to: String, dataset: String, options: TargetOptions, recorded: JournalHeader.Access? = nil, concurrency: Int,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> TargetSettings {
-        var location: TargetSettings.Location
-        if to == "local" {
-            location = .local(dataset: dataset, dataPath: options.data)
-        } else {
-            var url = to
-            while url.hasSuffix("/") { url.removeLast() }
-            guard url.lowercased().hasPrefix("http"), url.lowercased().hasSuffix("/featureserver") else {
-                throw TargetError(
-                    "--to: '\(to)' is not `local` or a …/FeatureServer URL. Fix: e.g. --to https://host/arcgis/rest/services/Parks/FeatureServer")
-            }
-            location = .url(url)
+        let location: TargetSettings.Location = to == "local" ? .local(dataset: dataset, dataPath: options.data) : .url(try serviceURL(to, option: "--to"))
+        // The command line's variables, else the journal's; none for the embedded service.
+        var variables: (token: String?, username: String?, password: String?) = (nil, nil, nil)
+        if case .url = location {
+            variables =
+                options.tokenEnv != nil || options.usernameEnv != nil
+                ? (options.tokenEnv, options.usernameEnv, options.passwordEnv) : (recorded?.tokenEnv, recorded?.usernameEnv, recorded?.passwordEnv)
         }
+        var settings = try resolve(
+            location, options: options, variables: variables, tokenURL: options.tokenURL ?? recorded?.tokenURL, otherwise: nil,
+            caFile: recorded?.caFile, insecure: recorded?.insecure == true, requestTimeout: nil, environment: environment)
+        settings.maxConnections = max(concurrency, 1)
+        return settings
+    }
+
+    /// `text` as a `…/FeatureServer` URL without trailing slashes.
+    /// - Throws: ``TargetError`` naming `option` when it is not one.
+    static func serviceURL(_ text: String, option: String) throws -> String {
+        var url = text
+        while url.hasSuffix("/") { url.removeLast() }
+        guard url.lowercased().hasPrefix("http"), url.lowercased().hasSuffix("/featureserver") else {
+            throw TargetError(
+                "\(option): '\(text)' is not `local` or a …/FeatureServer URL. Fix: e.g. \(option) https://host/arcgis/rest/services/Parks/FeatureServer")
+        }
+        return url
+    }
+
+    /// Settings for `location` with authentication from the environment `variables` (else `otherwise`), TLS,
+    /// the request timeout and the response limit: the command line's, else the given ones.
+    private static func resolve(
+        _ location: TargetSettings.Location, options: TargetOptions, variables: (token: String?, username: String?, password: String?),
+        tokenURL: String?, otherwise: TargetSettings.Authentication?, caFile: String?, insecure: Bool, requestTimeout: Duration?,
+        environment: [String: String]
+    ) throws -> TargetSettings {
         var settings = TargetSettings(location: location)
         func variable(_ name: String, option: String) throws -> String {
             guard let value = environment[name], !value.isEmpty else {
@@ -94,23 +96,18 @@ extension TargetResolution {
             }
             return value
         }
-        let tokenEnv = options.tokenEnv ?? (options.usernameEnv == nil ? recorded?.tokenEnv : nil)
-        let usernameEnv = options.usernameEnv ?? (options.tokenEnv == nil ? recorded?.usernameEnv : nil)
-        let passwordEnv = options.passwordEnv ?? (options.tokenEnv == nil ? recorded?.passwordEnv : nil)
-        if case .url = location {
-            if let tokenEnv {
-                settings.authentication = .token(try variable(tokenEnv, option: "--token-env"))
-            } else if let usernameEnv, let passwordEnv {
-                settings.authentication = .credentials(
-                    username: try variable(usernameEnv, option: "--username-env"), password: try variable(passwordEnv, option: "--password-env"),
-                    tokenURL: options.tokenURL ?? recorded?.tokenURL)
-            }
+        if let name = variables.token {
+            settings.authentication = .token(try variable(name, option: "--token-env"))
+        } else if let user = variables.username, let password = variables.password {
+            settings.authentication = .credentials(
+                username: try variable(user, option: "--username-env"), password: try variable(password, option: "--password-env"), tokenURL: tokenURL)
+        } else {
+            settings.authentication = otherwise
         }
-        settings.tls.caFile = options.caFile ?? recorded?.caFile
-        if options.insecure || (recorded?.insecure == true && options.caFile == nil) { settings.tls = .insecure }
-        settings.requestTimeout = options.requestTimeout.flatMap(TargetOptions.duration) ?? .seconds(60)
+        settings.tls.caFile = options.caFile ?? caFile
+        if options.insecure || (insecure && options.caFile == nil) { settings.tls = .insecure }
+        settings.requestTimeout = options.requestTimeout.flatMap(TargetOptions.duration) ?? requestTimeout ?? .seconds(60)
         if let size = options.maxResponseSize.flatMap(ServeCommand.byteCount) { settings.maximumResponseSize = size }
-        settings.maxConnections = max(concurrency, 1)
         return settings
     }
 }

@@ -1,0 +1,39 @@
+import FeatureModel
+
+extension FeatureLayerClient {
+    /// The rows whose GlobalID is one of `globalIds`: each GlobalID found, with the objectId of every row that holds
+    /// it (more than one only on a layer that does not keep GlobalIDs unique). Queried `chunkSize` keys at a time,
+    /// each chunk paged until the service has sent every row.
+    ///
+    /// ```swift
+    /// let found = try await layer.objectIds(forGlobalIds: ids, objectIdField: "OBJECTID")
+    /// let missing = ids.filter { found[$0] == nil }
+    /// ```
+    /// - Parameters:
+    ///   - globalIds: GlobalIDs in any accepted spelling; answers are keyed by the canonical `{…}` form.
+    ///   - globalIdField: The layer's GlobalID field. Default `GlobalID`.
+    ///   - objectIdField: The layer's object-ID field.
+    ///   - chunkSize: Keys per query. Default 500, which keeps the where clause short enough for any service.
+    /// - Returns: The objectIds by canonical GlobalID; GlobalIDs not found are absent.
+    /// - Throws: ``FeatureServiceError``; `CancellationError` when the task was cancelled.
+    public func objectIds(
+        forGlobalIds globalIds: [String], globalIdField: String = "GlobalID", objectIdField: String, chunkSize: Int = 500
+    ) async throws -> [String: [Int64]] {
+        var found: [String: [Int64]] = [:]
+        var start = 0
+        while start < globalIds.count {
+            let chunk = Array(globalIds[start..<min(start + max(1, chunkSize), globalIds.count)])
+            start += chunk.count
+            let query = FeatureQuery(
+                whereClause: RelationshipKey.whereIn(globalIdField, chunk.map(JSONValue.string)), outFields: [objectIdField, globalIdField],
+                returnGeometry: false, orderByFields: objectIdField)
+            for feature in try await queryAll(query) {
+                guard let text = feature[attribute: globalIdField]?.stringValue, let globalId = GlobalID.normalized(text),
+                    let objectId = feature[attribute: objectIdField]?.intValue
+                else { continue }
+                found[globalId, default: []].append(objectId)
+            }
+        }
+        return found
+    }
+}
