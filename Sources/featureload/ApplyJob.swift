@@ -37,6 +37,8 @@ struct ApplyJob: Sendable {
         var status = ExitStatus.passed
         var summary: BatchApplier.Summary?
         var counts: JournalCounts?
+        /// Input records that could not be read or did not fit the layer.
+        var invalid = 0
         var plan: ApplyPlanner.Summary?
         var verification: JournalVerifier.Finding?
         var rejects: RejectsWriter.Written?
@@ -45,7 +47,7 @@ struct ApplyJob: Sendable {
 
         func writeReport(to path: String) throws {
             let report = ApplyReport(
-                target: target, layer: layer, planned: counts?.planned ?? plan?.editCount ?? 0, counts: counts, summary: summary,
+                target: target, layer: layer, planned: counts?.planned ?? plan?.editCount ?? 0, counts: counts, invalid: invalid, summary: summary,
                 verification: verification, rejects: rejects?.path, status: Int(status.rawValue))
             let text = path.hasSuffix(".md") ? report.markdown : try report.json()
             try text.write(toFile: path, atomically: true, encoding: .utf8)
@@ -123,6 +125,7 @@ struct ApplyJob: Sendable {
         let counts = try journal.counts()
         let problems = try journal.problemCount()
         result.counts = counts
+        result.invalid = problems
         result.lines.append(Self.describe(summary, counts: counts, problems: problems))
         if summary.interrupted { return result }
         result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
@@ -191,7 +194,7 @@ struct ApplyJob: Sendable {
     static func describe(_ plan: ApplyPlanner.Summary, input: String) -> String {
         let kinds = [InputEdit.Kind.add, .update, .delete].compactMap { kind in plan.edits[kind].map { "\($0) \(kind.rawValue)s" } }
         var line = "planned \(plan.editCount) edits (\(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))) in \(plan.batches) batches from \(plan.records) records"
-        if plan.problemCount > 0 { line += "; \(plan.problemCount) records invalid" }
+        if plan.problemCount > 0 { line += "; \(plan.problemCount) record\(plan.problemCount == 1 ? "" : "s") invalid" }
         return line
     }
 

@@ -65,6 +65,7 @@ import Testing
         #expect(reasons.contains("8\t9\tinvalid") && reasons.contains("state"), "\(reasons)")
         let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: directory.path + "/report.json"))) as? [String: Any]
         #expect(report?["applied"] as? Int == 298)
+        #expect(report?["invalid"] as? Int == 2, "the report counts the records that were not sent")
         #expect(try await Self.parks(in: data, prefix: "Park").count == 298)
     }
 

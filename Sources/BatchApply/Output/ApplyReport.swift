@@ -9,6 +9,8 @@ public struct ApplyReport: Sendable, Codable {
     public var applied: Int
     public var rejected: Int
     public var failed: Int
+    /// Input records that could not be read or did not fit the layer (sent with `--skip-invalid` aside).
+    public var invalid: Int
     public var alreadyPresent: Int
     public var seconds: Double
     public var editsPerSecond: Double
@@ -21,9 +23,10 @@ public struct ApplyReport: Sendable, Codable {
     public var exitCode: Int
 
     public init(
-        target: String, layer: String, planned: Int, counts: JournalCounts?, summary: BatchApplier.Summary?, verification: JournalVerifier.Finding?,
-        rejects: String?, status: Int
+        target: String, layer: String, planned: Int, counts: JournalCounts?, invalid: Int, summary: BatchApplier.Summary?,
+        verification: JournalVerifier.Finding?, rejects: String?, status: Int
     ) {
+        self.invalid = invalid
         self.target = target
         self.layer = layer
         self.planned = planned
@@ -52,9 +55,12 @@ public struct ApplyReport: Sendable, Codable {
     /// A Markdown table.
     public var markdown: String {
         var lines = ["# Apply: \(exitCode == 0 ? "every edit applied" : "NOT every edit applied")", "", "Target `\(target)`, layer \(layer).", ""]
-        lines += ["| planned | applied | rejected | failed | already there | seconds | edits/s | requests | retries | backoff s |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            "| planned | applied | rejected | failed | invalid | already there | seconds | edits/s | requests | retries | backoff s |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
         lines.append(
-            "| \(planned) | \(applied) | \(rejected) | \(failed) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |")
+            "| \(planned) | \(applied) | \(rejected) | \(failed) | \(invalid) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |")
         if let verification { lines += ["", "Verification: \(verification.summary)"] }
         if let rejects { lines += ["", "Rejected and failed edits: `\(rejects)`"] }
         return lines.joined(separator: "\n") + "\n"
