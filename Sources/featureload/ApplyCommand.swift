@@ -59,10 +59,10 @@ struct ApplyCommand: AsyncParsableCommand {
     var journal: String?
 
     @Option(name: .long, help: ArgumentHelp("Edits per applyEdits request (default 500).", valueName: "n"))
-    var batchSize: Int = 500
+    var batchSize: Int?
 
     @Option(name: .long, help: ArgumentHelp("Requests in flight at once (default 4).", valueName: "n"))
-    var concurrency: Int = 4
+    var concurrency: Int?
 
     @Option(name: .long, help: ArgumentHelp("At most this many edits per second (default: as fast as the service answers).", valueName: "edits/s"))
     var rate: Double?
@@ -88,7 +88,7 @@ struct ApplyCommand: AsyncParsableCommand {
     @OptionGroup(title: "Input") var inputOptions: ApplyInputOptions
 
     @Option(name: .long, help: ArgumentHelp("For --to local: the embedded service's dataset (default parks).", valueName: "name"))
-    var dataset: String = "parks"
+    var dataset: String?
 
     @Flag(name: .long, help: "Print only the outcome, not progress.")
     var quiet = false
@@ -103,16 +103,21 @@ struct ApplyCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let resume {
-            if input != nil || to != nil || layer != nil {
-                throw ValidationError("--resume \(resume) continues a run as its journal recorded it; give no input, --to or --layer with it")
+            let given =
+                [("input", input != nil), ("--to", to != nil), ("--layer", layer != nil), ("--journal", journal != nil), ("--batch-size", batchSize != nil),
+                 ("--concurrency", concurrency != nil), ("--rate", rate != nil), ("--rollback-on-failure", rollbackOnFailure),
+                 ("--dry-run", dryRun), ("--skip-invalid", skipInvalid), ("--dataset", dataset != nil)].filter(\.1).map(\.0) + inputOptions.given
+            if !given.isEmpty {
+                throw ValidationError(
+                    "--resume \(resume) continues a run as its journal recorded it; leave out \(given.joined(separator: ", ")) (start a new run with a new --journal to change them)")
             }
         } else {
             guard input != nil else { throw ValidationError("give the input file, or --resume JOURNAL") }
             guard to != nil else { throw ValidationError("give --to local or --to https://…/FeatureServer") }
             guard layer != nil else { throw ValidationError("give --layer with the id or name of the layer to edit") }
         }
-        guard (1...10_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1…10000, got \(batchSize)") }
-        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
+        if let batchSize, !(1...10_000).contains(batchSize) { throw ValidationError("--batch-size must be 1…10000, got \(batchSize)") }
+        if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
         if let rate, !(rate > 0) { throw ValidationError("--rate must be above 0 edits per second, got \(rate)") }
         if let report, !(report.hasSuffix(".json") || report.hasSuffix(".md")) {
             throw ValidationError("--report \(report): end the path in .json or .md to say which to write")
@@ -184,7 +189,7 @@ struct ApplyCommand: AsyncParsableCommand {
                 options.data = header.localData
             }
             let settings = try TargetResolution.settings(
-                to: header.target, dataset: header.localDataset ?? dataset, options: options, recorded: header.access,
+                to: header.target, dataset: header.localDataset ?? "parks", options: options, recorded: header.access,
                 concurrency: header.settings.concurrency)
             return ApplyJob(
                 mode: .resume(journal, header), journalPath: resume, targetSettings: settings, verify: verify,
@@ -200,15 +205,18 @@ struct ApplyCommand: AsyncParsableCommand {
         let journalPath = journal ?? name + ".journal"
         var options = targetOptions
         if to == "local", options.data == nil { options.data = name + ".sqlite" }
-        let settings = try TargetResolution.settings(to: to ?? "local", dataset: dataset, options: options, concurrency: concurrency)
-        let applySettings = ApplySettings(batchSize: batchSize, concurrency: concurrency, rate: rate, rollbackOnFailure: rollbackOnFailure)
+        let applySettings = ApplySettings(
+            batchSize: batchSize ?? ApplySettings().batchSize, concurrency: concurrency ?? ApplySettings().concurrency, rate: rate,
+            rollbackOnFailure: rollbackOnFailure)
+        let settings = try TargetResolution.settings(
+            to: to ?? "local", dataset: dataset ?? "parks", options: options, concurrency: applySettings.concurrency)
         let access = JournalHeader.Access(
             tokenEnv: targetOptions.tokenEnv, usernameEnv: targetOptions.usernameEnv, passwordEnv: targetOptions.passwordEnv,
             tokenURL: targetOptions.tokenURL, caFile: targetOptions.caFile.map { URL(fileURLWithPath: $0).path }, insecure: targetOptions.insecure)
         let start = ApplyJob.Start(
             input: URL(fileURLWithPath: input).standardizedFileURL.path, format: format, readOptions: readOptions, layer: layer ?? "0",
             settings: applySettings, access: access, to: to ?? "local", localData: options.data.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
-            dataset: dataset, dryRun: dryRun, skipInvalid: skipInvalid)
+            dataset: dataset ?? "parks", dryRun: dryRun, skipInvalid: skipInvalid)
         let rejectsPath = rejects ?? name + ".rejects." + RejectsWriter.fileExtension(for: format)
         return ApplyJob(mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath)
     }
@@ -239,10 +247,16 @@ struct ApplyInputOptions: ParsableArguments {
     var wkt: String?
 
     @Option(name: .long, help: ArgumentHelp("CSV: the spatial reference of --x/--y or --wkt (default 4326).", valueName: "wkid"))
-    var wkid: Int = 4326
+    var wkid: Int?
 
     @Option(name: .long, help: ArgumentHelp("GeoPackage: the table to read (default: its only feature table).", valueName: "name"))
     var table: String?
+
+    /// The options given, by name (a resumed run reads its input as the journal recorded).
+    var given: [String] {
+        [("--input-format", formatName != nil), ("--kind-field", kindField != nil), ("--map", map != nil), ("--x", x != nil), ("--y", y != nil),
+         ("--wkt", wkt != nil), ("--wkid", wkid != nil), ("--table", table != nil)].filter(\.1).map(\.0)
+    }
 
     var format: InputFormat? {
         get throws {
@@ -255,7 +269,7 @@ struct ApplyInputOptions: ParsableArguments {
     }
 
     func readOptions() throws -> InputOptions {
-        var csv = CSVOptions(x: x, y: y, wkt: wkt, wkid: wkid)
+        var csv = CSVOptions(x: x, y: y, wkt: wkt, wkid: wkid ?? 4326)
         if let map { csv.mapping = try CSVOptions.parseMapping(map) }
         return InputOptions(kindField: kindField, csv: csv, geoPackage: GeoPackageOptions(table: table))
     }

@@ -207,7 +207,7 @@ struct ApplyJob: Sendable {
         var line = parts.joined(separator: ", ")
         line += String(format: " in %.2f s (%.0f edits/s); %d requests, %d retries, %.2f s backing off", seconds, summary.editsPerSecond, summary.requests, summary.retries,
             summary.backoff.seconds)
-        if summary.alreadyPresent > 0 { line += "; \(summary.alreadyPresent) adds were already in the service" }
+        if summary.alreadyPresent > 0 { line += "; \(summary.alreadyPresent) adds were found applied already (by an earlier attempt or run)" }
         if summary.reconciledBatches > 0 { line += "; \(summary.reconciledBatches) batches in doubt settled, \(summary.reconciledApplied) edits found applied" }
         return line
     }

@@ -70,7 +70,9 @@ import Testing
     }
 
     /// Runs apply in the background and sends SIGKILL once `when` holds for its journal (or it ends).
-    static func killed(_ arguments: [String], journal: String, when: @escaping (ApplyJournal) throws -> Bool) throws -> (killed: Bool, counts: JournalCounts?) {
+    static func killed(
+        _ arguments: [String], journal: String, when: @escaping (ApplyJournal) throws -> Bool
+    ) throws -> (killed: Bool, counts: JournalCounts?, inDoubt: Int) {
         let process = Process()
         process.executableURL = Featureload.binary
         process.arguments = arguments
@@ -88,7 +90,9 @@ import Testing
             usleep(5_000)
         }
         process.waitUntilExit()
-        return (killed, try? ApplyJournal.open(at: journal).counts())
+        let opened = try? ApplyJournal.open(at: journal)
+        let inDoubt = (try? opened?.openBatches().filter { $0.state == .sending }.count) ?? 0
+        return (killed, try? opened?.counts(), inDoubt ?? 0)
     }
 
     @Test("kill -9 while planning, mid-run twice and while resuming: the last resume finds every park once", .timeLimit(.minutes(4)))
@@ -102,6 +106,7 @@ import Testing
         let start = ["apply", input, "--to", "local", "--layer", "0", "--data", data, "--journal", journal, "--batch-size", "50", "--concurrency", "4", "--rate", "3000", "--quiet"]
         let resume = ["apply", "--resume", journal, "--quiet"]
         var seen: [String] = []
+        var inDoubt = 0
 
         // 1. While planning: the journal has edits but the plan is not complete.
         let planning = try Self.killed(start, journal: journal) { journal in try journal.counts().planned > 0 }
@@ -113,11 +118,15 @@ import Testing
         // 2. and 3. Mid-run, at about a quarter and at about two thirds.
         for fraction in [0.25, 0.66] {
             let run = try Self.killed(resume, journal: journal) { journal in try journal.counts().applied >= Int(Double(count) * fraction) }
-            seen.append("mid-run \(fraction): killed \(run.killed), \(run.counts.map { "\($0.applied) applied" } ?? "")")
+            seen.append("mid-run \(fraction): killed \(run.killed), \(run.counts.map { "\($0.applied) applied" } ?? ""), \(run.inDoubt) batches in doubt")
+            inDoubt += run.inDoubt
         }
         // 4. While resuming: as soon as the new process has the journal open.
         let resuming = try Self.killed(resume, journal: journal) { _ in true }
         seen.append("resuming: killed \(resuming.killed)")
+
+        let changed = try await Featureload.run(["apply", "--resume", journal, "--batch-size", "10", "--kind-field", "op"])
+        #expect(changed.status == 64 && changed.errorOutput.contains("leave out --batch-size, --kind-field"), "\(changed.errorOutput)")
 
         let final = try await Featureload.run(["apply", "--resume", journal, "--verify"])
         #expect(final.status == 0, "\(seen)\n\(final.output)\(final.errorOutput)")
@@ -127,6 +136,7 @@ import Testing
         #expect(parks.count == count, "every park once: \(parks.count) rows for \(count) parks (\(seen))")
         #expect(parks.names.count == count && parks.names.values.allSatisfy { $0 == 1 })
         #expect(seen.filter { $0.contains("killed true") }.count >= 3, "the kills landed: \(seen)")
+        #expect(inDoubt > 0, "the mid-run kills left batches in doubt, which the resumes settled: \(seen)")
     }
 
     /// Twice the signed area of a ring (positive: counter-clockwise with y up).
@@ -184,6 +194,77 @@ import Testing
                 }
                 #expect(paths == [[[-105, 39], [-104.5, 39.5]], [[-104, 39], [-103, 39.2], [-102, 39]]])
             }
+        }
+    }
+
+    /// Runs `featureload serve` with `arguments` until `body` returns, handing it the service URL it prints.
+    static func withServe<T>(_ arguments: [String], _ body: (String) async throws -> T) async throws -> T {
+        let process = Process()
+        process.executableURL = Featureload.binary
+        process.arguments = ["serve", "--port", "0"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var seen = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !seen.contains("/FeatureServer\n"), process.isRunning, Date() < deadline {
+            seen += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        let url = try #require(
+            seen.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }.first { $0.hasSuffix("/FeatureServer") },
+            "serve printed no URL: \(seen)")
+        return try await body(url)
+    }
+
+    @Test(
+        "100,000 adds from NDJSON into a separate serve under 10 % 503s, 5 % 429s with Retry-After, 1 % drops before and after commit and 1 % per-edit failures: every applied add there once, every rejected one in the rejects file",
+        .timeLimit(.minutes(5)))
+    func hundredThousandUnderFaults() async throws {
+        let directory = try TemporaryDirectory()
+        let count = 100_000
+        let input = directory.path + "/bulk.geojsonl"
+        var lines = ""
+        lines.reserveCapacity(count * 140)
+        for index in 0..<count {
+            lines += #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(-120 + Double(index % 1000) * 0.001),\#(36 + Double(index / 1000) * 0.001)]},"properties":{"name":"Bulk \#(index)","state":"CA","visitors":\#(index)}}"# + "\n"
+        }
+        try lines.write(toFile: input, atomically: true, encoding: .utf8)
+        let faults = directory.path + "/faults.json"
+        try """
+        {"seed": 11, "faults": [
+         {"kind": "http503", "rate": 0.10, "operation": "applyEdits"},
+         {"kind": "http429", "rate": 0.05, "retryAfter": 1, "operation": "applyEdits"},
+         {"kind": "dropBeforeHandler", "rate": 0.01, "operation": "applyEdits"},
+         {"kind": "dropAfterCommit", "rate": 0.01, "operation": "applyEdits"},
+         {"kind": "editFailure", "rate": 0.01, "operation": "applyEdits"}]}
+        """.write(toFile: faults, atomically: true, encoding: .utf8)
+        let rejects = directory.path + "/rejects.geojsonl"
+        try await Self.withServe(["--data", directory.path + "/serve.sqlite", "--faults", faults]) { url in
+            let result = try await Featureload.run([
+                "apply", input, "--to", url, "--layer", "0", "--journal", directory.path + "/bulk.journal", "--batch-size", "100", "--concurrency", "8",
+                "--rejects", rejects, "--verify", "--quiet",
+            ])
+            #expect(result.status == 1, "some edits were rejected: \(result.output)\(result.errorOutput)")
+            let summary = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("applied ") }, "\(result.output)")
+            let numbers = summary.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            let (applied, total, rejected, failed) = (numbers[0], numbers[1], numbers[2], numbers[3])
+            #expect(total == count && applied + rejected == count && failed == 0, "\(summary)")
+            #expect(rejected > 500 && rejected < 1_500, "about 1 % per-edit failures: \(summary)")
+            #expect(summary.contains("retries") && !summary.contains(" 0 retries"), "\(summary)")
+            #expect(result.output.contains("verify: \(applied) of \(applied) applied adds found once; \(rejected) of \(rejected) adds that did not apply absent: ok"))
+            let rejectedLines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+            #expect(rejectedLines.count == rejected, "every rejected add is in the rejects file")
+            let reasons = try String(contentsOfFile: rejects + ".reasons.tsv", encoding: .utf8).split(separator: "\n").dropFirst()
+            #expect(reasons.count == rejected && reasons.allSatisfy { $0.split(separator: "\t")[3] == "1017" }, "each with the service's code")
+            let held = try await withCurlTransport { transport in
+                try await FeatureLayerClient(url: url + "/0", transport: transport).count(where: "name LIKE 'Bulk %'")
+            }
+            #expect(held == applied, "the service holds exactly the applied adds")
         }
     }
 }
