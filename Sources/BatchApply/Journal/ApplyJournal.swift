@@ -27,6 +27,9 @@ public final class ApplyJournal: Sendable {
     /// The schema version this code writes and reads.
     public static let version = 1
 
+    /// The open statuses (``EditStatus/isOpen``) as an SQL list.
+    static let openStatuses = "(" + EditStatus.allCases.filter(\.isOpen).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+
     private init(path: String, database: DatabaseQueue) {
         self.path = path
         self.database = database
@@ -211,7 +214,7 @@ public final class ApplyJournal: Sendable {
                 db,
                 sql: """
                     SELECT id, state FROM batch
-                    WHERE state != 'done' OR EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN ('pending', 'failed', 'unknown'))
+                    WHERE state != 'done' OR EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN \(Self.openStatuses))
                     ORDER BY id
                     """
             ).map { row in (row["id"], JournalBatch.State(rawValue: row["state"]) ?? .planned) }
@@ -220,7 +223,7 @@ public final class ApplyJournal: Sendable {
 
     /// The number of edits still open (pending, failed or of unknown outcome).
     public func openEditCount() throws -> Int {
-        try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM edit WHERE status IN ('pending', 'failed', 'unknown')") } ?? 0
+        try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM edit WHERE status IN \(Self.openStatuses)") } ?? 0
     }
 
     /// Batch `id` with its open edits.
@@ -230,7 +233,7 @@ public final class ApplyJournal: Sendable {
                 throw ApplyError.journal("the journal has no batch \(id)")
             }
             let edits = try Row.fetchAll(
-                db, sql: "SELECT * FROM edit WHERE batch = ? AND status IN ('pending', 'failed', 'unknown') ORDER BY position", arguments: [id]
+                db, sql: "SELECT * FROM edit WHERE batch = ? AND status IN \(Self.openStatuses) ORDER BY position", arguments: [id]
             ).map(Self.edit)
             return JournalBatch(
                 id: id, layer: row["layer"], useGlobalIds: row["useGlobalIds"], state: JournalBatch.State(rawValue: row["state"]) ?? .planned,
@@ -275,14 +278,12 @@ public final class ApplyJournal: Sendable {
     public func counts() throws -> JournalCounts {
         try database.read { db in
             var counts = JournalCounts()
-            for row in try Row.fetchAll(db, sql: "SELECT status, kind, count(*) AS n FROM edit GROUP BY status, kind") {
+            for row in try Row.fetchAll(db, sql: "SELECT status, count(*) AS n FROM edit GROUP BY status") {
                 let n: Int = row["n"]
                 counts.planned += n
                 switch EditStatus(rawValue: row["status"]) {
                 case .pending: counts.pending += n
-                case .applied:
-                    counts.applied += n
-                    counts.appliedByKind[row["kind"], default: 0] += n
+                case .applied: counts.applied += n
                 case .rejected: counts.rejected += n
                 case .failed: counts.failed += n
                 case .unknown: counts.unknown += n

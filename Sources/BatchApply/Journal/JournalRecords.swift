@@ -115,8 +115,6 @@ public struct JournalCounts: Sendable, Hashable, Codable {
     public var rejected = 0
     public var failed = 0
     public var unknown = 0
-    /// Adds, updates and deletes among the applied edits.
-    public var appliedByKind: [String: Int] = [:]
 
     public init() {}
 
