@@ -30,6 +30,7 @@ public enum GlobalID {
     ///
     /// Braces are optional and case is ignored.
     public static func normalized(_ text: String) -> String? {
+        if isCanonical(text) { return text }
         var body = Substring(text.trimmingSpaces())
         if body.hasPrefix("{") && body.hasSuffix("}") && body.count >= 2 {
             body = body.dropFirst().dropLast()
@@ -40,6 +41,24 @@ public enum GlobalID {
             upper.allSatisfy({ $0 == "-" || $0.isHexDigit })
         else { return nil }
         return "{" + upper + "}"
+    }
+
+    /// Whether `text` is already in canonical form, checked byte by byte: most GlobalIDs are, and this spares them
+    /// the upper-casing and splitting ``normalized(_:)`` does otherwise.
+    static func isCanonical(_ text: String) -> Bool {
+        var utf8 = text
+        return utf8.withUTF8 { bytes in
+            guard bytes.count == 38, bytes[0] == UInt8(ascii: "{"), bytes[37] == UInt8(ascii: "}") else { return false }
+            for index in 1..<37 {
+                let byte = bytes[index]
+                if index == 9 || index == 14 || index == 19 || index == 24 {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                } else {
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) else { return false }
+                }
+            }
+            return true
+        }
     }
 
     /// A new random GlobalID in canonical form.

@@ -8,6 +8,8 @@ import Testing
             ("{74100804-e229-49b8-8cdc-9b5d3ef03eda}", "{74100804-E229-49B8-8CDC-9B5D3EF03EDA}"),
             ("74100804-E229-49B8-8CDC-9B5D3EF03EDA", "{74100804-E229-49B8-8CDC-9B5D3EF03EDA}"),
             ("  {74100804-E229-49B8-8CDC-9B5D3EF03EDA} ", "{74100804-E229-49B8-8CDC-9B5D3EF03EDA}"),
+            ("{74100804-E229-49B8-8CDC-9B5D3EF03EDA}", "{74100804-E229-49B8-8CDC-9B5D3EF03EDA}"),
+            ("{74100804-E229-49B8-8CDC-9B5D3EF03EDa}", "{74100804-E229-49B8-8CDC-9B5D3EF03EDA}"),
         ])
     func globalIdNormalised(input: String, expected: String) {
         #expect(GlobalID.normalized(input) == expected)

@@ -192,11 +192,11 @@ public struct BatchApplier: Sendable {
         let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
         var edits = LayerEdits()
         var order: [(kind: InputEdit.Kind, edit: JournalEdit)] = []
-        let decoder = JSONDecoder()
         for edit in batch.edits {
             switch edit.planned.kind {
             case .add, .update:
-                guard let feature = try? decoder.decode(Feature.self, from: Data(edit.planned.payload.utf8)) else {
+                // The byte-level reader: JSONDecoder took a third of a run's CPU on these payloads.
+                guard let value = try? JSONReader.parse(edit.planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
                     result.records.append(EditRecord(index: edit.planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
                     continue
                 }

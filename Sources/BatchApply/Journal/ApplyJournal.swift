@@ -233,7 +233,7 @@ public final class ApplyJournal: Sendable {
                 throw ApplyError.journal("the journal has no batch \(id)")
             }
             let edits = try Row.fetchAll(
-                db, sql: "SELECT * FROM edit WHERE batch = ? AND status IN \(Self.openStatuses) ORDER BY position", arguments: [id]
+                db, sql: "SELECT \(Self.editColumns) FROM edit WHERE batch = ? AND status IN \(Self.openStatuses) ORDER BY position", arguments: [id]
             ).map(Self.edit)
             return JournalBatch(
                 id: id, layer: row["layer"], useGlobalIds: row["useGlobalIds"], state: JournalBatch.State(rawValue: row["state"]) ?? .planned,
@@ -241,14 +241,18 @@ public final class ApplyJournal: Sendable {
         }
     }
 
+    /// The columns ``edit(_:)`` reads, in its order (by position: looking columns up by name cost as much as the rest).
+    static let editColumns =
+        "edit.position, edit.line, edit.sourceTable, edit.batch, edit.kind, edit.layer, edit.globalId, edit.objectId, edit.payload, edit.source, "
+        + "edit.status, edit.resultObjectId, edit.code, edit.reason"
+
     static func edit(_ row: Row) -> JournalEdit {
-        let position = InputPosition(index: row["position"], line: row["line"], table: row["sourceTable"])
+        let position = InputPosition(index: row[0], line: row[1], table: row[2])
         let planned = PlannedEdit(
-            position: position, kind: InputEdit.Kind(rawValue: row["kind"]) ?? .add, layer: row["layer"], globalId: row["globalId"],
-            objectId: row["objectId"], payload: row["payload"], source: row["source"])
+            position: position, kind: InputEdit.Kind(rawValue: row[4]) ?? .add, layer: row[5], globalId: row[6], objectId: row[7], payload: row[8],
+            source: row[9])
         return JournalEdit(
-            planned: planned, batch: row["batch"], status: EditStatus(rawValue: row["status"]) ?? .pending, resultObjectId: row["resultObjectId"],
-            code: row["code"], reason: row["reason"])
+            planned: planned, batch: row[3], status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
     }
 
     /// Marks batch `id` as being sent: in doubt until its outcomes are recorded.
@@ -306,7 +310,7 @@ public final class ApplyJournal: Sendable {
         while true {
             let page = try database.read { db in
                 try Row.fetchAll(
-                    db, sql: "SELECT * FROM edit WHERE position > ? AND status IN (\(list)) ORDER BY position LIMIT 5000", arguments: [after]
+                    db, sql: "SELECT \(Self.editColumns) FROM edit WHERE position > ? AND status IN (\(list)) ORDER BY position LIMIT 5000", arguments: [after]
                 ).map(Self.edit)
             }
             guard let last = page.last else { return }
@@ -323,7 +327,7 @@ public final class ApplyJournal: Sendable {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT edit.* FROM edit JOIN batch ON batch.id = edit.batch
+                    SELECT \(Self.editColumns) FROM edit JOIN batch ON batch.id = edit.batch
                     WHERE edit.status = 'rejected' OR (edit.status = 'failed' AND batch.state = 'done')
                     ORDER BY edit.position
                     """
