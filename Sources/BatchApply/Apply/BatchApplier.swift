@@ -18,6 +18,9 @@ import Foundation
 /// sending what is still missing. Updates are resent as they are (idempotent); a delete that finds its feature gone
 /// counts as applied.
 ///
+/// Batches are marked `sending` a window at a time before their requests go out, and outcomes are written a group at a
+/// time; a crash in between leaves more batches in doubt, never a wrong record.
+///
 /// Cancelling the task (Ctrl-C) stops new batches; batches in flight are cancelled and stay in doubt, to be settled
 /// by `--resume`. Only the parent writes to the journal.
 public struct BatchApplier: Sendable {
@@ -109,17 +112,36 @@ public struct BatchApplier: Sendable {
             summary.reconciledBatches += 1
             summary.reconciledApplied += found
         }
-        // Batches are read from the journal as they are started, so memory holds only those in flight.
+        // Batches are marked and read a window at a time, and outcomes written a group at a time (at least every
+        // 100 ms): a transaction per batch cost more than the batch itself at batch size 1. Memory holds a window.
         let open = try journal.openBatches().map(\.id)
         var current = Progress(settled: 0, total: try journal.openEditCount(), applied: 0, rejected: 0, failed: 0, retries: 0, elapsed: .zero)
         let concurrency = max(1, settings.concurrency)
+        let window = max(concurrency * 2, min(256, 16_384 / max(1, settings.batchSize)))
         var editsStarted = 0
+        var unrecorded: [(batch: Int, records: [EditRecord], state: JournalBatch.State)] = []
+        var lastRecorded = clock.now
+        func recordOutcomes() throws {
+            try journal.record(unrecorded)
+            unrecorded.removeAll(keepingCapacity: true)
+            lastRecorded = clock.now
+        }
         try await withThrowingTaskGroup(of: BatchResult.self) { group in
-            var queue = open.makeIterator()
+            var queue = open[...]
+            var ready: [JournalBatch] = []
+            var readyIndex = 0
             var inFlight = 0
             func startNext() async throws -> Bool {
-                guard !Task.isCancelled, let id = queue.next() else { return false }
-                let batch = try journal.batch(id)
+                guard !Task.isCancelled else { return false }
+                if readyIndex == ready.count {
+                    let ids = Array(queue.prefix(window))
+                    guard !ids.isEmpty else { return false }
+                    queue = queue.dropFirst(ids.count)
+                    ready = try journal.startSending(ids)
+                    readyIndex = 0
+                }
+                let batch = ready[readyIndex]
+                readyIndex += 1
                 if let rate = settings.rate, rate > 0 {
                     // Open-model pacing: batch k starts when the edits before it are due at `rate`.
                     let due = start.advanced(by: .seconds(Double(editsStarted) / rate))
@@ -127,7 +149,6 @@ public struct BatchApplier: Sendable {
                     if Task.isCancelled { return false }
                 }
                 editsStarted += batch.edits.count
-                try journal.markSending(batch.id)
                 let send = self.send
                 group.addTask { await send(batch) }
                 inFlight += 1
@@ -144,7 +165,8 @@ public struct BatchApplier: Sendable {
                     summary.interrupted = true
                     continue
                 }
-                try journal.record(batch: result.id, result.records, state: result.state)
+                unrecorded.append((result.id, result.records, result.state))
+                if unrecorded.count >= window || lastRecorded.duration(to: clock.now) >= .milliseconds(100) { try recordOutcomes() }
                 summary.batchesSent += 1
                 for record in result.records {
                     summary.settled[record.status, default: 0] += 1
@@ -162,6 +184,8 @@ public struct BatchApplier: Sendable {
                 _ = try await startNext()
             }
         }
+        // Also after Ctrl-C: what finished is written; batches marked and never answered stay in doubt.
+        try recordOutcomes()
         if Task.isCancelled { summary.interrupted = true }
         summary.elapsed = start.duration(to: clock.now)
         return summary

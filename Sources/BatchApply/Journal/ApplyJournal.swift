@@ -255,6 +255,32 @@ public final class ApplyJournal: Sendable {
             planned: planned, batch: row[3], status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
     }
 
+    /// Marks batches `ids` as being sent and reads them with their open edits, in one transaction: in doubt until
+    /// their outcomes are recorded. Marking a batch before its request goes out is what matters; marking it earlier
+    /// only makes it one more batch to look up should the run stop before sending it.
+    public func startSending(_ ids: [Int]) throws -> [JournalBatch] {
+        guard !ids.isEmpty else { return [] }
+        let list = ids.map(String.init).joined(separator: ",")
+        return try database.write { db in
+            try db.execute(sql: "UPDATE batch SET state = 'sending', sends = sends + 1 WHERE id IN (\(list))")
+            var batches: [Int: JournalBatch] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, layer, useGlobalIds, state FROM batch WHERE id IN (\(list))") {
+                let id: Int = row[0]
+                batches[id] = JournalBatch(id: id, layer: row[1], useGlobalIds: row[2], state: JournalBatch.State(rawValue: row[3]) ?? .sending, edits: [])
+            }
+            let edits = try Row.fetchAll(
+                db, sql: "SELECT \(Self.editColumns) FROM edit WHERE batch IN (\(list)) AND status IN \(Self.openStatuses) ORDER BY position")
+            for row in edits {
+                let edit = Self.edit(row)
+                batches[edit.batch]?.edits.append(edit)
+            }
+            return try ids.map { id in
+                guard let batch = batches[id] else { throw ApplyError.journal("the journal has no batch \(id)") }
+                return batch
+            }
+        }
+    }
+
     /// Marks batch `id` as being sent: in doubt until its outcomes are recorded.
     public func markSending(_ id: Int) throws {
         try database.write { db in
@@ -268,13 +294,22 @@ public final class ApplyJournal: Sendable {
     ///   - state: `done` once every edit of the batch has an outcome; `sending` keeps it in doubt (an edit of
     ///     unknown outcome); `planned` when nothing of it can have been applied.
     public func record(batch id: Int, _ records: [EditRecord], state: JournalBatch.State) throws {
+        try record([(id, records, state)])
+    }
+
+    /// Records the outcomes of several batches in one transaction (see ``record(batch:_:state:)``).
+    public func record(_ outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)]) throws {
+        guard !outcomes.isEmpty else { return }
         try database.write { db in
             let statement = try db.cachedStatement(
                 sql: "UPDATE edit SET status = ?, resultObjectId = coalesce(?, resultObjectId), code = ?, reason = ? WHERE position = ?")
-            for record in records {
-                try statement.execute(arguments: [record.status.rawValue, record.objectId, record.code, record.reason, record.index])
+            let batchStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ? WHERE id = ?")
+            for (id, records, state) in outcomes {
+                for record in records {
+                    try statement.execute(arguments: [record.status.rawValue, record.objectId, record.code, record.reason, record.index])
+                }
+                try batchStatement.execute(arguments: [state.rawValue, id])
             }
-            try db.execute(sql: "UPDATE batch SET state = ? WHERE id = ?", arguments: [state.rawValue, id])
         }
     }
 
