@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""Apply benchmark: what does `featureload apply`'s journal cost?
+
+The same number of point adds go to a fresh release `featureload serve` process on 127.0.0.1 twice per batch size:
+once through `featureload apply` (plan into the SQLite journal, then send with the journal on) and once through
+`featureload run` (generated adds, no journal), at the same batch size and concurrency. Edits are counted on the
+server. Rounds alternate which goes first. Started by scripts/benchmark-apply; stdlib only. See
+Benchmarks/apply/README.md.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+
+def log(message):
+    print(f"benchmark-apply: {message}", file=sys.stderr, flush=True)
+
+
+def fail(message):
+    log(message)
+    sys.exit(1)
+
+
+def layer_count(layer_url):
+    with urllib.request.urlopen(layer_url + "/query?where=1%3D1&returnCountOnly=true&f=json", timeout=30) as response:
+        answer = json.loads(response.read())
+    if "count" not in answer:
+        fail(f"count query answered {answer}")
+    return int(answer["count"])
+
+
+def start_server(binary, workdir, name):
+    out_path = os.path.join(workdir, f"{name}.serve.out")
+    server = subprocess.Popen([binary, "serve", "--port", "0", "--data", os.path.join(workdir, f"{name}.sqlite")],
+                              stdout=open(out_path, "w"), stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with open(out_path) as out:
+            match = re.search(r"^featureload serve: listening on (http://127\.0\.0\.1:\d+/\S+/FeatureServer)\s*$", out.read(), re.M)
+        if match:
+            return server, match.group(1)
+        if server.poll() is not None:
+            break
+        time.sleep(0.05)
+    server.kill()
+    fail(f"featureload serve did not print its URL: {open(out_path).read()}")
+
+
+def stop_server(server):
+    if server.poll() is None:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def write_input(path, count):
+    with open(path, "w") as out:
+        for index in range(count):
+            out.write(json.dumps({
+                "type": "Feature",
+                "geometry": {"type": "Point", "coordinates": [-120 + index % 1000 * 0.001, 36 + index // 1000 * 0.001]},
+                "properties": {"name": f"Bench {index}", "state": "CA", "visitors": index},
+            }) + "\n")
+
+
+def write_scenario(path, url, count, batch, concurrency):
+    with open(path, "w") as out:
+        out.write(f"""version: 2
+name: journal-free
+target: {url}
+verify: false
+scenarios:
+  adds:
+    executor: shared-iterations
+    vus: {concurrency}
+    iterations: {count // batch}
+    maxDuration: 10m
+    exec: applyEdits
+    adds: {batch}
+""")
+
+
+def timed(command, limit):
+    """Runs `command`; returns (wall seconds, stdout). Fails on a non-zero exit or past `limit` seconds."""
+    start = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=limit)
+    seconds = time.monotonic() - start
+    if done.returncode != 0:
+        fail(f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+    return seconds, done.stdout
+
+
+def run_apply(binary, workdir, name, input_path, batch, concurrency, count, limit):
+    server, url = start_server(binary, workdir, name)
+    try:
+        layer = url + "/0"
+        before = layer_count(layer)
+        journal = os.path.join(workdir, f"{name}.journal")
+        seconds, output = timed([binary, "apply", input_path, "--to", url, "--layer", "0", "--batch-size", str(batch),
+                                 "--concurrency", str(concurrency), "--journal", journal,
+                                 "--rejects", os.path.join(workdir, f"{name}.rejects.geojsonl"), "--quiet"], limit)
+        added = layer_count(layer) - before
+        if added != count:
+            fail(f"apply added {added} of {count}:\n{output}")
+        sending = re.search(r"in ([0-9.]+) s \(", output)
+        return {"seconds": seconds, "editsPerSecond": added / seconds,
+                "sendSeconds": float(sending.group(1)) if sending else None,
+                "sendEditsPerSecond": added / float(sending.group(1)) if sending else None}
+    finally:
+        stop_server(server)
+
+
+def run_runner(binary, workdir, name, batch, concurrency, count, limit):
+    server, url = start_server(binary, workdir, name)
+    try:
+        layer = url + "/0"
+        before = layer_count(layer)
+        scenario = os.path.join(workdir, f"{name}.yaml")
+        write_scenario(scenario, url, count, batch, concurrency)
+        seconds, output = timed([binary, "run", scenario, "--out", os.path.join(workdir, name), "--quiet", "--formats", "md"], limit)
+        added = layer_count(layer) - before
+        if added != count:
+            fail(f"run added {added} of {count}:\n{output}")
+        reports = [os.path.join(root, f) for root, _, files in os.walk(os.path.join(workdir, name)) for f in files if f == "report.json"]
+        scenario_seconds = None
+        if reports:
+            report = json.load(open(reports[0]))
+            records = report.get("scenarios") or []
+            if records and "durationSeconds" in records[0]:
+                scenario_seconds = records[0]["durationSeconds"]
+        return {"seconds": seconds, "editsPerSecond": added / seconds,
+                "sendSeconds": scenario_seconds, "sendEditsPerSecond": added / scenario_seconds if scenario_seconds else None}
+    finally:
+        stop_server(server)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--output", default="Reports/benchmarks")
+    parser.add_argument("--edits", type=int, default=100_000)
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 100, 1000])
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--limit", type=int, default=600, help="longest one command may take, in seconds")
+    args = parser.parse_args()
+
+    os.makedirs(args.output, exist_ok=True)
+    workdir = tempfile.mkdtemp(prefix="featureload-apply-bench-")
+    input_path = os.path.join(workdir, "bench.geojsonl")
+    write_input(input_path, args.edits)
+    log(f"{args.edits} adds in {input_path} ({os.path.getsize(input_path) // 1024} KiB)")
+    results = []
+    for batch in args.batches:
+        for round_number in range(args.rounds):
+            order = ["apply", "run"] if round_number % 2 == 0 else ["run", "apply"]
+            for tool in order:
+                name = f"{tool}-b{batch}-r{round_number}"
+                if tool == "apply":
+                    figures = run_apply(args.binary, workdir, name, input_path, batch, args.concurrency, args.edits, args.limit)
+                else:
+                    figures = run_runner(args.binary, workdir, name, batch, args.concurrency, args.edits, args.limit)
+                figures.update({"tool": tool, "batch": batch, "round": round_number})
+                results.append(figures)
+                log(f"batch {batch} round {round_number + 1} {tool}: {figures['editsPerSecond']:.0f} edits/s "
+                    f"({figures['seconds']:.2f} s for the whole process)")
+
+    rows = []
+    for batch in args.batches:
+        def median(tool, key):
+            values = [r[key] for r in results if r["batch"] == batch and r["tool"] == tool and r[key]]
+            return statistics.median(values) if values else None
+        apply_rate, run_rate = median("apply", "editsPerSecond"), median("run", "editsPerSecond")
+        apply_send, run_send = median("apply", "sendEditsPerSecond"), median("run", "sendEditsPerSecond")
+        rows.append({"batch": batch, "applyEditsPerSecond": apply_rate, "runEditsPerSecond": run_rate,
+                     "cost": 1 - apply_rate / run_rate,
+                     "applySendEditsPerSecond": apply_send, "runSendEditsPerSecond": run_send,
+                     "sendCost": 1 - apply_send / run_send if apply_send and run_send else None})
+
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    base = os.path.join(args.output, f"apply-journal-{stamp}")
+    summary = {"edits": args.edits, "concurrency": args.concurrency, "rounds": args.rounds, "rows": rows, "runs": results,
+               "machine": {"cores": os.cpu_count(), "loadAverage": os.getloadavg()}}
+    json.dump(summary, open(base + ".json", "w"), indent=2, sort_keys=True)
+    lines = [
+        f"# What apply's journal costs: {args.edits} adds, {args.concurrency} requests in flight, {args.rounds} rounds (medians)",
+        "",
+        "Whole process: wall time of `featureload apply` (reading the input, planning it into the journal, sending with the",
+        "journal on) against `featureload run` (generated adds, no journal), edits counted on the server. Sending only:",
+        "apply's own sending time against the runner's scenario time.",
+        "",
+        "| batch | apply edits/s | run edits/s | journal cost | apply sending edits/s | run sending edits/s | cost while sending |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        send_cost = f"{row['sendCost'] * 100:.1f} %" if row["sendCost"] is not None else "–"
+        lines.append(f"| {row['batch']} | {row['applyEditsPerSecond']:.0f} | {row['runEditsPerSecond']:.0f} | {row['cost'] * 100:.1f} % | "
+                     f"{row['applySendEditsPerSecond'] or 0:.0f} | {row['runSendEditsPerSecond'] or 0:.0f} | {send_cost} |")
+    target = next((row for row in rows if row["batch"] == 1000), None)
+    if target:
+        lines += ["", f"Target: the journal costs under 10 % at batch 1000. Whole process {target['cost'] * 100:.1f} %"
+                      f"{' (met)' if target['cost'] < 0.10 else ' (not met)'}."]
+    lines += ["", f"Machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; generator and service share them."]
+    open(base + ".md", "w").write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    log(f"wrote {base}.md and {base}.json")
+
+
+if __name__ == "__main__":
+    main()
