@@ -28,6 +28,14 @@ struct ApplyCommand: AsyncParsableCommand {
             retried) or failed after retries. Rejected and failed edits are written to the rejects file in the \
             input's own format, with their reasons beside it (<rejects>.reasons.tsv).
 
+            Related records and attachments: with --related, an add keyed to a parent added by the same input (its \
+            key field holds the parent's key, as the service's relationships say: service-level Esri JSON names each \
+            record's layer) goes with its parent in one atomic service-level applyEdits, a deep insert. With \
+            --attachments DIR --attachment-key FIELD, the files DIR/VALUE.*, DIR/VALUE_*.* and DIR/VALUE/* of a \
+            record whose FIELD is VALUE are attached in the same request (larger than --upload-threshold through the \
+            service's uploads). A parent, its children and its files arrive together or not at all: a group the \
+            service refuses is rejected whole, with the reason on every record of it.
+
             --to local applies to the embedded service over an SQLite file (--data, default <input>.sqlite), which \
             `featureload serve --data FILE --dataset NAME` serves afterwards.
 
@@ -70,6 +78,18 @@ struct ApplyCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "One failed edit rolls its whole batch back (rollbackOnFailure=true). Default: each edit on its own.")
     var rollbackOnFailure = false
 
+    @Flag(name: .long, help: "Send each add keyed to a parent in the same input with its parent, all or nothing (a deep insert).")
+    var related = false
+
+    @Option(name: .long, help: ArgumentHelp("Attach the files in this directory to the adds they are named for (see --attachment-key).", valueName: "dir"))
+    var attachments: String?
+
+    @Option(name: .long, help: ArgumentHelp("The input attribute whose value VALUE names a record's files: DIR/VALUE.*, DIR/VALUE_*.*, DIR/VALUE/*.", valueName: "field"))
+    var attachmentKey: String?
+
+    @Option(name: .long, help: ArgumentHelp("Attachments larger than this many bytes go through the service's uploads (default 10000000).", valueName: "bytes"))
+    var uploadThreshold: Int64?
+
     @Flag(name: .long, help: "Check every edit against the layer and report every problem; send nothing.")
     var dryRun = false
 
@@ -106,7 +126,9 @@ struct ApplyCommand: AsyncParsableCommand {
             let given =
                 [("input", input != nil), ("--to", to != nil), ("--layer", layer != nil), ("--journal", journal != nil), ("--batch-size", batchSize != nil),
                  ("--concurrency", concurrency != nil), ("--rate", rate != nil), ("--rollback-on-failure", rollbackOnFailure),
-                 ("--dry-run", dryRun), ("--skip-invalid", skipInvalid), ("--dataset", dataset != nil)].filter(\.1).map(\.0) + inputOptions.given
+                 ("--dry-run", dryRun), ("--skip-invalid", skipInvalid), ("--dataset", dataset != nil), ("--related", related),
+                 ("--attachments", attachments != nil), ("--attachment-key", attachmentKey != nil), ("--upload-threshold", uploadThreshold != nil),
+                ].filter(\.1).map(\.0) + inputOptions.given
             if !given.isEmpty {
                 throw ValidationError(
                     "--resume \(resume) continues a run as its journal recorded it; leave out \(given.joined(separator: ", ")) (start a new run with a new --journal to change them)")
@@ -119,6 +141,11 @@ struct ApplyCommand: AsyncParsableCommand {
         if let batchSize, !(1...10_000).contains(batchSize) { throw ValidationError("--batch-size must be 1…10000, got \(batchSize)") }
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
         if let rate, !(rate > 0) { throw ValidationError("--rate must be above 0 edits per second, got \(rate)") }
+        if (attachments == nil) != (attachmentKey == nil) {
+            throw ValidationError("--attachments DIR and --attachment-key FIELD go together: the directory of the files, and the attribute that names them")
+        }
+        if uploadThreshold != nil && attachments == nil { throw ValidationError("--upload-threshold is for --attachments; give that too, or leave it out") }
+        if let uploadThreshold, uploadThreshold < 0 { throw ValidationError("--upload-threshold must be 0 or more bytes, got \(uploadThreshold)") }
         if let report, !(report.hasSuffix(".json") || report.hasSuffix(".md")) {
             throw ValidationError("--report \(report): end the path in .json or .md to say which to write")
         }
@@ -205,9 +232,17 @@ struct ApplyCommand: AsyncParsableCommand {
         let journalPath = journal ?? name + ".journal"
         var options = targetOptions
         if to == "local", options.data == nil { options.data = name + ".sqlite" }
+        var matching: AttachmentMatching?
+        if let attachments, let attachmentKey {
+            matching = AttachmentMatching(
+                directory: URL(fileURLWithPath: attachments).standardizedFileURL.path, keyField: attachmentKey,
+                uploadThreshold: uploadThreshold ?? AttachmentMatching(directory: "", keyField: "").uploadThreshold)
+            // Indexed now so a wrong path fails before anything starts.
+            _ = try AttachmentDirectory(matching?.directory ?? attachments)
+        }
         let applySettings = ApplySettings(
             batchSize: batchSize ?? ApplySettings().batchSize, concurrency: concurrency ?? ApplySettings().concurrency, rate: rate,
-            rollbackOnFailure: rollbackOnFailure)
+            rollbackOnFailure: rollbackOnFailure, related: related, attachments: matching)
         let settings = try TargetResolution.settings(
             to: to ?? "local", dataset: dataset ?? "parks", options: options, concurrency: applySettings.concurrency)
         let access = JournalHeader.Access(

@@ -154,7 +154,11 @@ struct ApplyJob: Sendable {
         let reading = header.reading
         var reader = try InputFile.open(path: header.input, format: reading.format, options: reading.options)
         let skipInvalid = reading.skipInvalid
-        let planner = ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
+        var planner = ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
+        planner.related = header.settings.related
+        if let matching = header.settings.attachments {
+            planner.attachments = (try AttachmentDirectory(matching.directory), matching.keyField)
+        }
         let plan = try planner.plan(&reader, into: journal, recordProblems: skipInvalid)
         guard let journal else { return plan }
         if plan.problemCount > 0 && !skipInvalid { throw ApplyError.invalidInput(plan.problems, file: header.input) }
@@ -194,6 +198,10 @@ struct ApplyJob: Sendable {
     static func describe(_ plan: ApplyPlanner.Summary, input: String) -> String {
         let kinds = [InputEdit.Kind.add, .update, .delete].compactMap { kind in plan.edits[kind].map { "\($0) \(kind.rawValue)s" } }
         var line = "planned \(plan.editCount) edits (\(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))) in \(plan.batches) batches from \(plan.records) records"
+        if plan.groups > 0 {
+            line += "; \(plan.groups) group\(plan.groups == 1 ? "" : "s") sent whole"
+            if plan.attachments > 0 { line += " with \(plan.attachments) file\(plan.attachments == 1 ? "" : "s")" }
+        }
         if plan.problemCount > 0 { line += "; \(plan.problemCount) record\(plan.problemCount == 1 ? "" : "s") invalid" }
         return line
     }

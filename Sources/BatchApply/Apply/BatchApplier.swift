@@ -196,13 +196,16 @@ public struct BatchApplier: Sendable {
     func reconcile(_ id: Int) async throws -> Int {
         let batch = try journal.batch(id)
         let adds = batch.edits.filter { $0.planned.kind == .add }
-        var found: [String: [Int64]] = [:]
-        if let globalIdField = keys[batch.layer]?.globalIdField, !adds.isEmpty {
-            found = try await service.layer(id: batch.layer).objectIds(
-                forGlobalIds: adds.compactMap(\.planned.globalId), globalIdField: globalIdField, objectIdField: keys[batch.layer]?.objectIdField ?? "OBJECTID")
+        // An atomic batch holds adds of several layers; each is looked up in its own.
+        var found: [Int: [String: [Int64]]] = [:]
+        for layer in Set(adds.map(\.planned.layer)).sorted() {
+            guard let globalIdField = keys[layer]?.globalIdField else { continue }
+            found[layer] = try await service.layer(id: layer).objectIds(
+                forGlobalIds: adds.filter { $0.planned.layer == layer }.compactMap(\.planned.globalId), globalIdField: globalIdField,
+                objectIdField: keys[layer]?.objectIdField ?? "OBJECTID")
         }
         let records = adds.compactMap { edit -> EditRecord? in
-            guard let globalId = edit.planned.globalId, let objectId = found[globalId]?.first else { return nil }
+            guard let globalId = edit.planned.globalId, let objectId = found[edit.planned.layer]?[globalId]?.first else { return nil }
             return EditRecord(index: edit.planned.position.index, status: .applied, objectId: objectId, reason: "applied before the interruption")
         }
         // Nothing of the batch is in doubt any more: what was found is recorded, the rest is sent again.
@@ -212,6 +215,7 @@ public struct BatchApplier: Sendable {
 
     /// Sends one batch through the retried applyEdits and says what became of each edit. Never throws.
     @Sendable func send(_ batch: JournalBatch) async -> BatchResult {
+        if batch.atomic { return await sendAtomic(batch) }
         var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
         let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
         var edits = LayerEdits()

@@ -1,4 +1,5 @@
 import Foundation
+import FeatureServiceClient
 import GRDB
 
 /// The journal of one `featureload apply`: an SQLite file (WAL) that holds the plan — every edit with its batch,
@@ -25,7 +26,7 @@ public final class ApplyJournal: Sendable {
     let database: DatabaseQueue
 
     /// The schema version this code writes and reads.
-    public static let version = 1
+    public static let version = 2
 
     /// The open statuses (``EditStatus/isOpen``) as an SQL list.
     static let openStatuses = "(" + EditStatus.allCases.filter(\.isOpen).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
@@ -78,6 +79,7 @@ public final class ApplyJournal: Sendable {
                             id INTEGER PRIMARY KEY,
                             layer INTEGER NOT NULL,
                             useGlobalIds INTEGER NOT NULL,
+                            atomic INTEGER NOT NULL DEFAULT 0,
                             state TEXT NOT NULL DEFAULT 'planned',
                             sends INTEGER NOT NULL DEFAULT 0
                         );
@@ -85,7 +87,8 @@ public final class ApplyJournal: Sendable {
                             position INTEGER PRIMARY KEY,
                             line INTEGER,
                             sourceTable TEXT,
-                            batch INTEGER NOT NULL REFERENCES batch(id),
+                            batch INTEGER REFERENCES batch(id),
+                            grp INTEGER,
                             kind TEXT NOT NULL,
                             layer INTEGER NOT NULL,
                             globalId TEXT,
@@ -98,6 +101,16 @@ public final class ApplyJournal: Sendable {
                             reason TEXT
                         );
                         CREATE INDEX edit_batch ON edit(batch);
+                        CREATE TABLE attachment (
+                            globalId TEXT PRIMARY KEY,
+                            position INTEGER NOT NULL,
+                            layer INTEGER NOT NULL,
+                            parentGlobalId TEXT NOT NULL,
+                            file TEXT NOT NULL,
+                            name TEXT NOT NULL,
+                            contentType TEXT NOT NULL
+                        );
+                        CREATE INDEX attachment_position ON attachment(position);
                         CREATE TABLE problem (
                             position INTEGER PRIMARY KEY,
                             line INTEGER,
@@ -162,29 +175,103 @@ public final class ApplyJournal: Sendable {
     /// Drops a plan that was interrupted before it was complete (nothing of it was sent), to plan again.
     public func discardPlan() throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM edit; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
+            try db.execute(sql: "DELETE FROM attachment; DELETE FROM edit; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
         }
     }
 
     /// Appends planned edits and the batches they belong to, in one transaction.
     /// - Parameters:
-    ///   - edits: Each edit with its batch id.
+    ///   - edits: Each edit with its batch id, or nil for an edit of a group whose batch is assigned once the whole
+    ///     input is read (``assign(_:batches:)``).
     ///   - batches: The batches first named here: id, layer, and whether they are sent with `useGlobalIds=true`.
-    public func append(_ edits: [(edit: PlannedEdit, batch: Int)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)]) throws {
+    ///   - attachments: Files to attach to planned adds.
+    public func append(
+        _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = []
+    ) throws {
         try database.write { db in
             let batchStatement = try db.cachedStatement(sql: "INSERT INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
             for batch in batches { try batchStatement.execute(arguments: [batch.id, batch.layer, batch.useGlobalIds]) }
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO edit (position, line, sourceTable, batch, kind, layer, globalId, objectId, payload, source)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for (edit, batch) in edits {
                 try statement.execute(arguments: [
-                    edit.position.index, edit.position.line, edit.position.table, batch, edit.kind.rawValue, edit.layer, edit.globalId,
+                    edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer, edit.globalId,
                     edit.objectId, edit.payload, edit.source,
                 ])
             }
+            let attachmentStatement = try db.cachedStatement(
+                sql: "INSERT INTO attachment (globalId, position, layer, parentGlobalId, file, name, contentType) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            for planned in attachments {
+                let add = planned.add
+                try attachmentStatement.execute(arguments: [
+                    add.globalId, planned.position, add.layer, add.parentGlobalId, add.file, add.name, add.contentType,
+                ])
+            }
+        }
+    }
+
+    /// Sets the group and batch of edits planned without a batch, and adds the atomic batches they go in (sent as one
+    /// service-level applyEdits each), in one transaction.
+    /// - Parameters:
+    ///   - members: Each edit's position, its group (the position of the group's first add) and its batch.
+    ///   - batches: The atomic batches first named here, with the layer of their first edit.
+    public func assign(_ members: [(position: Int, group: Int, batch: Int)], batches: [(id: Int, layer: Int)]) throws {
+        try database.write { db in
+            let batchStatement = try db.cachedStatement(sql: "INSERT INTO batch (id, layer, useGlobalIds, atomic) VALUES (?, ?, 1, 1)")
+            for batch in batches { try batchStatement.execute(arguments: [batch.id, batch.layer]) }
+            let statement = try db.cachedStatement(sql: "UPDATE edit SET grp = ?, batch = ? WHERE position = ?")
+            for member in members { try statement.execute(arguments: [member.group, member.batch, member.position]) }
+        }
+    }
+
+    /// Takes planned edits out of the plan (with their files), recording them as problems with `reason` when
+    /// `asProblems`.
+    public func remove(_ edits: [(position: Int, reason: String)], asProblems: Bool) throws {
+        try database.write { db in
+            let problem = try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source) SELECT position, line, sourceTable, ?, source FROM edit WHERE position = ?")
+            let attachment = try db.cachedStatement(sql: "DELETE FROM attachment WHERE position = ?")
+            let edit = try db.cachedStatement(sql: "DELETE FROM edit WHERE position = ?")
+            for (position, reason) in edits {
+                if asProblems { try problem.execute(arguments: [reason, position]) }
+                try attachment.execute(arguments: [position])
+                try edit.execute(arguments: [position])
+            }
+        }
+    }
+
+    /// The files to attach to the open adds of batches `ids`.
+    static func attachments(_ db: Database, batches list: String) throws -> [Int: [PlannedAttachment]] {
+        var byBatch: [Int: [PlannedAttachment]] = [:]
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT edit.batch, attachment.position, attachment.layer, attachment.globalId, attachment.parentGlobalId, attachment.file,
+                    attachment.name, attachment.contentType
+                FROM attachment JOIN edit ON edit.position = attachment.position
+                WHERE edit.batch IN (\(list)) AND edit.status IN \(Self.openStatuses)
+                ORDER BY attachment.position, attachment.globalId
+                """)
+        for row in rows {
+            let add = AttachmentAdd(layer: row[2], globalId: row[3], parentGlobalId: row[4], file: row[5], name: row[6], contentType: row[7])
+            byBatch[row[0], default: []].append(PlannedAttachment(position: row[1], add: add))
+        }
+        return byBatch
+    }
+
+    /// The number of files planned to be attached, and of those whose feature was applied.
+    public func attachmentCounts() throws -> (planned: Int, applied: Int) {
+        try database.read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*), coalesce(sum(edit.status = 'applied'), 0)
+                    FROM attachment JOIN edit ON edit.position = attachment.position
+                    """)
+            return (row?[0] ?? 0, row?[1] ?? 0)
         }
     }
 
@@ -229,7 +316,7 @@ public final class ApplyJournal: Sendable {
     /// Batch `id` with its open edits.
     public func batch(_ id: Int) throws -> JournalBatch {
         try database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state FROM batch WHERE id = ?", arguments: [id]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state, atomic FROM batch WHERE id = ?", arguments: [id]) else {
                 throw ApplyError.journal("the journal has no batch \(id)")
             }
             let edits = try Row.fetchAll(
@@ -237,22 +324,22 @@ public final class ApplyJournal: Sendable {
             ).map(Self.edit)
             return JournalBatch(
                 id: id, layer: row["layer"], useGlobalIds: row["useGlobalIds"], state: JournalBatch.State(rawValue: row["state"]) ?? .planned,
-                edits: edits)
+                edits: edits, atomic: row["atomic"], attachments: row["atomic"] ? try Self.attachments(db, batches: String(id))[id] ?? [] : [])
         }
     }
 
     /// The columns ``edit(_:)`` reads, in its order (by position: looking columns up by name cost as much as the rest).
     static let editColumns =
         "edit.position, edit.line, edit.sourceTable, edit.batch, edit.kind, edit.layer, edit.globalId, edit.objectId, edit.payload, edit.source, "
-        + "edit.status, edit.resultObjectId, edit.code, edit.reason"
+        + "edit.status, edit.resultObjectId, edit.code, edit.reason, edit.grp"
 
     static func edit(_ row: Row) -> JournalEdit {
         let position = InputPosition(index: row[0], line: row[1], table: row[2])
         let planned = PlannedEdit(
             position: position, kind: InputEdit.Kind(rawValue: row[4]) ?? .add, layer: row[5], globalId: row[6], objectId: row[7], payload: row[8],
-            source: row[9])
+            source: row[9], group: row[14])
         return JournalEdit(
-            planned: planned, batch: row[3], status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
+            planned: planned, batch: row[3] ?? -1, status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
     }
 
     /// Marks batches `ids` as being sent and reads them with their open edits, in one transaction: in doubt until
@@ -264,9 +351,15 @@ public final class ApplyJournal: Sendable {
         return try database.write { db in
             try db.execute(sql: "UPDATE batch SET state = 'sending', sends = sends + 1 WHERE id IN (\(list))")
             var batches: [Int: JournalBatch] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT id, layer, useGlobalIds, state FROM batch WHERE id IN (\(list))") {
+            var anyAtomic = false
+            for row in try Row.fetchAll(db, sql: "SELECT id, layer, useGlobalIds, state, atomic FROM batch WHERE id IN (\(list))") {
                 let id: Int = row[0]
-                batches[id] = JournalBatch(id: id, layer: row[1], useGlobalIds: row[2], state: JournalBatch.State(rawValue: row[3]) ?? .sending, edits: [])
+                batches[id] = JournalBatch(
+                    id: id, layer: row[1], useGlobalIds: row[2], state: JournalBatch.State(rawValue: row[3]) ?? .sending, edits: [], atomic: row[4])
+                if row[4] { anyAtomic = true }
+            }
+            if anyAtomic {
+                for (id, attachments) in try Self.attachments(db, batches: list) { batches[id]?.attachments = attachments }
             }
             let edits = try Row.fetchAll(
                 db, sql: "SELECT \(Self.editColumns) FROM edit WHERE batch IN (\(list)) AND status IN \(Self.openStatuses) ORDER BY position")

@@ -116,11 +116,39 @@ public struct ApplySettings: Sendable, Hashable, Codable {
     /// Whether one failed edit rolls back its whole batch (`rollbackOnFailure=true`). Default false: each edit
     /// succeeds or fails on its own.
     public var rollbackOnFailure: Bool
+    /// Whether adds of related layers keyed to a parent added by the same input go with it in one atomic
+    /// service-level applyEdits (a deep insert).
+    public var related: Bool
+    /// Files to attach to the adds, matched by a key attribute.
+    public var attachments: AttachmentMatching?
 
-    public init(batchSize: Int = 500, concurrency: Int = 4, rate: Double? = nil, rollbackOnFailure: Bool = false) {
+    public init(
+        batchSize: Int = 500, concurrency: Int = 4, rate: Double? = nil, rollbackOnFailure: Bool = false, related: Bool = false,
+        attachments: AttachmentMatching? = nil
+    ) {
         self.batchSize = batchSize
         self.concurrency = concurrency
         self.rate = rate
         self.rollbackOnFailure = rollbackOnFailure
+        self.related = related
+        self.attachments = attachments
+    }
+}
+
+/// Where the files to attach are and how they are matched to input records.
+public struct AttachmentMatching: Sendable, Hashable, Codable {
+    /// The directory of the files, as an absolute path.
+    public var directory: String
+    /// The input attribute whose value names a record's files: `DIR/VALUE.ext`, `DIR/VALUE_anything.ext` and every
+    /// file in `DIR/VALUE/`.
+    public var keyField: String
+    /// Files larger than this many bytes go through the service's `uploads` resource rather than inline. Default
+    /// 10 MB, as the arcgis Python client does.
+    public var uploadThreshold: Int64
+
+    public init(directory: String, keyField: String, uploadThreshold: Int64 = 10_000_000) {
+        self.directory = directory
+        self.keyField = keyField
+        self.uploadThreshold = uploadThreshold
     }
 }

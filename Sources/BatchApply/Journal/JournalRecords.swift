@@ -1,3 +1,5 @@
+public import FeatureServiceClient
+
 /// Where an edit stands in the journal.
 public enum EditStatus: String, Sendable, Hashable, Codable, CaseIterable {
     /// Planned, not known to be applied yet.
@@ -30,10 +32,15 @@ public struct PlannedEdit: Sendable, Hashable {
     public var payload: String
     /// The record as it stood in the input.
     public var source: String
+    /// For an add that goes with others in one atomic request (a parent with its related records and files): the
+    /// input position of the group's parent.
+    public var group: Int?
 
     public init(
-        position: InputPosition, kind: InputEdit.Kind, layer: Int, globalId: String?, objectId: Int64?, payload: String, source: String
+        position: InputPosition, kind: InputEdit.Kind, layer: Int, globalId: String?, objectId: Int64?, payload: String, source: String,
+        group: Int? = nil
     ) {
+        self.group = group
         self.position = position
         self.kind = kind
         self.layer = layer
@@ -105,6 +112,23 @@ public struct JournalBatch: Sendable, Hashable {
     public var state: State
     /// The edits still open (pending, failed or unknown), in input order.
     public var edits: [JournalEdit]
+    /// Whether the batch is sent as one service-level applyEdits, all or nothing: groups of parents, their related
+    /// records and files.
+    public var atomic: Bool = false
+    /// For an atomic batch: the files to attach to its open adds.
+    public var attachments: [PlannedAttachment] = []
+}
+
+/// A file to attach to a planned add, in the add's atomic request.
+public struct PlannedAttachment: Sendable, Hashable {
+    /// The input position of the add it is attached to.
+    public var position: Int
+    public var add: AttachmentAdd
+
+    public init(position: Int, add: AttachmentAdd) {
+        self.position = position
+        self.add = add
+    }
 }
 
 /// The journal's counts of edits by status.

@@ -9,7 +9,14 @@ import Foundation
 /// (adds, and updates and deletes that carry only a GlobalID: sent with `useGlobalIds=true`) with edits identified
 /// by objectId (sent without it, since ArcGIS then finds updates by GlobalID only).
 ///
-/// A value owned by one task; it streams: at most one page of edits is held before it is written.
+/// With `related`, an add keyed to a parent that the same input adds (through one of the service's one-to-one or
+/// one-to-many relationships: the child's key field holds the parent's key, often its GlobalID) joins its parent's
+/// group; with `attachments`, an add's files join its group too. Each group goes whole into one atomic batch (a
+/// service-level applyEdits with `rollbackOnFailure=true`), so parents, children and files arrive together or not at
+/// all. Groups are batched once the whole input is read, since a child may come before its parent.
+///
+/// A value owned by one task; it streams: at most one page of edits is held before it is written (with groups, the
+/// positions of grouped edits and the keys of parents are held too).
 public struct ApplyPlanner {
     /// The layers edits may go to, by id.
     public let layers: [Int: LayerInfo]
@@ -20,6 +27,10 @@ public struct ApplyPlanner {
     /// feature and every problem found.
     public typealias Coercion = @Sendable (Feature, LayerInfo, InputEdit.Kind) -> (Feature, [String])
     let coerce: Coercion
+    /// Whether adds keyed to a parent in the same input go with it.
+    public var related = false
+    /// The files to attach, and the input attribute that names them.
+    public var attachments: (directory: AttachmentDirectory, keyField: String)?
 
     /// Edits written to the journal per transaction.
     static let pageSize = 2_000
@@ -36,6 +47,9 @@ public struct ApplyPlanner {
         /// The first ``ApplyPlanner/problemsKept`` problems.
         public var problems: [InputProblem] = []
         public var problemCount = 0
+        /// Groups sent atomically (a parent with related records or files), and the files attached to them.
+        public var groups = 0
+        public var attachments = 0
 
         public var editCount: Int { edits.values.reduce(0, +) }
     }
@@ -56,17 +70,21 @@ public struct ApplyPlanner {
         var nextBatch = 0
         // The open batch of each (layer, identified by GlobalID) group, and how full it is.
         var open: [BatchKey: (id: Int, count: Int)] = [:]
-        var page: [(edit: PlannedEdit, batch: Int)] = []
+        var page: [(edit: PlannedEdit, batch: Int?)] = []
+        var pageAttachments: [PlannedAttachment] = []
         var newBatches: [(id: Int, layer: Int, useGlobalIds: Bool)] = []
         var problems: [InputProblem] = []
         // GlobalIDs the input gave its adds, per layer: a repeat would be reported applied without being added.
         // (Derived GlobalIDs differ by position.) Held in memory: one entry per add that carries a GlobalID.
         var givenGlobalIds: [Int: [String: Int]] = [:]
+        var groups = Groups()
+        let links = related ? RelationshipLinks(layers) : RelationshipLinks()
 
         func flush() throws {
-            if let journal, !page.isEmpty || !newBatches.isEmpty { try journal.append(page, batches: newBatches) }
+            if let journal, !page.isEmpty || !newBatches.isEmpty { try journal.append(page, batches: newBatches, attachments: pageAttachments) }
             if let journal, recordProblems { try journal.append(problems: problems) }
             page.removeAll(keepingCapacity: true)
+            pageAttachments.removeAll(keepingCapacity: true)
             newBatches.removeAll(keepingCapacity: true)
             problems.removeAll(keepingCapacity: true)
         }
@@ -75,17 +93,41 @@ public struct ApplyPlanner {
             if summary.problems.count < Self.problemsKept { summary.problems.append(problem) }
             problems.append(problem)
         }
+        func batch(_ planned: PlannedEdit) -> Int {
+            let key = BatchKey(layer: planned.layer, useGlobalIds: planned.usesGlobalIds)
+            var slot = open[key] ?? (id: -1, count: batchSize)
+            if slot.count >= batchSize {
+                slot = (id: nextBatch, count: 0)
+                nextBatch += 1
+                newBatches.append((slot.id, key.layer, key.useGlobalIds))
+            }
+            slot.count += 1
+            open[key] = slot
+            return slot.id
+        }
 
         while let record = source.next() {
             summary.records += 1
             switch record {
             case .failure(let failure):
                 problem(failure)
-            case .success(let edit):
+            case .success(var edit):
+                let layerId = edit.layer ?? defaultLayer
+                // The attachment key is an input attribute; unless the layer has such a field it is not sent.
+                var attachmentKey: JSONValue?
+                if let (_, keyField) = attachments, edit.kind == .add, layers[layerId]?.hasAttachments == true {
+                    attachmentKey = edit.feature[attribute: keyField]
+                    if layers[layerId]?.field(named: keyField) == nil {
+                        edit.feature.attributes = edit.feature.attributes.filter { $0.key.lowercased() != keyField.lowercased() }
+                    }
+                }
                 switch prepare(edit) {
                 case .failure(let failure):
                     problem(failure)
-                case .success(let (planned, givenGlobalId)):
+                    if edit.kind == .add {
+                        for key in links.parentKeys(of: edit.feature, layer: layerId) { groups.invalidParents[key] = edit.position.index }
+                    }
+                case .success(let (planned, givenGlobalId, feature)):
                     if planned.kind == .add, givenGlobalId, let globalId = planned.globalId {
                         if let first = givenGlobalIds[planned.layer]?[globalId] {
                             problem(
@@ -96,22 +138,67 @@ public struct ApplyPlanner {
                         }
                         givenGlobalIds[planned.layer, default: [:]][globalId] = edit.position.index
                     }
-                    let key = BatchKey(layer: planned.layer, useGlobalIds: planned.usesGlobalIds)
-                    var slot = open[key] ?? (id: -1, count: batchSize)
-                    if slot.count >= batchSize {
-                        slot = (id: nextBatch, count: 0)
-                        nextBatch += 1
-                        newBatches.append((slot.id, key.layer, key.useGlobalIds))
+                    var files: [PlannedAttachment] = []
+                    if let attachmentKey, let (directory, _) = attachments, let globalId = planned.globalId {
+                        files = directory.attachments(for: attachmentKey, layer: planned.layer, position: planned.position.index, parentGlobalId: globalId)
                     }
-                    slot.count += 1
-                    open[key] = slot
-                    page.append((planned, slot.id))
+                    let parentKeys = planned.kind == .add ? links.parentKeys(of: feature, layer: planned.layer) : []
+                    let childKeys = planned.kind == .add ? links.childKeys(of: feature, layer: planned.layer) : []
+                    if let invalid = childKeys.lazy.compactMap({ groups.invalidParents[$0] }).first {
+                        problem(
+                            InputProblem(
+                                position: edit.position,
+                                reason: "its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all", source: edit.source))
+                        continue
+                    }
+                    if parentKeys.isEmpty && childKeys.isEmpty && files.isEmpty {
+                        page.append((planned, batch(planned)))
+                    } else {
+                        // Batched once the whole input is read: its children may come later, or its parent.
+                        page.append((planned, nil))
+                        pageAttachments += files
+                        summary.attachments += files.count
+                        groups.add(planned.position.index, layer: planned.layer, weight: 1 + files.count, parentKeys: parentKeys, childKeys: childKeys)
+                    }
                     summary.edits[planned.kind, default: 0] += 1
                 }
             }
             if page.count >= Self.pageSize || problems.count >= Self.pageSize { try flush() }
         }
         try flush()
+        // Children that came before their parent, which then was invalid, cannot go either.
+        let orphans = groups.resolve().map { (position: $0.position, reason: "its parent, record \($0.parent + 1), is invalid; a record goes with its parent or not at all") }
+        for orphan in orphans {
+            summary.problemCount += 1
+            if summary.problems.count < Self.problemsKept { summary.problems.append(InputProblem(position: InputPosition(index: orphan.position), reason: orphan.reason)) }
+            summary.edits[.add, default: 0] -= 1
+        }
+        if !orphans.isEmpty { try journal?.remove(orphans, asProblems: recordProblems) }
+        // Each group whole in one atomic batch, groups in input order, up to batchSize edits and files a batch (a
+        // bigger group goes alone).
+        var members: [(position: Int, group: Int, batch: Int)] = []
+        var fresh: [(id: Int, layer: Int)] = []
+        var current = -1
+        var weight = 0
+        for root in groups.order {
+            guard let group = groups.members[root] else { continue }
+            let groupWeight = group.reduce(0) { $0 + $1.weight }
+            if current < 0 || weight + groupWeight > batchSize {
+                current = nextBatch
+                nextBatch += 1
+                fresh.append((current, group[0].layer))
+                weight = 0
+            }
+            weight += groupWeight
+            if group.count > 1 || group[0].weight > 1 { summary.groups += 1 }
+            members += group.map { ($0.position, root, current) }
+            if members.count >= Self.pageSize {
+                try journal?.assign(members, batches: fresh)
+                members.removeAll(keepingCapacity: true)
+                fresh.removeAll(keepingCapacity: true)
+            }
+        }
+        if !members.isEmpty || !fresh.isEmpty { try journal?.assign(members, batches: fresh) }
         summary.batches = nextBatch
         return summary
     }
@@ -123,9 +210,9 @@ public struct ApplyPlanner {
 
     /// One record checked against its layer and made into a planned edit; `givenGlobalId` tells whether the record
     /// carried its GlobalID (rather than getting a derived one).
-    func prepare(_ edit: InputEdit) -> Result<(edit: PlannedEdit, givenGlobalId: Bool), InputProblem> {
+    func prepare(_ edit: InputEdit) -> Result<(edit: PlannedEdit, givenGlobalId: Bool, feature: Feature), InputProblem> {
         let layerId = edit.layer ?? defaultLayer
-        func fail(_ reason: String) -> Result<(edit: PlannedEdit, givenGlobalId: Bool), InputProblem> {
+        func fail(_ reason: String) -> Result<(edit: PlannedEdit, givenGlobalId: Bool, feature: Feature), InputProblem> {
             .failure(InputProblem(position: edit.position, reason: reason, source: edit.source))
         }
         guard let layer = layers[layerId] else {
@@ -192,7 +279,7 @@ public struct ApplyPlanner {
         let planned = PlannedEdit(
             position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: String(payload),
             source: edit.source)
-        return .success((planned, givenGlobalId))
+        return .success((planned, givenGlobalId, feature))
     }
 
     static func reason(_ problems: [String]) -> String? {

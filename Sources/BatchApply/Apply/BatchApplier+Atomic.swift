@@ -1,0 +1,112 @@
+import FeatureModel
+import FeatureServiceClient
+
+extension BatchApplier {
+    /// Sends an atomic batch: its groups (a parent, the adds keyed to it, their files) in one service-level
+    /// applyEdits, all or nothing, retried exactly once (``FeatureService/applyAtomically(_:retry:uploads:)``).
+    ///
+    /// When the service refuses the request because of one edit, nothing of it was applied, and the groups are sent
+    /// again in halves until the refused group is found alone: that group is rejected whole (every record of it with
+    /// the reason), the others go through. Never throws.
+    func sendAtomic(_ batch: JournalBatch) async -> BatchResult {
+        var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
+        var groups: [[JournalEdit]] = []
+        var groupOf: [Int: Int] = [:]
+        for edit in batch.edits {
+            let root = edit.planned.group ?? edit.planned.position.index
+            if let index = groupOf[root] {
+                groups[index].append(edit)
+            } else {
+                groupOf[root] = groups.count
+                groups.append([edit])
+            }
+        }
+        var files: [Int: [AttachmentAdd]] = [:]
+        for attachment in batch.attachments { files[attachment.position, default: []].append(attachment.add) }
+        var inDoubt = false
+        do {
+            var pending = [groups[...]]
+            while let next = pending.popLast() {
+                let (records, refused) = try await settle(Array(next), files: files, into: &result)
+                if refused != nil {
+                    // Refused because of one of its groups: find it by halves (the second half waits on the stack).
+                    let half = next.startIndex + next.count / 2
+                    pending.append(next[half...])
+                    pending.append(next[..<half])
+                    continue
+                }
+                if records.contains(where: { $0.status == .unknown }) { inDoubt = true }
+                result.records += records
+            }
+        } catch {
+            result.cancelled = true
+            return result
+        }
+        result.state = inDoubt ? .sending : .done
+        return result
+    }
+
+    /// Sends `groups` in one atomic request. Returns each edit's record, or, when the service refused the request and
+    /// there is more than one group, no records and the refusal (to be split).
+    private func settle(
+        _ groups: [[JournalEdit]], files: [Int: [AttachmentAdd]], into result: inout BatchResult
+    ) async throws -> (records: [EditRecord], refused: ArcGISError?) {
+        var edits = AtomicAdds(adds: [:], globalIdFields: [:], objectIdFields: [:])
+        var records: [EditRecord] = []
+        var sent: [JournalEdit] = []
+        for edit in groups.joined() {
+            guard let value = try? JSONReader.parse(edit.planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
+                records.append(EditRecord(index: edit.planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
+                continue
+            }
+            let layer = edit.planned.layer
+            edits.adds[layer, default: []].append(feature)
+            edits.globalIdFields[layer] = keys[layer]?.globalIdField ?? "GlobalID"
+            edits.objectIdFields[layer] = keys[layer]?.objectIdField ?? "OBJECTID"
+            edits.attachments += files[edit.planned.position.index] ?? []
+            sent.append(edit)
+        }
+        guard !sent.isEmpty else { return (records, nil) }
+        let uploads = AttachmentUploadOptions(threshold: settings.attachments?.uploadThreshold ?? 10_000_000)
+        let outcome = try await service.applyAtomically(edits, retry: retry, uploads: uploads)
+        result.requests += outcome.attempts.filter { $0.purpose == .request }.count
+        result.retries += outcome.attempts.retryCount
+        result.backoff += outcome.attempts.totalBackoff
+        func objectId(_ edit: JournalEdit) -> Int64? {
+            edit.planned.globalId.flatMap { outcome.objectIds[edit.planned.layer]?[$0] }
+        }
+        switch outcome.status {
+        case .applied:
+            records += sent.map { EditRecord(index: $0.planned.position.index, status: .applied, objectId: objectId($0)) }
+        case .appliedEarlier:
+            result.alreadyPresent += sent.count
+            records += sent.map {
+                EditRecord(index: $0.planned.position.index, status: .applied, objectId: objectId($0), reason: "already in the service (its GlobalID was there)")
+            }
+        case .rejected(let error):
+            if groups.count > 1 { return ([], error) }
+            let parent = sent[0].planned.group ?? sent[0].planned.position.index
+            let message = error.message + (error.details.isEmpty ? "" : ": " + error.details.joined(separator: "; "))
+            for edit in sent {
+                if let objectId = objectId(edit) {
+                    // Already in the service: that is why its group could not be added again.
+                    records.append(EditRecord(index: edit.planned.position.index, status: .applied, objectId: objectId, reason: "already in the service"))
+                } else {
+                    let reason =
+                        outcome.alreadyPresent > 0
+                        ? "part of its group (record \(parent + 1)) is in the service already, so the rest cannot be added with it: \(message)"
+                        : "refused with its group (record \(parent + 1)), which arrives whole or not at all: \(message)"
+                    records.append(EditRecord(index: edit.planned.position.index, status: .rejected, code: error.code, reason: reason))
+                }
+            }
+        case .failed(let reason):
+            records += sent.map { EditRecord(index: $0.planned.position.index, status: .failed, reason: "failed after retries: \(reason)") }
+        case .unknown(let reason):
+            records += sent.map { edit in
+                objectId(edit).map { EditRecord(index: edit.planned.position.index, status: .applied, objectId: $0) }
+                    ?? EditRecord(index: edit.planned.position.index, status: .unknown, reason: reason)
+            }
+        }
+        return (records, nil)
+    }
+}

@@ -1,0 +1,130 @@
+import FeatureModel
+import Foundation
+
+/// The one-to-one and one-to-many relationships between the layers of a plan: which field of a child holds which key
+/// of its parent.
+struct RelationshipLinks {
+    struct Link {
+        var parentLayer: Int
+        /// The origin's key field (often its GlobalID).
+        var parentField: String
+        var childLayer: Int
+        /// The destination's foreign-key field.
+        var childField: String
+    }
+
+    private var asParent: [Int: [Link]] = [:]
+    private var asChild: [Int: [Link]] = [:]
+
+    /// No links: nothing is grouped by relationship.
+    init() {}
+
+    /// The links of `layers`' relationships whose both ends are among them. Many-to-many relationships are left out:
+    /// their link rows live in a table of their own.
+    init(_ layers: [Int: LayerInfo]) {
+        for (id, layer) in layers {
+            for relationship in layer.relationships ?? [] where relationship.role == .origin && relationship.cardinality != .manyToMany {
+                guard let child = layers[relationship.relatedTableId],
+                    let back = child.relationships?.first(where: { $0.id == relationship.id && $0.relatedTableId == id })
+                else { continue }
+                let link = Link(parentLayer: id, parentField: relationship.keyField, childLayer: child.id, childField: back.keyField)
+                asParent[id, default: []].append(link)
+                asChild[child.id, default: []].append(link)
+            }
+        }
+    }
+
+    /// The keys an add to `layer` offers its children.
+    func parentKeys(of feature: Feature, layer: Int) -> [String] {
+        (asParent[layer] ?? []).compactMap { link in Self.value(feature, link.parentField).map { Self.key(link, $0) } }
+    }
+
+    /// The keys of the parents an add to `layer` names.
+    func childKeys(of feature: Feature, layer: Int) -> [String] {
+        (asChild[layer] ?? []).compactMap { link in Self.value(feature, link.childField).map { Self.key(link, $0) } }
+    }
+
+    static func key(_ link: Link, _ value: String) -> String {
+        "\(link.parentLayer)/\(link.parentField.lowercased())/\(value)"
+    }
+
+    /// A key value as text that compares equal however it was written: GlobalIDs in their canonical form, numbers
+    /// as whole numbers.
+    static func value(_ feature: Feature, _ field: String) -> String? {
+        guard let value = feature[attribute: field], !value.isNull else { return nil }
+        if let text = value.stringValue {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            return trimmed.isEmpty ? nil : GlobalID.normalized(trimmed) ?? trimmed
+        }
+        if let number = value.intValue { return String(number) }
+        if let number = value.doubleValue, number == number.rounded() { return String(Int64(number)) }
+        return nil
+    }
+}
+
+/// The groups of a plan: each parent with the adds keyed to it and its files, gathered as the input is read (in any
+/// order: a child that comes before its parent waits for it).
+struct Groups {
+    struct Member {
+        var position: Int
+        var layer: Int
+        /// Edits it counts for in a batch: itself and its files.
+        var weight: Int
+    }
+
+    /// Group roots in the order they were started; a root merged into another has no members any more.
+    private(set) var order: [Int] = []
+    private(set) var members: [Int: [Member]] = [:]
+    /// The group of each parent key seen (possibly a root merged since: see `find`).
+    private var parents: [String: Int] = [:]
+    /// Groups of children whose parent has not been seen, by that parent's key.
+    private var waiting: [String: [Int]] = [:]
+    /// Roots merged into another root.
+    private var merged: [Int: Int] = [:]
+    /// Keys of parents that were invalid, with their positions: their children cannot go.
+    var invalidParents: [String: Int] = [:]
+
+    private func find(_ root: Int) -> Int {
+        var root = root
+        while let next = merged[root] { root = next }
+        return root
+    }
+
+    /// Adds the add at `position`: to the group of the parent one of `childKeys` names, or as a new group.
+    mutating func add(_ position: Int, layer: Int, weight: Int, parentKeys: [String], childKeys: [String]) {
+        let member = Member(position: position, layer: layer, weight: weight)
+        let root = childKeys.first { parents[$0] != nil }.map { find(parents[$0]!) } ?? position
+        if root == position {
+            order.append(position)
+            members[position] = [member]
+            for key in childKeys { waiting[key, default: []].append(position) }
+        } else {
+            members[root, default: []].append(member)
+        }
+        for key in parentKeys {
+            parents[key] = root
+            for waiter in waiting.removeValue(forKey: key) ?? [] {
+                let other = find(waiter)
+                guard other != root, let moved = members.removeValue(forKey: other) else { continue }
+                members[root, default: []] += moved
+                merged[other] = root
+            }
+        }
+    }
+
+    /// Drops the groups of children whose parent never came and was invalid; returns their members' positions, each
+    /// with its parent's position.
+    mutating func resolve() -> [(position: Int, parent: Int)] {
+        var orphans: [(position: Int, parent: Int)] = []
+        for (key, waiters) in waiting {
+            guard let parent = invalidParents[key] else { continue }
+            for waiter in waiters {
+                let root = find(waiter)
+                guard let dropped = members.removeValue(forKey: root) else { continue }
+                orphans += dropped.map { ($0.position, parent) }
+            }
+        }
+        waiting.removeAll()
+        return orphans.sorted { $0.position < $1.position }
+    }
+}
