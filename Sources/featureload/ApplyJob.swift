@@ -42,13 +42,15 @@ struct ApplyJob: Sendable {
         var plan: ApplyPlanner.Summary?
         var verification: JournalVerifier.Finding?
         var rejects: RejectsWriter.Written?
+        /// Files planned to be attached, and those attached.
+        var files: (planned: Int, applied: Int) = (0, 0)
         var target = ""
         var layer = ""
 
         func writeReport(to path: String) throws {
             let report = ApplyReport(
                 target: target, layer: layer, planned: counts?.planned ?? plan?.editCount ?? 0, counts: counts, invalid: invalid, summary: summary,
-                verification: verification, rejects: rejects?.path, status: Int(status.rawValue))
+                verification: verification, rejects: rejects?.path, status: Int(status.rawValue), files: files)
             let text = path.hasSuffix(".md") ? report.markdown : try report.json()
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         }
@@ -78,6 +80,13 @@ struct ApplyJob: Sendable {
                 reading: JournalHeader.Reading(format: start.format, options: start.readOptions, skipInvalid: start.skipInvalid),
                 rejects: URL(fileURLWithPath: rejectsPath).standardizedFileURL.path)
             result.layer = "\(layer.id) \(layer.name)"
+            if start.settings.attachments != nil && !layers.values.contains(where: { $0.hasAttachments == true }) {
+                throw ApplyError.target("--attachments: no layer of \(connected.serviceURL) takes attachments (hasAttachments is false everywhere)")
+            }
+            if start.settings.related || start.settings.attachments != nil, layer.supportsApplyEditsWithGlobalIds == false {
+                throw ApplyError.target(
+                    "layer \(layer.id) (\(layer.name)) does not support applyEdits with GlobalIDs, which --related and --attachments need to send a parent with its records and files in one request")
+            }
             if start.dryRun {
                 let plan = try makePlan(header, layers: layers, into: nil)
                 result.plan = plan
@@ -127,6 +136,10 @@ struct ApplyJob: Sendable {
         result.counts = counts
         result.invalid = problems
         result.lines.append(Self.describe(summary, counts: counts, problems: problems))
+        result.files = try journal.attachmentCounts()
+        if result.files.planned > 0 {
+            result.lines.append("files: \(result.files.applied) of \(result.files.planned) attached (each with its feature: a file of a refused group is not sent)")
+        }
         if summary.interrupted { return result }
         result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
         if let rejects = result.rejects {

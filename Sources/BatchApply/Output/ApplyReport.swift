@@ -18,14 +18,19 @@ public struct ApplyReport: Sendable, Codable {
     public var retries: Int
     public var backoffSeconds: Double
     public var reconciledBatches: Int
+    /// Files planned to be attached (`--attachments`), and those attached (their feature was applied).
+    public var files: Int
+    public var filesAttached: Int
     public var verification: JournalVerifier.Finding?
     public var rejects: String?
     public var exitCode: Int
 
     public init(
         target: String, layer: String, planned: Int, counts: JournalCounts?, invalid: Int, summary: BatchApplier.Summary?,
-        verification: JournalVerifier.Finding?, rejects: String?, status: Int
+        verification: JournalVerifier.Finding?, rejects: String?, status: Int, files: (planned: Int, applied: Int) = (0, 0)
     ) {
+        self.files = files.planned
+        filesAttached = files.applied
         self.invalid = invalid
         self.target = target
         self.layer = layer
@@ -61,6 +66,7 @@ public struct ApplyReport: Sendable, Codable {
         ]
         lines.append(
             "| \(planned) | \(applied) | \(rejected) | \(failed) | \(invalid) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |")
+        if files > 0 { lines += ["", "Files attached: \(filesAttached) of \(files)."] }
         if let verification { lines += ["", "Verification: \(verification.summary)"] }
         if let rejects { lines += ["", "Rejected and failed edits: `\(rejects)`"] }
         return lines.joined(separator: "\n") + "\n"
