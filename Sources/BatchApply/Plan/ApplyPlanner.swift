@@ -224,8 +224,10 @@ public struct ApplyPlanner {
         // Keys may be spelled as the reader wrote them (OBJECTID, GlobalID) or as the layer does.
         let objectIdValue = feature[attribute: objectIdField] ?? feature[attribute: "OBJECTID"]
         let globalIdValue = globalIdField.flatMap { feature[attribute: $0] } ?? feature[attribute: "GlobalID"]
-        let keyNames = Set([objectIdField, "OBJECTID", globalIdField ?? "GlobalID", "GlobalID"].map { $0.lowercased() })
-        feature.attributes = feature.attributes.filter { !keyNames.contains($0.key.lowercased()) }
+        // The keys travel outside the attributes; most records have none, so look before copying.
+        let keyNames = [objectIdField, "OBJECTID", globalIdField ?? "GlobalID", "GlobalID"]
+        func isKey(_ name: String) -> Bool { keyNames.contains { $0.utf8.count == name.utf8.count && $0.caseInsensitiveEquals(name) } }
+        if feature.attributes.keys.contains(where: isKey) { feature.attributes = feature.attributes.filter { !isKey($0.key) } }
         var objectId: Int64?
         if let objectIdValue, !objectIdValue.isNull {
             guard let value = objectIdValue.intValue ?? objectIdValue.stringValue.flatMap({ Int64($0) }), value > 0 else {
@@ -275,14 +277,28 @@ public struct ApplyPlanner {
             if objectId != nil { globalId = nil }
         }
         if edit.kind != .delete, layer.geometryType == nil { feature.geometry = nil }
-        let payload = edit.kind == .delete ? "" : JSONWriter.string(features: [feature]).dropFirst().dropLast()
+        // The feature's JSON without the array's brackets, cut on UTF-8 (cutting a String by Characters counts them all).
+        let payload = edit.kind == .delete ? "" : String(decoding: JSONWriter.string(features: [feature]).utf8.dropFirst().dropLast(), as: UTF8.self)
         let planned = PlannedEdit(
-            position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: String(payload),
+            position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: payload,
             source: edit.source)
         return .success((planned, givenGlobalId, feature))
     }
 
     static func reason(_ problems: [String]) -> String? {
         problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+}
+
+extension String {
+    /// Whether the two are equal ignoring ASCII case (field names are ASCII in practice; others compare exactly).
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        for (a, b) in zip(utf8, other.utf8) where a != b {
+            let lowerA = a >= 65 && a <= 90 ? a + 32 : a
+            let lowerB = b >= 65 && b <= 90 ? b + 32 : b
+            if lowerA != lowerB { return false }
+        }
+        return true
     }
 }
