@@ -171,6 +171,7 @@ struct ApplyJob: Sendable {
         planner.related = header.settings.related
         if let matching = header.settings.attachments {
             planner.attachments = (try AttachmentDirectory(matching.directory), matching.keyField)
+            planner.uploadThreshold = matching.uploadThreshold
         }
         let plan = try planner.plan(&reader, into: journal, recordProblems: skipInvalid)
         guard let journal else { return plan }

@@ -54,9 +54,23 @@ extension BatchApplier {
         var edits = AtomicAdds(adds: [:], globalIdFields: [:], objectIdFields: [:])
         var records: [EditRecord] = []
         var sent: [JournalEdit] = []
+        var unreadable: Set<Int> = []
+        var features: [Int: Feature] = [:]
         for edit in groups.joined() {
-            guard let value = try? JSONReader.parse(edit.planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
-                records.append(EditRecord(index: edit.planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
+            if let value = try? JSONReader.parse(edit.planned.payload), let feature = try? EsriJSONFeature.feature(value) {
+                features[edit.planned.position.index] = feature
+            } else {
+                unreadable.insert(edit.planned.group ?? edit.planned.position.index)
+            }
+        }
+        for edit in groups.joined() {
+            // A group goes whole or not at all: one unreadable record holds its whole group back.
+            guard let feature = features[edit.planned.position.index], !unreadable.contains(edit.planned.group ?? edit.planned.position.index) else {
+                records.append(
+                    EditRecord(
+                        index: edit.planned.position.index, status: .rejected,
+                        reason: features[edit.planned.position.index] == nil
+                            ? "the journal's copy of the edit is unreadable" : "a record of its group is unreadable in the journal, so the group is not sent"))
                 continue
             }
             let layer = edit.planned.layer

@@ -31,6 +31,10 @@ public struct ApplyPlanner {
     public var related = false
     /// The files to attach, and the input attribute that names them.
     public var attachments: (directory: AttachmentDirectory, keyField: String)?
+    /// Files up to this many bytes travel inside the request (larger ones through uploads).
+    public var uploadThreshold: Int64 = 10_000_000
+    /// The most bytes of files an atomic batch carries inside its request, whatever its edit count.
+    public var inlineBytesPerBatch: Int64 = 32 << 20
 
     /// Edits written to the journal per transaction.
     static let pageSize = 2_000
@@ -115,10 +119,10 @@ public struct ApplyPlanner {
                 let layerId = edit.layer ?? defaultLayer
                 // The attachment key is an input attribute; unless the layer has such a field it is not sent.
                 var attachmentKey: JSONValue?
-                if let (_, keyField) = attachments, edit.kind == .add, layers[layerId]?.hasAttachments == true {
-                    attachmentKey = edit.feature[attribute: keyField]
+                if let (_, keyField) = attachments {
+                    if edit.kind == .add, layers[layerId]?.hasAttachments == true { attachmentKey = edit.feature[attribute: keyField] }
                     if layers[layerId]?.field(named: keyField) == nil {
-                        edit.feature.attributes = edit.feature.attributes.filter { $0.key.lowercased() != keyField.lowercased() }
+                        edit.feature.attributes = edit.feature.attributes.filter { !$0.key.caseInsensitiveEquals(keyField) }
                     }
                 }
                 switch prepare(edit) {
@@ -134,6 +138,7 @@ public struct ApplyPlanner {
                                 InputProblem(
                                     position: edit.position, reason: "its GlobalID \(globalId) is that of record \(first + 1) too; each add needs its own",
                                     source: edit.source))
+                            for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
                             continue
                         }
                         givenGlobalIds[planned.layer, default: [:]][globalId] = edit.position.index
@@ -149,6 +154,7 @@ public struct ApplyPlanner {
                             InputProblem(
                                 position: edit.position,
                                 reason: "its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all", source: edit.source))
+                        for key in parentKeys { groups.invalidParents[key] = edit.position.index }
                         continue
                     }
                     if parentKeys.isEmpty && childKeys.isEmpty && files.isEmpty {
@@ -158,7 +164,12 @@ public struct ApplyPlanner {
                         page.append((planned, nil))
                         pageAttachments += files
                         summary.attachments += files.count
-                        groups.add(planned.position.index, layer: planned.layer, weight: 1 + files.count, parentKeys: parentKeys, childKeys: childKeys)
+                        let inline = files.reduce(Int64(0)) { total, file in
+                            let size = attachments?.directory.size(of: file) ?? 0
+                            return total + (size <= uploadThreshold ? size : 0)
+                        }
+                        groups.add(
+                            planned.position.index, layer: planned.layer, weight: 1 + files.count, bytes: inline, parentKeys: parentKeys, childKeys: childKeys)
                     }
                     summary.edits[planned.kind, default: 0] += 1
                 }
@@ -180,16 +191,20 @@ public struct ApplyPlanner {
         var fresh: [(id: Int, layer: Int)] = []
         var current = -1
         var weight = 0
+        var bytes: Int64 = 0
         for root in groups.order {
             guard let group = groups.members[root] else { continue }
             let groupWeight = group.reduce(0) { $0 + $1.weight }
-            if current < 0 || weight + groupWeight > batchSize {
+            let groupBytes = group.reduce(Int64(0)) { $0 + $1.bytes }
+            if current < 0 || weight + groupWeight > batchSize || bytes + groupBytes > inlineBytesPerBatch {
                 current = nextBatch
                 nextBatch += 1
                 fresh.append((current, group[0].layer))
                 weight = 0
+                bytes = 0
             }
             weight += groupWeight
+            bytes += groupBytes
             if group.count > 1 || group[0].weight > 1 { summary.groups += 1 }
             members += group.map { ($0.position, root, current) }
             if members.count >= Self.pageSize {

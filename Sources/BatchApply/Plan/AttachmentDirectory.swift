@@ -11,6 +11,8 @@ public struct AttachmentDirectory: Sendable {
     public let directory: String
     /// Relative paths by key, in name order.
     let files: [String: [String]]
+    /// Each file's size in bytes, by relative path.
+    let sizes: [String: Int64]
 
     /// Indexes `directory`.
     /// - Throws: ``ApplyError/invalidOptions(_:)`` when it is not a readable directory.
@@ -24,6 +26,10 @@ public struct AttachmentDirectory: Sendable {
             throw ApplyError.invalidOptions("--attachments \(directory): not a readable directory. Fix: give the directory that holds the files")
         }
         var files: [String: [String]] = [:]
+        var sizes: [String: Int64] = [:]
+        func size(_ relative: String) -> Int64 {
+            ((try? manager.attributesOfItem(atPath: directory + "/" + relative))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
         for name in names.sorted() where !name.hasPrefix(".") {
             let path = directory + "/" + name
             guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
@@ -33,6 +39,7 @@ public struct AttachmentDirectory: Sendable {
                     var innerIsDirectory: ObjCBool = false
                     if manager.fileExists(atPath: path + "/" + file, isDirectory: &innerIsDirectory), !innerIsDirectory.boolValue {
                         files[name, default: []].append(name + "/" + file)
+                        sizes[name + "/" + file] = size(name + "/" + file)
                     }
                 }
                 continue
@@ -40,6 +47,7 @@ public struct AttachmentDirectory: Sendable {
             let stem = name.lastIndex(of: ".").map { String(name[..<$0]) } ?? name
             guard !stem.isEmpty else { continue }
             files[stem, default: []].append(name)
+            sizes[name] = size(name)
             // `P001_front.jpg` belongs to P001 too (and to P001_front).
             var prefix = stem
             while let underscore = prefix.lastIndex(of: "_") {
@@ -48,6 +56,13 @@ public struct AttachmentDirectory: Sendable {
             }
         }
         self.files = files
+        self.sizes = sizes
+    }
+
+    /// The size in bytes of a planned attachment's file, as indexed.
+    func size(of attachment: PlannedAttachment) -> Int64 {
+        let relative = attachment.add.file.hasPrefix(directory + "/") ? String(attachment.add.file.dropFirst(directory.count + 1)) : attachment.add.file
+        return sizes[relative] ?? 0
     }
 
     /// The number of files found.

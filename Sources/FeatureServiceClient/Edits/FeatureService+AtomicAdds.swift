@@ -99,19 +99,29 @@ extension FeatureService {
         do {
             attachmentsJSON = try await prepareAttachments(edits.attachments, options: uploads, uploads: &madeUploads)
         } catch let error as FeatureServiceError {
-            for (client, itemId) in madeUploads { await client.deleteUpload(itemId) }
+            await Self.delete(madeUploads)
             return AtomicAddsOutcome(status: .failed("a file could not be sent: \(error)"), objectIds: [:], alreadyPresent: 0, attempts: error.attempts)
+        } catch {
+            await Self.delete(madeUploads)
+            throw error
         }
         // The upload items are deleted once the request has settled, whatever became of it.
         let result: AtomicAddsOutcome
         do {
             result = try await send(edits, attachments: attachmentsJSON, endpoint: endpoint, log: &log, jitter: &jitter, policy: policy)
         } catch {
-            for (client, itemId) in madeUploads { await client.deleteUpload(itemId) }
+            await Self.delete(madeUploads)
             throw error
         }
-        for (client, itemId) in madeUploads { await client.deleteUpload(itemId) }
+        await Self.delete(madeUploads)
         return result
+    }
+
+    /// Deletes upload items in a task of their own, so that they go also when the caller was cancelled.
+    private static func delete(_ uploads: [(client: FeatureLayerClient, itemId: String)]) async {
+        guard !uploads.isEmpty else { return }
+        let items = uploads.map { ($0.client, $0.itemId) }
+        await Task { for (client, itemId) in items { await client.deleteUpload(itemId) } }.value
     }
 
     /// Sends `edits` with the prepared attachment JSON until it settles.
@@ -178,7 +188,12 @@ extension FeatureService {
             } catch let error as FeatureServiceError {
                 failure = error
                 if error.attemptFailure.mayHaveBeenApplied { ambiguous = true }
-                if let arcgis = error.arcgisError, (400..<500).contains(arcgis.code), !error.attemptFailure.mayHaveBeenApplied { refusal = arcgis }
+                // A refusal is an answer the retry rules would not send again (a 429 or 503 in an envelope is retried).
+                if let arcgis = error.arcgisError, !error.attemptFailure.mayHaveBeenApplied,
+                    RetryClassification.classify(error.attemptFailure) == .permanent
+                {
+                    refusal = arcgis
+                }
             }
             if let refusal {
                 // A refusal of a replay may only say the adds are there already: look before calling it rejected.
