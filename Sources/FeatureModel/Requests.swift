@@ -74,15 +74,18 @@ public struct LayerEdits: Sendable, Hashable {
 
 /// Features already written as a JSON array, for callers that generate them at volume (the load generator writes
 /// a batch straight into bytes rather than building a ``Feature`` per add). Sent verbatim: the caller vouches that
-/// `json` is an array of exactly `count` features. Only single-attempt applyEdits sends them; the retried,
-/// exactly-once applyEdits needs each add as a ``Feature`` (its GlobalID) and refuses them.
+/// `json` is an array of exactly `count` features. The retried, exactly-once applyEdits takes them only with
+/// ``globalIds``: the GlobalID each one carries, in order (a journal that planned them already knows).
 public struct EncodedFeatures: Sendable, Hashable {
     public var json: String
     public var count: Int
+    /// The canonical GlobalID of each feature, in order, when each carries one in the layer's GlobalID field.
+    public var globalIds: [String]?
 
-    public init(json: String, count: Int) {
+    public init(json: String, count: Int, globalIds: [String]? = nil) {
         self.json = json
         self.count = count
+        self.globalIds = globalIds
     }
 }
 

@@ -147,4 +147,33 @@ import Testing
             #expect(reasons.contains("arrives whole or not at all"), "\(reasons.prefix(500))")
         }
     }
+
+    @Test("when the photos come after the records, applying the input again attaches them to the requests already there, once", .timeLimit(.minutes(2)))
+    func filesForFeaturesAlreadyThere() async throws {
+        let directory = try TemporaryDirectory()
+        let input = try Self.makeInput(in: directory.path, count: 40)
+        let files = input.groups.reduce(0) { $0 + $1.files }
+        let empty = directory.path + "/no-photos-yet"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        try await ApplyCommandTests.withServe(["--dataset", "servicerequests", "--data", directory.path + "/serve.sqlite"]) { url in
+            let first = try await Featureload.run([
+                "apply", input.path, "--to", url, "--layer", "0", "--related", "--attachments", empty, "--attachment-key", "ref",
+                "--journal", directory.path + "/first.journal", "--quiet",
+            ])
+            #expect(first.status == 0, "\(first.output)\(first.errorOutput)")
+            for attempt in ["second", "third"] {
+                let again = try await Featureload.run([
+                    "apply", input.path, "--to", url, "--layer", "0", "--related", "--attachments", input.photos, "--attachment-key", "ref",
+                    "--upload-threshold", "100000", "--journal", directory.path + "/\(attempt).journal", "--quiet",
+                ])
+                #expect(again.status == 0, "\(again.output)\(again.errorOutput)")
+                #expect(again.output.contains("files: \(files) of \(files) attached"), "\(attempt) run: \(again.output)")
+            }
+            let held = try await Self.held(input, at: url)
+            for (group, found) in zip(input.groups, held) {
+                #expect(found.present && found.comments == group.comments.sorted(), "request \(group.globalId) is there once with its comments")
+                #expect(found.files == group.files, "request \(group.globalId) has its \(group.files) files once")
+            }
+        }
+    }
 }

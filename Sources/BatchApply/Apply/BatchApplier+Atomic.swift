@@ -89,10 +89,18 @@ extension BatchApplier {
         func objectId(_ edit: JournalEdit) -> Int64? {
             edit.planned.globalId.flatMap { outcome.objectIds[edit.planned.layer]?[$0] }
         }
+        let sentFiles = edits.attachments
+        func filesSettled(_ status: EditStatus, _ reason: String? = nil) {
+            result.files += sentFiles.map { FileRecord(globalId: $0.globalId, status: status, reason: reason) }
+        }
         switch outcome.status {
         case .applied:
             records += sent.map { EditRecord(index: $0.planned.position.index, status: .applied, objectId: objectId($0)) }
+            filesSettled(.applied)
         case .appliedEarlier:
+            // The features were there already: their files too if an earlier attempt of this request put them there,
+            // not if an earlier run went without them.
+            result.files += try await settleFiles(sentFiles, parents: outcome.objectIds, into: &result)
             result.alreadyPresent += sent.count
             records += sent.map {
                 EditRecord(index: $0.planned.position.index, status: .applied, objectId: objectId($0), reason: "already in the service (its GlobalID was there)")
@@ -113,14 +121,60 @@ extension BatchApplier {
                     records.append(EditRecord(index: edit.planned.position.index, status: .rejected, code: error.code, reason: reason))
                 }
             }
+            filesSettled(.rejected, "refused with its group (record \(parent + 1))")
         case .failed(let reason):
             records += sent.map { EditRecord(index: $0.planned.position.index, status: .failed, reason: "failed after retries: \(reason)") }
+            filesSettled(.failed, reason)
         case .unknown(let reason):
+            filesSettled(.unknown, reason)
             records += sent.map { edit in
                 objectId(edit).map { EditRecord(index: edit.planned.position.index, status: .applied, objectId: $0) }
                     ?? EditRecord(index: edit.planned.position.index, status: .unknown, reason: reason)
             }
         }
         return (records, nil)
+    }
+
+    /// Settles the files of features found in the service (`parents`: objectIds by layer and GlobalID): those already
+    /// attached count as applied; the missing ones are attached to their features now, in one atomic request.
+    func settleFiles(_ files: [AttachmentAdd], parents: [Int: [String: Int64]], into result: inout BatchResult) async throws -> [FileRecord] {
+        guard !files.isEmpty else { return [] }
+        var present: Set<String> = []
+        do {
+            for layer in Set(files.map(\.layer)).sorted() {
+                let objectIds = Array((parents[layer] ?? [:]).values)
+                var start = 0
+                while start < objectIds.count {
+                    let chunk = Array(objectIds[start..<min(start + 500, objectIds.count)])
+                    start += chunk.count
+                    for group in try await service.layer(id: layer).queryAttachments(objectIds: chunk).attachmentGroups {
+                        for info in group.attachmentInfos ?? [] { if let id = info.globalId.flatMap(GlobalID.normalized) { present.insert(id) } }
+                    }
+                }
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return files.map { FileRecord(globalId: $0.globalId, status: .unknown, reason: "its feature is in the service; whether the file is could not be checked: \(error)") }
+        }
+        var records = files.filter { present.contains(GlobalID.normalized($0.globalId) ?? $0.globalId) }.map {
+            FileRecord(globalId: $0.globalId, status: .applied, reason: "attached already")
+        }
+        let missing = files.filter { !present.contains(GlobalID.normalized($0.globalId) ?? $0.globalId) }
+        guard !missing.isEmpty else { return records }
+        let uploads = AttachmentUploadOptions(threshold: settings.attachments?.uploadThreshold ?? 10_000_000)
+        let outcome = try await service.applyAtomically(AtomicAdds(adds: [:], globalIdFields: [:], objectIdFields: [:], attachments: missing), retry: retry, uploads: uploads)
+        result.requests += outcome.attempts.filter { $0.purpose == .request }.count
+        result.retries += outcome.attempts.retryCount
+        result.backoff += outcome.attempts.totalBackoff
+        let (status, reason): (EditStatus, String?)
+        switch outcome.status {
+        case .applied, .appliedEarlier: (status, reason) = (.applied, "attached to its feature, which was in the service already")
+        case .rejected(let error): (status, reason) = (.rejected, "refused for its feature, which was in the service already: \(error.message)")
+        case .failed(let why): (status, reason) = (.failed, why)
+        case .unknown(let why): (status, reason) = (.unknown, why)
+        }
+        records += missing.map { FileRecord(globalId: $0.globalId, status: status, reason: reason) }
+        return records
     }
 }

@@ -94,6 +94,8 @@ public struct BatchApplier: Sendable {
         var backoff: Duration
         var alreadyPresent: Int
         var cancelled: Bool
+        /// What became of the files of an atomic batch.
+        var files: [FileRecord] = []
     }
 
     /// Settles batches in doubt, then sends every open batch.
@@ -120,10 +122,13 @@ public struct BatchApplier: Sendable {
         let window = max(concurrency * 2, min(256, 16_384 / max(1, settings.batchSize)))
         var editsStarted = 0
         var unrecorded: [(batch: Int, records: [EditRecord], state: JournalBatch.State)] = []
+        var unrecordedFiles: [FileRecord] = []
         var lastRecorded = clock.now
         func recordOutcomes() throws {
+            try journal.record(files: unrecordedFiles)
             try journal.record(unrecorded)
             unrecorded.removeAll(keepingCapacity: true)
+            unrecordedFiles.removeAll(keepingCapacity: true)
             lastRecorded = clock.now
         }
         try await withThrowingTaskGroup(of: BatchResult.self) { group in
@@ -166,6 +171,7 @@ public struct BatchApplier: Sendable {
                     continue
                 }
                 unrecorded.append((result.id, result.records, result.state))
+                unrecordedFiles += result.files
                 if unrecorded.count >= window || lastRecorded.duration(to: clock.now) >= .milliseconds(100) { try recordOutcomes() }
                 summary.batchesSent += 1
                 for record in result.records {
@@ -208,6 +214,15 @@ public struct BatchApplier: Sendable {
             guard let globalId = edit.planned.globalId, let objectId = found[edit.planned.layer]?[globalId]?.first else { return nil }
             return EditRecord(index: edit.planned.position.index, status: .applied, objectId: objectId, reason: "applied before the interruption")
         }
+        // Files of the features found: attached by the same request, or to be attached now.
+        if batch.atomic, !records.isEmpty {
+            let foundPositions = Set(records.map(\.index))
+            let files = batch.attachments.filter { foundPositions.contains($0.position) }.map(\.add)
+            var parents: [Int: [String: Int64]] = [:]
+            for (layer, ids) in found { parents[layer] = ids.compactMapValues(\.first) }
+            var scratch = BatchResult(id: id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
+            try journal.record(files: try await settleFiles(files, parents: parents, into: &scratch))
+        }
         // Nothing of the batch is in doubt any more: what was found is recorded, the rest is sent again.
         try journal.record(batch: id, records, state: records.count == batch.edits.count ? .done : .planned)
         return records.count
@@ -220,8 +235,14 @@ public struct BatchApplier: Sendable {
         let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
         var edits = LayerEdits()
         var order: [(kind: InputEdit.Kind, edit: JournalEdit)] = []
+        // Adds go as the journal holds them, with their GlobalIDs beside: no parsing and writing them again.
+        var addPayloads: [String] = []
+        var addIds: [String] = []
         for edit in batch.edits {
             switch edit.planned.kind {
+            case .add where edit.planned.globalId != nil:
+                addPayloads.append(edit.planned.payload)
+                addIds.append(edit.planned.globalId ?? "")
             case .add, .update:
                 // The byte-level reader: JSONDecoder took a third of a run's CPU on these payloads.
                 guard let value = try? JSONReader.parse(edit.planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
@@ -234,8 +255,13 @@ public struct BatchApplier: Sendable {
             }
             order.append((edit.planned.kind, edit))
         }
+        if !addPayloads.isEmpty {
+            edits.encodedAdds = EncodedFeatures(json: "[" + addPayloads.joined(separator: ",") + "]", count: addPayloads.count, globalIds: addIds)
+        }
         guard edits.count > 0 else { return result }
-        let adds = order.filter { $0.kind == .add }.map(\.edit)
+        // In request order: adds sent as features (none, when every add has its GlobalID), then the encoded ones.
+        let adds = order.filter { $0.kind == .add && $0.edit.planned.globalId == nil }.map(\.edit)
+            + order.filter { $0.kind == .add && $0.edit.planned.globalId != nil }.map(\.edit)
         let updates = order.filter { $0.kind == .update }.map(\.edit)
         let deletes = order.filter { $0.kind == .delete }.map(\.edit)
         let options = ApplyEditsOptions(rollbackOnFailure: settings.rollbackOnFailure, useGlobalIds: batch.useGlobalIds)

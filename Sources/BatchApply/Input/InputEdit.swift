@@ -57,11 +57,17 @@ public struct InputProblem: Error, Sendable, Hashable, CustomStringConvertible {
     public var reason: String
     /// The record's text, when it could be cut out of the file.
     public var source: String?
+    /// What the record was, when it could be read: its kind and the layer it names (service-level Esri JSON), so a
+    /// rejects file puts it back where it stood.
+    public var kind: InputEdit.Kind?
+    public var layer: Int?
 
-    public init(position: InputPosition, reason: String, source: String? = nil) {
+    public init(position: InputPosition, reason: String, source: String? = nil, kind: InputEdit.Kind? = nil, layer: Int? = nil) {
         self.position = position
         self.reason = reason
         self.source = source
+        self.kind = kind
+        self.layer = layer
     }
 
     public var description: String { "\(position): \(reason)" }

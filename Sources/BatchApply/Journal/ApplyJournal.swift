@@ -108,7 +108,9 @@ public final class ApplyJournal: Sendable {
                             parentGlobalId TEXT NOT NULL,
                             file TEXT NOT NULL,
                             name TEXT NOT NULL,
-                            contentType TEXT NOT NULL
+                            contentType TEXT NOT NULL,
+                            status TEXT NOT NULL DEFAULT 'pending',
+                            reason TEXT
                         );
                         CREATE INDEX attachment_position ON attachment(position);
                         CREATE TABLE problem (
@@ -116,7 +118,9 @@ public final class ApplyJournal: Sendable {
                             line INTEGER,
                             sourceTable TEXT,
                             reason TEXT NOT NULL,
-                            source TEXT
+                            source TEXT,
+                            kind TEXT,
+                            layer INTEGER
                         );
                         """)
                 try db.execute(
@@ -232,7 +236,10 @@ public final class ApplyJournal: Sendable {
     public func remove(_ edits: [(position: Int, reason: String)], asProblems: Bool) throws {
         try database.write { db in
             let problem = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source) SELECT position, line, sourceTable, ?, source FROM edit WHERE position = ?")
+                sql: """
+                    INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source, kind, layer)
+                    SELECT position, line, sourceTable, ?, source, kind, layer FROM edit WHERE position = ?
+                    """)
             let attachment = try db.cachedStatement(sql: "DELETE FROM attachment WHERE position = ?")
             let edit = try db.cachedStatement(sql: "DELETE FROM edit WHERE position = ?")
             for (position, reason) in edits {
@@ -262,16 +269,20 @@ public final class ApplyJournal: Sendable {
         return byBatch
     }
 
-    /// The number of files planned to be attached, and of those whose feature was applied.
+    /// The number of files planned to be attached, and of those found attached.
     public func attachmentCounts() throws -> (planned: Int, applied: Int) {
         try database.read { db in
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*), coalesce(sum(edit.status = 'applied'), 0)
-                    FROM attachment JOIN edit ON edit.position = attachment.position
-                    """)
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(status = 'applied'), 0) FROM attachment")
             return (row?[0] ?? 0, row?[1] ?? 0)
+        }
+    }
+
+    /// Records what became of files, by their GlobalIDs.
+    public func record(files: [FileRecord]) throws {
+        guard !files.isEmpty else { return }
+        try database.write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE attachment SET status = ?, reason = ? WHERE globalId = ?")
+            for file in files { try statement.execute(arguments: [file.status.rawValue, file.reason, file.globalId]) }
         }
     }
 
@@ -280,10 +291,11 @@ public final class ApplyJournal: Sendable {
         guard !problems.isEmpty else { return }
         try database.write { db in
             let statement = try db.cachedStatement(
-                sql: "INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source) VALUES (?, ?, ?, ?, ?)")
+                sql: "INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source, kind, layer) VALUES (?, ?, ?, ?, ?, ?, ?)")
             for problem in problems {
                 try statement.execute(arguments: [
-                    problem.position.index, problem.position.line, problem.position.table, problem.reason, problem.source,
+                    problem.position.index, problem.position.line, problem.position.table, problem.reason, problem.source, problem.kind?.rawValue,
+                    problem.layer,
                 ])
             }
         }
@@ -342,9 +354,9 @@ public final class ApplyJournal: Sendable {
             planned: planned, batch: row[3] ?? -1, status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
     }
 
-    /// Marks batches `ids` as being sent and reads them with their open edits, in one transaction: in doubt until
-    /// their outcomes are recorded. Marking a batch before its request goes out is what matters; marking it earlier
-    /// only makes it one more batch to look up should the run stop before sending it.
+    /// Marks batches `ids` as being sent and reads them with their open edits (each edit's input text left empty), in
+    /// one transaction: in doubt until their outcomes are recorded. Marking a batch before its request goes out is
+    /// what matters; marking it earlier only makes it one more batch to look up should the run stop before sending it.
     public func startSending(_ ids: [Int]) throws -> [JournalBatch] {
         guard !ids.isEmpty else { return [] }
         let list = ids.map(String.init).joined(separator: ",")
@@ -361,8 +373,10 @@ public final class ApplyJournal: Sendable {
             if anyAtomic {
                 for (id, attachments) in try Self.attachments(db, batches: list) { batches[id]?.attachments = attachments }
             }
+            // Without each record's input text, which sending does not need (rejects are written from the journal later).
             let edits = try Row.fetchAll(
-                db, sql: "SELECT \(Self.editColumns) FROM edit WHERE batch IN (\(list)) AND status IN \(Self.openStatuses) ORDER BY position")
+                db,
+                sql: "SELECT \(Self.editColumns.replacingOccurrences(of: "edit.source", with: "'' AS source")) FROM edit WHERE batch IN (\(list)) AND status IN \(Self.openStatuses) ORDER BY position")
             for row in edits {
                 let edit = Self.edit(row)
                 batches[edit.batch]?.edits.append(edit)
@@ -468,7 +482,9 @@ public final class ApplyJournal: Sendable {
     public func forEachProblem(_ body: (InputProblem) throws -> Void) throws {
         let problems = try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM problem ORDER BY position").map { row in
-                InputProblem(position: InputPosition(index: row["position"], line: row["line"], table: row["sourceTable"]), reason: row["reason"], source: row["source"])
+                InputProblem(
+                    position: InputPosition(index: row["position"], line: row["line"], table: row["sourceTable"]), reason: row["reason"], source: row["source"],
+                    kind: (row["kind"] as String?).flatMap(InputEdit.Kind.init(rawValue:)), layer: row["layer"])
             }
         }
         for problem in problems { try body(problem) }

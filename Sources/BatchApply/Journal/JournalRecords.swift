@@ -119,6 +119,20 @@ public struct JournalBatch: Sendable, Hashable {
     public var attachments: [PlannedAttachment] = []
 }
 
+/// What became of one file to attach.
+public struct FileRecord: Sendable, Hashable {
+    /// The attachment's GlobalID (its key in the journal).
+    public var globalId: String
+    public var status: EditStatus
+    public var reason: String?
+
+    public init(globalId: String, status: EditStatus, reason: String? = nil) {
+        self.globalId = globalId
+        self.status = status
+        self.reason = reason
+    }
+}
+
 /// A file to attach to a planned add, in the add's atomic request.
 public struct PlannedAttachment: Sendable, Hashable {
     /// The input position of the add it is attached to.

@@ -34,7 +34,7 @@ public enum RejectsWriter {
         let reasonsPath = path + ".reasons.tsv"
         var records: [(kind: InputEdit.Kind?, layer: Int?, source: String, position: InputPosition, status: String, code: Int?, reason: String)] = []
         try journal.forEachProblem { problem in
-            records.append((nil, nil, problem.source ?? "", problem.position, "invalid", nil, problem.reason))
+            records.append((problem.kind, problem.layer, problem.source ?? "", problem.position, "invalid", nil, problem.reason))
         }
         try journal.forEachReject { edit in
             records.append(

@@ -137,7 +137,7 @@ public struct ApplyPlanner {
                             problem(
                                 InputProblem(
                                     position: edit.position, reason: "its GlobalID \(globalId) is that of record \(first + 1) too; each add needs its own",
-                                    source: edit.source))
+                                    source: edit.source, kind: edit.kind, layer: edit.layer))
                             for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
                             continue
                         }
@@ -153,7 +153,8 @@ public struct ApplyPlanner {
                         problem(
                             InputProblem(
                                 position: edit.position,
-                                reason: "its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all", source: edit.source))
+                                reason: "its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all", source: edit.source,
+                                kind: edit.kind, layer: edit.layer))
                         for key in parentKeys { groups.invalidParents[key] = edit.position.index }
                         continue
                     }
@@ -228,7 +229,7 @@ public struct ApplyPlanner {
     func prepare(_ edit: InputEdit) -> Result<(edit: PlannedEdit, givenGlobalId: Bool, feature: Feature), InputProblem> {
         let layerId = edit.layer ?? defaultLayer
         func fail(_ reason: String) -> Result<(edit: PlannedEdit, givenGlobalId: Bool, feature: Feature), InputProblem> {
-            .failure(InputProblem(position: edit.position, reason: reason, source: edit.source))
+            .failure(InputProblem(position: edit.position, reason: reason, source: edit.source, kind: edit.kind, layer: edit.layer))
         }
         guard let layer = layers[layerId] else {
             return fail("layer \(layerId) is not in the service; layers are \(layers.keys.sorted().map(String.init).joined(separator: ", "))")

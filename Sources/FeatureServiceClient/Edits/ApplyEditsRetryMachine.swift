@@ -158,9 +158,10 @@ public struct ApplyEditsRetryMachine: Sendable {
                     let reason =
                         "the adds carry no client-assigned GlobalIDs (with useGlobalIds=true), so after \(failure) "
                         + "they could be neither checked nor safely resent"
-                    guard replayRest, pending.count > pending.adds.count else { return finish(.unknown(reason)) }
+                    guard replayRest, pending.count > pending.addCount else { return finish(.unknown(reason)) }
                     abandonedAdds = reason
                     pending.adds = []
+                    pending.encodedAdds = nil
                 }
             }
             phase = .waiting

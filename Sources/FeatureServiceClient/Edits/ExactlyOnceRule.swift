@@ -59,12 +59,17 @@ public enum ExactlyOnceRule {
 
     /// The normalized GlobalID of every add, or `nil` when an add has none (or `useGlobalIds` is off).
     public static func addGlobalIds(_ edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String) -> [String]? {
-        guard options.useGlobalIds, edits.encodedAdds == nil else { return edits.addCount == 0 ? [] : nil }
+        guard options.useGlobalIds else { return edits.addCount == 0 ? [] : nil }
         var ids: [String] = []
-        ids.reserveCapacity(edits.adds.count)
+        ids.reserveCapacity(edits.addCount)
         for add in edits.adds {
             guard let text = add[attribute: globalIdField]?.stringValue, let id = GlobalID.normalized(text) else { return nil }
             ids.append(id)
+        }
+        if let encoded = edits.encodedAdds, encoded.count > 0 {
+            // Encoded adds are keyed only by the GlobalIDs their maker vouches for.
+            guard let encodedIds = encoded.globalIds, encodedIds.count == encoded.count else { return nil }
+            ids += encodedIds
         }
         return ids
     }

@@ -38,9 +38,11 @@ extension FeatureLayerClient {
     public func applyEdits(
         _ edits: LayerEdits, options: ApplyEditsOptions = .init(), retry policy: RetryPolicy, globalIdField: String = "GlobalID"
     ) async throws -> ApplyEditsOutcome {
-        // Exactly-once needs every add as a Feature (its GlobalID, its own outcome): encoded adds are for the
-        // single-attempt applyEdits.
-        precondition(edits.encodedAdds == nil, "the retried applyEdits takes adds as Feature values, not encodedAdds")
+        // Exactly-once needs every add's GlobalID: encoded adds come with theirs, or go through the single-attempt
+        // applyEdits.
+        precondition(
+            edits.encodedAdds.map { $0.count == 0 || $0.globalIds?.count == $0.count } ?? true,
+            "the retried applyEdits takes encoded adds only with their GlobalIDs")
         var run = RetriedEdits(
             client: self, edits: edits, options: options, policy: policy, globalIdField: globalIdField,
             log: AttemptLog(clock: exchange.startClock()))
@@ -78,15 +80,15 @@ private struct RetriedEdits {
         // The failure that stands when the machine gives up: the last send's, or the last check's before a send.
         var failure: FeatureServiceError?
         var request = HTTPRequest.form(url: url, fields: client.applyEditsFields(edits, options: options))
-        var requestAdds = edits.adds.count
+        var requestAdds = edits.addCount
         var action = machine.start()
         while true {
             switch action {
             case .send(let batch):
-                if batch.adds.count != requestAdds {
+                if batch.addCount != requestAdds {
                     // The adds were abandoned: the rest of the batch goes on without them.
                     request = HTTPRequest.form(url: url, fields: client.applyEditsFields(batch, options: options))
-                    requestAdds = batch.adds.count
+                    requestAdds = batch.addCount
                 }
                 do {
                     let response = try await client.exchange.send(request, operation: "applyEdits", purpose: .request, log: &log)
@@ -135,7 +137,7 @@ private struct RetriedEdits {
         // connection), so the machine reads a duplicate answer as "applied earlier" even on the first visible attempt.
         var (adds, updates, deletes) = ExactlyOnceRule.outcomes(of: result, ambiguousBefore: ambiguousBefore, keyedAdds: addIds != nil)
         if let abandonedAdds {
-            adds = edits.adds.map { _ in EditOutcome(status: .outcomeUnknown, result: nil, reason: abandonedAdds) }
+            adds = (0..<edits.addCount).map { _ in EditOutcome(status: .outcomeUnknown, result: nil, reason: abandonedAdds) }
         } else if let addIds {
             let earlier = adds.indices.filter { adds[$0].status == .appliedByEarlierAttempt && $0 < addIds.count }
             // A replay of an add that an earlier, ambiguous attempt applied can fail with another code than the
@@ -215,7 +217,7 @@ private struct RetriedEdits {
 
     /// Every edit applied by an earlier attempt (a verified atomic batch).
     private func appliedEarlier(adds found: [String: Int64], objectIdField: String?) -> ApplyEditsOutcome {
-        let adds = edits.adds.indices.map { index -> EditOutcome in
+        let adds = (0..<edits.addCount).map { index -> EditOutcome in
             let globalId = addIds.flatMap { index < $0.count ? $0[index] : nil }
             return EditOutcome(
                 status: .appliedByEarlierAttempt,
@@ -243,7 +245,7 @@ private struct RetriedEdits {
         let unknown = EditOutcome(status: .outcomeUnknown, result: nil, reason: reason)
         let deleteCount = edits.deletes.isEmpty ? edits.deleteGlobalIds.count : edits.deletes.count
         return ApplyEditsOutcome(
-            adds: Array(repeating: unknown, count: edits.adds.count), updates: Array(repeating: unknown, count: edits.updates.count),
+            adds: Array(repeating: unknown, count: edits.addCount), updates: Array(repeating: unknown, count: edits.updates.count),
             deletes: Array(repeating: unknown, count: deleteCount), attempts: log.attempts)
     }
 }
