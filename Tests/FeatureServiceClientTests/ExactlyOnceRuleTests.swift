@@ -24,6 +24,18 @@ import Testing
         #expect(ExactlyOnceRule.addGlobalIds(LayerEdits(deletes: [1]), options: .init(), globalIdField: "GlobalID") == [])
     }
 
+    @Test("encoded adds count as keyed only with the GlobalIDs their maker vouches for, after the Feature adds")
+    func encodedAdds() {
+        let options = ApplyEditsOptions(useGlobalIds: true)
+        var edits = LayerEdits(adds: [Self.add(Self.idA)])
+        edits.encodedAdds = EncodedFeatures(json: #"[{"attributes":{"GlobalID":"\#(Self.idB)"}}]"#, count: 1, globalIds: ["{AAAAAAAA-0000-4000-8000-000000000002}"])
+        #expect(ExactlyOnceRule.addGlobalIds(edits, options: options, globalIdField: "GlobalID") == [Self.idA, "{AAAAAAAA-0000-4000-8000-000000000002}"])
+        edits.encodedAdds?.globalIds = nil
+        #expect(ExactlyOnceRule.addGlobalIds(edits, options: options, globalIdField: "GlobalID") == nil, "unkeyed without them")
+        edits.encodedAdds?.globalIds = []
+        #expect(ExactlyOnceRule.addGlobalIds(edits, options: options, globalIdField: "GlobalID") == nil, "one GlobalID per encoded add")
+    }
+
     @Test("after an ambiguous failure: replay, check first, or abandon the adds")
     func actions() {
         let keyed = LayerEdits(adds: [Self.add(Self.idA)])

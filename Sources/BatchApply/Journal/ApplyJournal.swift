@@ -354,9 +354,10 @@ public final class ApplyJournal: Sendable {
             planned: planned, batch: row[3] ?? -1, status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
     }
 
-    /// Marks batches `ids` as being sent and reads them with their open edits (each edit's input text left empty), in
-    /// one transaction: in doubt until their outcomes are recorded. Marking a batch before its request goes out is
-    /// what matters; marking it earlier only makes it one more batch to look up should the run stop before sending it.
+    /// Marks batches `ids` as being sent and reads them with their open edits (each edit's position without its line
+    /// or table, its input text left empty, and no earlier outcome but its status), in one transaction: in doubt
+    /// until their outcomes are recorded. Marking a batch before its request goes out is what matters; marking it
+    /// earlier only makes it one more batch to look up should the run stop before sending it.
     public func startSending(_ ids: [Int]) throws -> [JournalBatch] {
         guard !ids.isEmpty else { return [] }
         let list = ids.map(String.init).joined(separator: ",")
@@ -373,13 +374,20 @@ public final class ApplyJournal: Sendable {
             if anyAtomic {
                 for (id, attachments) in try Self.attachments(db, batches: list) { batches[id]?.attachments = attachments }
             }
-            // Without each record's input text, which sending does not need (rejects are written from the journal later).
-            let edits = try Row.fetchAll(
+            // Only what sending needs, decoded as the rows are stepped through: reading whole rows (the input text
+            // above all) was most of what a window cost.
+            let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT \(Self.editColumns.replacingOccurrences(of: "edit.source", with: "'' AS source")) FROM edit WHERE batch IN (\(list)) AND status IN \(Self.openStatuses) ORDER BY position")
-            for row in edits {
-                let edit = Self.edit(row)
-                batches[edit.batch]?.edits.append(edit)
+                sql: """
+                    SELECT position, batch, kind, layer, globalId, objectId, payload, grp, status FROM edit
+                    WHERE batch IN (\(list)) AND status IN \(Self.openStatuses) ORDER BY position
+                    """)
+            while let row = try rows.next() {
+                let planned = PlannedEdit(
+                    position: InputPosition(index: row[0]), kind: InputEdit.Kind(rawValue: row[2]) ?? .add, layer: row[3], globalId: row[4],
+                    objectId: row[5], payload: row[6], source: "", group: row[7])
+                let batch: Int = row[1]
+                batches[batch]?.edits.append(JournalEdit(planned: planned, batch: batch, status: EditStatus(rawValue: row[8]) ?? .pending))
             }
             return try ids.map { id in
                 guard let batch = batches[id] else { throw ApplyError.journal("the journal has no batch \(id)") }
