@@ -46,6 +46,9 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
     let runNonce: UInt64
     /// How often ``RunEvent/progress(_:)`` is sent while scenarios run.
     public var progressInterval: Duration = .seconds(1)
+    /// The share of the test this process runs (k6's execution segment within its sequence); the whole test by
+    /// default. Generators running every segment of one sequence run the whole test once between them.
+    public var segment: ExecutionTuple = .whole
 
     public init(
         plan: ScenarioPlan, planFile: String, connection: ServiceConnection, target: RunReport.TargetInfo, clock: C, toolVersion: String,
@@ -99,7 +102,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         }
 
         let context = RunContext(
-            plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy)
+            plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy, segment: segment)
         let aborting = plan.thresholds.contains { $0.conditions.contains(where: \.abortOnFail) }
         let (outcomes, abort) = await withTaskGroup(of: RunTaskResult.self) { group in
             group.addTask { .scenarios(await context.runScenarios(onEvent: onEvent)) }
@@ -137,6 +140,8 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         let finishedAt = wallClock()
         var report = ReportAssembly(plan: plan, planFile: planFile, target: target, toolVersion: toolVersion).report(
             outcomes: outcomes, startedAt: startedAt, finishedAt: finishedAt, duration: runStart.duration(to: clock.now))
+        report.segment = segment.segment.description
+        if segment.sequence.count > 1 { report.segmentSequence = ExecutionSegmentSequence(segment.sequence).description }
         if let abort {
             let measured = abort.value.map { ReportRenderer.number($0) } ?? "no samples"
             let reason = "aborted: threshold \(abort.key): \(abort.condition) failed with abortOnFail (measured \(measured))"

@@ -25,6 +25,12 @@ struct RunCommand: AsyncParsableCommand {
             ${ENV} values. For https with a private CA give --ca-file; --insecure skips certificate checks (with a \
             warning). Secrets never appear in reports or logs.
 
+            Scale-out: run the same file on N generators, each with --execution-segment (k6's meaning: 0:1/4, \
+            1/4:2/4, … or 25%:50%) and the same --execution-segment-sequence (0,1/4,2/4,3/4,1). Each runs its share of \
+            every scenario's VUs, iterations and arrivals, numbered as the whole test numbers them, so no two write \
+            the same feature; --start-at TIME (RFC 3339) starts them together. Each writes its own report, with its \
+            segment.
+
             Ctrl-C (or SIGTERM) stops the run: requests in flight are cancelled, and the reports are still written \
             with what ran so far (exit code 130).
 
@@ -58,8 +64,44 @@ struct RunCommand: AsyncParsableCommand {
         transform: ProgressDisplay.interval)
     var progressInterval: Duration = .seconds(10)
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("This generator's share of the test, as k6 gives it: FROM:TO (1/4:2/4, 25%:50%, 0.25:0.5) or TO (from 0); default 0:1.", valueName: "from:to"))
+    var executionSegment: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Every segment the test is split into, as points: 0,1/4,2/4,3/4,1 (give all generators the same); default: the segment and the rest.", valueName: "points"))
+    var executionSegmentSequence: String?
+
+    @Option(name: .long, help: ArgumentHelp("Start the load at this time (RFC 3339, e.g. 2026-11-25T15:30:00Z), so that generators begin together.", valueName: "time"))
+    var startAt: String?
+
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        do {
+            _ = try segmentTuple()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        if let startAt, Self.date(startAt) == nil {
+            throw ValidationError("--start-at \(startAt): write an RFC 3339 time such as 2026-11-25T15:30:00Z")
+        }
+    }
+
+    /// The segment this process runs, within its sequence.
+    func segmentTuple() throws(ExecutionSegmentError) -> ExecutionTuple {
+        guard executionSegment != nil || executionSegmentSequence != nil else { return .whole }
+        let segment = try executionSegment.map { text throws(ExecutionSegmentError) in try ExecutionSegment(parsing: text) }
+        let sequence = try executionSegmentSequence.map { text throws(ExecutionSegmentError) in try ExecutionSegmentSequence(parsing: text) }
+        return try ExecutionTuple(segment: segment, sequence: sequence)
+    }
+
+    static func date(_ text: String) -> Date? {
+        (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
 
     func run() async throws {
         let logger = logging.makeLogger(label: "featureload.run")
@@ -82,6 +124,7 @@ struct RunCommand: AsyncParsableCommand {
         if settings.tls.isInsecure { printError("featureload run: warning: TLS certificates are not verified (--insecure)") }
         let display = ProgressDisplay(mode: ProgressDisplay.automatic(quiet: quiet, interval: progressInterval))
         let planFile = scenarioFile
+        let segment = (try? segmentTuple()) ?? .whole
         let report: RunReport
         let interrupted: Bool
         do {
@@ -89,11 +132,24 @@ struct RunCommand: AsyncParsableCommand {
                 try await withTarget(settings, serverLogger: serverLogger) { connected in
                     let info = RunReport.TargetInfo(
                         kind: connected.isLocal ? "local" : "live", serviceURL: connected.serviceURL, dataset: connected.dataset, notes: connected.notes)
-                    let runner = ScenarioRunner(
+                    var runner = ScenarioRunner(
                         plan: plan, planFile: planFile,
                         connection: ServiceConnection(url: connected.serviceURL, transport: connected.transport, authentication: connected.authentication),
                         target: info, clock: ContinuousClock(), toolVersion: Featureload.version)
-                    return try await runner.run { event in Self.show(event, on: display) }
+                    runner.segment = segment
+                    if let start = startAt.flatMap(Self.date) {
+                        let wait = start.timeIntervalSinceNow
+                        if wait > 0 {
+                            display.message("waiting \(String(format: "%.1f", wait)) s for --start-at \(startAt ?? "")")
+                            try await Task.sleep(for: .seconds(wait))
+                        }
+                    }
+                    var report = try await runner.run { event in Self.show(event, on: display) }
+                    if let start = startAt.flatMap(Self.date) {
+                        let late = Double(report.startedAtEpochMilliseconds) / 1000 - start.timeIntervalSince1970
+                        report.notes.append(String(format: "started %.3f s after --start-at %@", late, startAt ?? ""))
+                    }
+                    return report
                 }
             }
         } catch let error as ExitCode {

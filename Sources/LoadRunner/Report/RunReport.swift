@@ -21,6 +21,9 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var durationSeconds: Double
     /// Which share of the whole test this process ran (`0:1` for all of it).
     public var segment = "0:1"
+    /// The execution segment sequence the segment is one of (`0,1/4,1/2,3/4,1`), when the test was split; nil when
+    /// this process ran the whole test.
+    public var segmentSequence: String? = nil
     public var scenarios: [ScenarioRecord]
     public var metrics: [MetricSeries]
     public var timeSeries: [TimeBucket]

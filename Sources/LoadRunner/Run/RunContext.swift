@@ -30,6 +30,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
     let runStart: C.Instant
     let runNonce: UInt64
     let policy: RetryPolicy
+    /// This generator's execution segment (the whole test by default).
+    var segment: ExecutionTuple = .whole
     /// Existing-feature pools, one per layer, shared by every scenario of the run so that one scenario's deletes
     /// take features out of the others' reach.
     let pools = PoolRegistry()
@@ -131,7 +133,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         defer { running.scenarios.withLock { _ = $0.removeValue(forKey: spec.name) } }
         let scheduler = ScenarioScheduler(
             spec: spec, operations: prepared, picker: OperationPicker(weights: spec.operations.map(\.weight), seed: plan.seed ^ 0x5EED),
-            recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed)
+            recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed, segment: segment)
         let stop = await scheduler.run()
         let end = runStart.duration(to: clock.now)
         running.finished.withLock { $0[spec.name] = recorder }
@@ -156,12 +158,16 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             var ids: [Int64] = []
             if needsIds {
                 if spec.setup.sample > 0 && !self.pools.has(layer) {
-                    let all = try await Retrying.run(policy: policy, clock: clock) { try await table.client.objectIds() }
+                    // Each segment samples from its own stripe of the layer's features, so generators never fight
+                    // over the same ones.
+                    let all = try await Retrying.run(policy: policy, clock: clock) { try await table.client.objectIds() }.enumerated()
+                        .filter { segment.owns($0.offset) }.map(\.element)
+                    let sample = segment.scale(spec.setup.sample)
                     var random = SplitMix64(seed: plan.seed ^ UInt64(layer))
-                    ids = all.count <= spec.setup.sample ? all : (0..<spec.setup.sample).map { _ in all[Int(random.next() % UInt64(all.count))] }
+                    ids = all.count <= sample ? all : (0..<sample).map { _ in all[Int(random.next() % UInt64(all.count))] }
                 }
                 if spec.setup.seed > 0 {
-                    ids += try await seed(spec.setup.seed, into: table, scenario: spec.name)
+                    ids += try await seed(segment.scale(spec.setup.seed), into: table, scenario: spec.name)
                 }
             }
             let sampling = plan.scenarios.contains { other in
@@ -211,7 +217,10 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         var ids: [Int64] = []
         var start = 0
         while start < count {
-            let batch = generator.features(from: (1 << 50) + start, count: min(500, count - start))
+            // Numbered as the whole test's seeding would number them: a segment seeds its own of those.
+            let batch = segment.sequence.count == 1
+                ? generator.features(from: (1 << 50) + start, count: min(500, count - start))
+                : (start..<min(start + 500, count)).map { generator.feature(at: (1 << 50) + segment.global($0)) }
             let result = try await table.client.applyEdits(LayerEdits(adds: batch))
             ids += result.addResults.compactMap { $0.success ? $0.objectId : nil }
             start += batch.count

@@ -19,11 +19,17 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
     /// Iteration numbers are unique across the run: scenario `k` numbers from `indexBase`.
     let indexBase: Int
     let seed: UInt64
+    /// This generator's execution segment: its share of the VUs, and which of the whole test's iterations are its own
+    /// (their numbers are the whole test's, so payloads never meet another generator's).
+    var segment: ExecutionTuple = .whole
 
     /// Runs the scenario from now until its schedule ends (or the hard stop) and returns why it stopped.
     func run() async -> StopReason {
-        if let closed = ClosedSchedule(spec.executor) { return await runClosed(closed) }
-        if let open = OpenSchedule(spec.executor) { return await runOpen(open) }
+        let share = SegmentedExecutor(spec.executor, segment: segment)
+        // A segment too thin for any of this executor's work runs nothing.
+        guard let numbering = share.numbering else { return .durationDone }
+        if let closed = ClosedSchedule(share.executor) { return await runClosed(closed, numbering: numbering) }
+        if let open = OpenSchedule(share.executor) { return await runOpen(open, numbering: numbering) }
         return .durationDone
     }
 
@@ -34,13 +40,13 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         case deadline(reached: Bool)
     }
 
-    private func runClosed(_ schedule: ClosedSchedule) async -> StopReason {
+    private func runClosed(_ schedule: ClosedSchedule, numbering: ExecutionTuple) async -> StopReason {
         let start = clock.now
         let counter = Counter()
         recorder.recordPoolSize(schedule.vus)
         return await withTaskGroup(of: Event.self) { group in
             for vu in 0..<schedule.vus {
-                group.addTask { .vuFinished(await runVU(vu, schedule: schedule, start: start, counter: counter)) }
+                group.addTask { .vuFinished(await runVU(vu, schedule: schedule, start: start, counter: counter, numbering: numbering)) }
             }
             group.addTask { await deadline(start.advanced(by: schedule.end + spec.gracefulStop)) }
             var running = schedule.vus
@@ -65,7 +71,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         }
     }
 
-    private func runVU(_ vu: Int, schedule: ClosedSchedule, start: C.Instant, counter: Counter) async -> StopReason {
+    private func runVU(_ vu: Int, schedule: ClosedSchedule, start: C.Instant, counter: Counter, numbering: ExecutionTuple) async -> StopReason {
         let log = RequestLog()
         return await RequestLog.$current.withValue(log) {
             var vuIteration = 0
@@ -79,17 +85,18 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
                 case .wait(let until):
                     try? await clock.sleep(until: start.advanced(by: until), tolerance: nil)
                 case .start:
-                    await iterate(index: indexBase + claimed, intended: now, log: log)
+                    let global = numbering.global(claimed)
+                    await iterate(index: indexBase + global, intended: now, log: log)
                     vuIteration += 1
                     if let thinkTime = spec.thinkTime, !Task.isCancelled {
-                        try? await clock.sleep(for: thinkTime.pause(index: claimed, seed: seed))
+                        try? await clock.sleep(for: thinkTime.pause(index: global, seed: seed))
                     }
                 }
             }
         }
     }
 
-    private func runOpen(_ schedule: OpenSchedule) async -> StopReason {
+    private func runOpen(_ schedule: OpenSchedule, numbering: ExecutionTuple) async -> StopReason {
         let start = clock.now
         var poolSize = schedule.preAllocatedVUs
         recorder.recordPoolSize(poolSize)
@@ -102,11 +109,13 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
             var reason = StopReason.durationDone
             while true {
                 dispatch: while dispatching && !Task.isCancelled {
-                    switch schedule.pace(elapsed: start.duration(to: clock.now), started: started) {
+                    // The segment's `started`-th arrival is the whole test's `global`-th, due when the whole test's is.
+                    let global = numbering.global(started)
+                    switch schedule.pace(elapsed: start.duration(to: clock.now), started: global) {
                     case .done:
                         dispatching = false
                     case .start(let intended):
-                        let index = indexBase + started
+                        let index = indexBase + global
                         started += 1
                         let intendedInstant = start.advanced(by: intended)
                         guard inFlight < schedule.maxVUs else {

@@ -1,0 +1,59 @@
+/// An executor's share of the test under an execution segment, as k6 shares it out: the VUs (and a shared
+/// iteration count) scaled by the segment's striping, and the numbering that says which iterations of the whole
+/// test are this segment's — so generators running the segments of one sequence never run the same iteration, and
+/// the payloads, seeds and GlobalIDs made from iteration numbers never meet.
+///
+/// - constant-vus, per-vu-iterations: VUs scaled; each VU's iterations and the duration as they are.
+/// - ramping-vus: the start and every stage's target scaled (the shares of each add up to it).
+/// - shared-iterations: VUs scaled; the iterations split the way the VUs are (k6: the tuple re-split by the VU
+///   count), numbered by that split.
+/// - constant- and ramping-arrival-rate: the pool (preAllocatedVUs, maxVUs) scaled; the schedule is the whole
+///   test's, and the segment starts the arrivals its re-split by maxVUs owns, at the times the whole test would.
+struct SegmentedExecutor: Sendable {
+    /// The executor with this segment's VUs and iterations.
+    let executor: ExecutorConfig
+    /// Numbers this segment's iterations: its `k`-th (from 0) is the whole test's `numbering.global(k)`; nil when the
+    /// segment has no share of the executor's work.
+    let numbering: ExecutionTuple?
+
+    init(_ executor: ExecutorConfig, segment: ExecutionTuple) {
+        guard segment.sequence.count > 1 else {
+            self.executor = executor
+            numbering = segment
+            return
+        }
+        switch executor {
+        case .sharedIterations(var c):
+            let split = try? segment.split(by: c.vus)
+            c.iterations = split?.scale(c.iterations) ?? 0
+            c.vus = segment.scale(c.vus)
+            self.executor = .sharedIterations(c)
+            numbering = c.vus > 0 && c.iterations > 0 ? split : nil
+        case .perVUIterations(var c):
+            c.vus = segment.scale(c.vus)
+            self.executor = .perVUIterations(c)
+            numbering = c.vus > 0 ? segment : nil
+        case .constantVUs(var c):
+            c.vus = segment.scale(c.vus)
+            self.executor = .constantVUs(c)
+            numbering = c.vus > 0 ? segment : nil
+        case .rampingVUs(var c):
+            c.startVUs = segment.scale(c.startVUs)
+            c.stages = c.stages.map { Stage(duration: $0.duration, target: segment.scale($0.target)) }
+            self.executor = .rampingVUs(c)
+            numbering = max(c.startVUs, c.stages.map(\.target).max() ?? 0) > 0 ? segment : nil
+        case .constantArrivalRate(var c):
+            let split = try? segment.split(by: c.maxVUs)
+            c.preAllocatedVUs = segment.scale(c.preAllocatedVUs)
+            c.maxVUs = segment.scale(c.maxVUs)
+            self.executor = .constantArrivalRate(c)
+            numbering = c.maxVUs > 0 ? split : nil
+        case .rampingArrivalRate(var c):
+            let split = try? segment.split(by: c.maxVUs)
+            c.preAllocatedVUs = segment.scale(c.preAllocatedVUs)
+            c.maxVUs = segment.scale(c.maxVUs)
+            self.executor = .rampingArrivalRate(c)
+            numbering = c.maxVUs > 0 ? split : nil
+        }
+    }
+}
