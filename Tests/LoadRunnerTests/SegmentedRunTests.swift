@@ -1,0 +1,108 @@
+import FeatureModel
+import FeatureServiceClient
+import Foundation
+@testable import LoadRunner
+import LocalFeatureServer
+import Logging
+import Testing
+
+/// Execution segments applied to the executors, and four generators running one test between them.
+struct SegmentedRunTests {
+    static let quarters = "0,1/4,2/4,3/4,1"
+
+    static func tuples(_ sequence: String) throws -> [ExecutionTuple] {
+        let parsed = try ExecutionSegmentSequence(parsing: sequence)
+        return try parsed.segments.map { try ExecutionTuple(segment: $0, sequence: parsed) }
+    }
+
+    @Test("every executor's VUs, iterations and arrivals are shared out whole: the segments' shares add up and their numbers never meet")
+    func shares() throws {
+        let tuples = try Self.tuples("0,1/10,3/10,1/2,1")
+        let executors: [ExecutorConfig] = [
+            .sharedIterations(SharedIterations(vus: 7, iterations: 103)), .perVUIterations(PerVUIterations(vus: 9, iterations: 4)),
+            .constantVUs(ConstantVUs(vus: 13, duration: .seconds(5))),
+            .rampingVUs(RampingVUs(startVUs: 3, stages: [Stage(duration: .seconds(2), target: 11), Stage(duration: .seconds(2), target: 0)])),
+            .constantArrivalRate(ConstantArrivalRate(rate: 37, duration: .seconds(3), preAllocatedVUs: 5, maxVUs: 9)),
+            .rampingArrivalRate(RampingArrivalRate(startRate: 0, stages: [Stage(duration: .seconds(2), target: 40)], preAllocatedVUs: 4, maxVUs: 6)),
+        ]
+        for executor in executors {
+            let shares = tuples.map { SegmentedExecutor(executor, segment: $0) }
+            #expect(shares.map(\.executor.maxVUs).reduce(0, +) == executor.maxVUs, "\(executor.name): the VUs add up")
+            let planned: Int? =
+                switch executor {
+                case .sharedIterations(let c): c.iterations
+                case .constantArrivalRate, .rampingArrivalRate: OpenSchedule(executor)?.plannedIterations
+                default: nil
+                }
+            guard let planned else { continue }
+            var numbers: [Int] = []
+            for share in shares {
+                guard let numbering = share.numbering else { continue }
+                let count: Int =
+                    switch share.executor {
+                    case .sharedIterations(let c): c.iterations
+                    default: numbering.scale(planned)
+                    }
+                numbers += (0..<count).map(numbering.global)
+            }
+            #expect(numbers.sorted() == Array(0..<planned), "\(executor.name): each of the \(planned) iterations on exactly one generator")
+        }
+    }
+
+    @Test(
+        "four generators run a constant-arrival-rate write test as quarters against one local service: their iterations add up to the whole test's exactly, every feature is written once, each verifies",
+        .timeLimit(.minutes(2)))
+    func fourGenerators() async throws {
+        let yaml = """
+            version: 2
+            name: quarters
+            target: local
+            seed: 5
+            scenarios:
+              arrivals:
+                executor: constant-arrival-rate
+                rate: 120
+                duration: 3s
+                preAllocatedVUs: 8
+                maxVUs: 16
+                exec: applyEdits
+                adds: 2
+                clientGlobalIds: true
+            """
+        let plan = try ScenarioParser.parse(yaml: yaml, file: "quarters.yaml")
+        let planned = try #require(OpenSchedule(plan.scenarios[0].executor)).plannedIterations
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        try await withLocalFeatureServer(LocalFeatureServerConfiguration(dataset: "parks"), logger: logger) { endpoint in
+            try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: 64)) { transport in
+                let url = endpoint.serviceURL("parks")
+                let layer = FeatureLayerClient(url: url + "/0", transport: transport)
+                let before = try await layer.count()
+                let reports = try await withThrowingTaskGroup(of: RunReport.self) { group in
+                    for tuple in try Self.tuples(Self.quarters) {
+                        group.addTask {
+                            var runner = ScenarioRunner(
+                                plan: plan, planFile: "quarters.yaml", connection: ServiceConnection(url: url, transport: transport),
+                                target: RunReport.TargetInfo(kind: "local", serviceURL: url), clock: ContinuousClock(), toolVersion: "test")
+                            runner.segment = tuple
+                            return try await runner.run()
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(Set(reports.map(\.segment)) == ["0:1/4", "1/4:1/2", "1/2:3/4", "3/4:1"])
+                #expect(reports.allSatisfy { $0.segmentSequence == "0,1/4,1/2,3/4,1" })
+                for report in reports { #expect(report.verdict.passed, "\(report.segment): \(report.verdict.failures)") }
+                let iterations = reports.map { $0.views.first?.iterations ?? 0 }
+                #expect(iterations.reduce(0, +) == planned, "the quarters ran \(iterations), the whole test plans \(planned)")
+                #expect(iterations.allSatisfy { $0 == planned / 4 }, "\(iterations)")
+                let added = try await layer.count() - before
+                #expect(added == planned * 2, "every feature written once")
+                let features = try await layer.queryAll(
+                    FeatureQuery(whereClause: "1=1", outFields: ["GlobalID"], returnGeometry: false), pageSize: 5000)
+                let globalIds = features.compactMap { $0[attribute: "GlobalID"]?.stringValue }
+                #expect(Set(globalIds).count == globalIds.count, "no GlobalID written twice")
+            }
+        }
+    }
+}
