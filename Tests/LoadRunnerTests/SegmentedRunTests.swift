@@ -4,7 +4,27 @@ import Foundation
 @testable import LoadRunner
 import LocalFeatureServer
 import Logging
+import Synchronization
 import Testing
+
+/// Records every applyEdits request's duration, as the runner measures it (libcurl's total time), in one histogram
+/// shared by all generators: the samples in one place.
+final class TimingTap: HTTPTransport {
+    let inner: any HTTPTransport
+    let histogram = Mutex(LatencyHistogram())
+
+    init(_ inner: any HTTPTransport) {
+        self.inner = inner
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response = try await inner.send(request)
+        if request.url.hasSuffix("/applyEdits"), let total = response.timing?.total {
+            histogram.withLock { $0.record(total) }
+        }
+        return response
+    }
+}
 
 /// Execution segments applied to the executors, and four generators running one test between them.
 struct SegmentedRunTests {
@@ -74,7 +94,8 @@ struct SegmentedRunTests {
         var logger = Logger(label: "test")
         logger.logLevel = .error
         try await withLocalFeatureServer(LocalFeatureServerConfiguration(dataset: "parks"), logger: logger) { endpoint in
-            try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: 64)) { transport in
+            try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: 64)) { curl in
+                let transport = TimingTap(curl)
                 let url = endpoint.serviceURL("parks")
                 let layer = FeatureLayerClient(url: url + "/0", transport: transport)
                 let before = try await layer.count()
@@ -102,6 +123,22 @@ struct SegmentedRunTests {
                     FeatureQuery(whereClause: "1=1", outFields: ["GlobalID"], returnGeometry: false), pageSize: 5000)
                 let globalIds = features.compactMap { $0[attribute: "GlobalID"]?.stringValue }
                 #expect(Set(globalIds).count == globalIds.count, "no GlobalID written twice")
+
+                // Merged, the quarters give one report of the whole test, whose latency histogram is exactly the one
+                // recorded in one place.
+                let merged = try ReportMerge.merge(reports.map { ("\($0.segment)", $0) })
+                #expect(merged.verdict.passed, "\(merged.verdict.failures)")
+                #expect(merged.segment == "0:1")
+                let view = try #require(merged.views.first)
+                #expect(view.iterations == planned && view.editsApplied == planned * 2)
+                // Achieved: iterations over the time the quarters ran together, from the first start to the last end.
+                let rate = Double(view.iterations) / view.record.durationSeconds
+                #expect(abs(rate - 120) / 120 < 0.02, "achieved \(rate)/s of 120/s over \(view.record.durationSeconds) s")
+                let mergedHistogram = try #require(merged.aggregate(.httpReqDuration)?.histogram)
+                let oneplace = transport.histogram.withLock { $0 }
+                #expect(mergedHistogram.count == UInt64(planned))
+                #expect(mergedHistogram.recorded == oneplace.recorded, "merged bucket by bucket, nothing rounded")
+                #expect(mergedHistogram.percentile(99) == oneplace.percentile(99))
             }
         }
     }

@@ -91,9 +91,14 @@ struct ReportAssembly {
 
     /// The verdict: thresholds, failed-edit rates, verifications, comparisons, and whether the run completed. Pure.
     static func verdict(report: RunReport, views: [ScenarioView], plan: ScenarioPlan) -> RunReport.Verdict {
+        // Warm-ups are left out of the report.
+        verdict(report: report, views: views, measuredScenarios: plan.scenarios.filter { !$0.isWarmUp }.count, maxFailedEditRate: plan.maxFailedEditRate)
+    }
+
+    /// The verdict of a report whose run measured `measured` scenarios, allowing `maxFailedEditRate` of edits to fail.
+    static func verdict(report: RunReport, views: [ScenarioView], measuredScenarios measured: Int, maxFailedEditRate: Double) -> RunReport.Verdict {
         var failures: [String] = []
         let interrupted = report.scenarios.filter { $0.stopReason == .cancelled }.count
-        let measured = plan.scenarios.filter { !$0.isWarmUp }.count  // warm-ups are left out of the report
         if interrupted > 0 || report.scenarios.count < measured {
             failures.append(
                 "the run was interrupted: \(report.scenarios.count - interrupted) of \(measured) scenarios completed")
@@ -104,8 +109,8 @@ struct ReportAssembly {
         }
         for view in views {
             let sent = view.editsApplied + view.editsFailed
-            if sent > 0, Double(view.editsFailed) / Double(sent) > plan.maxFailedEditRate {
-                failures.append("\(view.name): \(view.editsFailed) of \(sent) edits failed (allowed: \(percent(plan.maxFailedEditRate)))")
+            if sent > 0, Double(view.editsFailed) / Double(sent) > maxFailedEditRate {
+                failures.append("\(view.name): \(view.editsFailed) of \(sent) edits failed (allowed: \(percent(maxFailedEditRate)))")
             }
             if let verification = view.record.verification, !verification.passed {
                 failures.append("\(view.name): verification failed: " + verification.notes.joined(separator: "; "))

@@ -43,6 +43,10 @@ public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible 
         lhs.numerator * rhs.denominator < rhs.numerator * lhs.denominator
     }
 
+    public static func + (lhs: Fraction, rhs: Fraction) -> Fraction {
+        Fraction(lhs.numerator * rhs.denominator + rhs.numerator * lhs.denominator, lhs.denominator * rhs.denominator)
+    }
+
     public static func - (lhs: Fraction, rhs: Fraction) -> Fraction {
         Fraction(lhs.numerator * rhs.denominator - rhs.numerator * lhs.denominator, lhs.denominator * rhs.denominator)
     }
