@@ -77,10 +77,19 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Start the load at this time (RFC 3339, e.g. 2026-11-25T15:30:00Z), so that generators begin together.", valueName: "time"))
     var startAt: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Run the test as N generator processes on this machine, each one execution segment, and merge their reports (default 1).", valueName: "n"))
+    var generators = 1
+
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
+        guard (1...64).contains(generators) else { throw ValidationError("--generators must be 1…64, got \(generators)") }
+        if generators > 1 && (executionSegment != nil || executionSegmentSequence != nil || startAt != nil) {
+            throw ValidationError("--generators N gives each generator its segment and start; leave out --execution-segment, --execution-segment-sequence and --start-at")
+        }
         do {
             _ = try segmentTuple()
         } catch {
@@ -128,8 +137,10 @@ struct RunCommand: AsyncParsableCommand {
         let report: RunReport
         let interrupted: Bool
         do {
+            let generators = self.generators
             (report, interrupted) = try await InterruptSignals.cancellingWork {
-                try await withTarget(settings, serverLogger: serverLogger) { connected in
+                if generators > 1 { return try await runGenerators(generators, settings: settings, serverLogger: serverLogger, display: display) }
+                return try await withTarget(settings, serverLogger: serverLogger) { connected in
                     let info = RunReport.TargetInfo(
                         kind: connected.isLocal ? "local" : "live", serviceURL: connected.serviceURL, dataset: connected.dataset, notes: connected.notes)
                     var runner = ScenarioRunner(

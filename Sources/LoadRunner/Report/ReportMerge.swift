@@ -1,7 +1,8 @@
 public import Foundation
 
 /// Merges the reports of generators that ran one test between them (each an execution segment) into one report,
-/// exactly: counters summed, HDR histograms merged bucket by bucket, time series aligned by wall clock, and the
+/// exactly: counters summed, HDR histograms merged bucket by bucket, VU gauges added (the generators ran at once),
+/// time series aligned by wall clock, and the
 /// thresholds, gates and verdict evaluated once on the merged figures.
 ///
 /// Reports of different scenario files, seeds or schema versions, and two reports of the same segment, are refused.
@@ -45,6 +46,13 @@ public enum ReportMerge {
                 if series[key] == nil {
                     order.append(key)
                     series[key] = item
+                } else if item.metric.kind == .gauge, var sum = series[key] {
+                    // VUs of generators running at once add up (a gauge merged within one run keeps the highest).
+                    sum.count += item.count
+                    sum.value = (sum.value ?? 0) + (item.value ?? 0)
+                    sum.min = (sum.min ?? 0) + (item.min ?? 0)
+                    sum.max = (sum.max ?? 0) + (item.max ?? 0)
+                    series[key] = sum
                 } else {
                     series[key]?.merge(item)
                 }
@@ -60,11 +68,14 @@ public enum ReportMerge {
             for var bucket in report.timeSeries {
                 bucket.second += shift
                 let key = "\(bucket.second)|\(bucket.scenario)|\(bucket.operation)"
-                if buckets[key] == nil {
+                if var existing = buckets[key] {
+                    let busy = existing.busyVUs + bucket.busyVUs  // generators' busy VUs in the same second add up
+                    existing.merge(bucket)
+                    existing.busyVUs = busy
+                    buckets[key] = existing
+                } else {
                     bucketOrder.append(key)
                     buckets[key] = bucket
-                } else {
-                    buckets[key]?.merge(bucket)
                 }
             }
         }
