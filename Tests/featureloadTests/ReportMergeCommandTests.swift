@@ -66,4 +66,47 @@ import Testing
         let old = try await Featureload.run(["report", "merge", first, legacy])
         #expect(old.status == 2 && old.errorOutput.contains("schema version 1"), "\(old.errorOutput)")
     }
+
+    @Test(
+        "run --generators 4 runs a constant-arrival-rate write test as four processes against one embedded service: the same iterations as one process, every feature once, one merged report",
+        .timeLimit(.minutes(2)))
+    func generators() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/arrivals.yaml"
+        try """
+        version: 2
+        name: arrivals
+        target: local
+        seed: 8
+        scenarios:
+          writes:
+            executor: constant-arrival-rate
+            rate: 100
+            duration: 3s
+            preAllocatedVUs: 4
+            maxVUs: 8
+            exec: applyEdits
+            adds: 1
+            clientGlobalIds: true
+        thresholds:
+          "iterations{scenario:writes}": ["count==300"]
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        var iterations: [Int] = []
+        for arguments in [[String](), ["--generators", "4"]] {
+            let out = directory.path + "/out\(arguments.count)"
+            let result = try await Featureload.run(["run", file, "--quiet", "--formats", "md", "--out", out] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.output)\(result.errorOutput)")
+            let folder = try #require(try FileManager.default.contentsOfDirectory(atPath: out).first)
+            let report = try RunReport.decode(Data(contentsOf: URL(fileURLWithPath: "\(out)/\(folder)/report.json")))
+            let view = try #require(report.views.first)
+            iterations.append(view.iterations)
+            #expect(view.record.verification?.passed == true, "\(arguments): \(view.record.verification?.notes ?? [])")
+            #expect(view.record.verification?.globalIdsFound == 300, "every feature written once")
+            if !arguments.isEmpty {
+                #expect(report.segment == "0:1" && report.notes.first?.hasPrefix("merged from 4 generators") == true, "\(report.notes)")
+                #expect(report.target.kind == "local")
+            }
+        }
+        #expect(iterations == [300, 300])
+    }
 }
