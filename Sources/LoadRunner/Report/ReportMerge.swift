@@ -102,11 +102,11 @@ public enum ReportMerge {
         for ((path, report), offset) in zip(reports, offsets) {
             let dropped = report.views.reduce(0) { $0 + $1.droppedIterations }
             if dropped > 0 {
-                notes.append("generator \(path) (segment \(report.segment)) fell behind its schedule: \(dropped) iterations dropped")
+                notes.append("\(path) (segment \(report.segment)) fell behind its schedule: \(dropped) iterations dropped")
             }
             if offset > startTolerance {
                 notes.append(
-                    "generator \(path) (segment \(report.segment)) started \(String(format: "%.3f", offset)) s after the first, more than \(startTolerance) s: its clock or its start was off (use --start-at)")
+                    "\(path) (segment \(report.segment)) started \(String(format: "%.3f", offset)) s after the first, more than \(startTolerance) s: its clock or its start was off (use --start-at)")
             }
             notes += report.notes.map { "\(report.segment): \($0)" }
         }

@@ -142,7 +142,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             let verifier = Verifier(service: service, layers: layers, policy: policy, clock: clock)
             verification = await verifier.verify(spec, recorded: recorder.snapshot(), countsBefore: countsBefore)
         }
-        warnings += Self.warnings(spec, recorder.snapshot(), seconds: (end - start).seconds)
+        warnings += Self.warnings(spec, recorder.snapshot(), seconds: (end - start).seconds, segment: segment)
         return ScenarioOutcome(spec: spec, recorder: recorder, start: start, end: end, stopReason: stop, verification: verification, warnings: warnings)
     }
 
@@ -238,12 +238,15 @@ struct RunContext<C: Clock<Duration>>: Sendable {
     }
 
     /// Warnings about how the scenario ran: dropped iterations and the VUs Little's law asks for.
-    static func warnings(_ spec: ScenarioSpec, _ recorded: ScenarioAccumulator, seconds: Double) -> [String] {
+    static func warnings(_ spec: ScenarioSpec, _ recorded: ScenarioAccumulator, seconds: Double, segment: ExecutionTuple = .whole) -> [String] {
         var warnings: [String] = []
-        if recorded.droppedIterations > 0, let schedule = OpenSchedule(spec.executor) {
+        // This generator's share: its VUs, and the arrivals of the whole schedule it owns.
+        let share = SegmentedExecutor(spec.executor, segment: segment)
+        if recorded.droppedIterations > 0, let schedule = OpenSchedule(share.executor) {
             let totals = recorded.totals
             let meanSeconds = totals.iterationDuration.mean / 1_000_000
-            let rate = Double(schedule.plannedIterations) / max(schedule.end.seconds, 1e-9)
+            let planned = share.numbering?.scale(schedule.plannedIterations) ?? schedule.plannedIterations
+            let rate = Double(planned) / max(schedule.end.seconds, 1e-9)
             let needed = Int((rate * meanSeconds).rounded(.up)) + 1
             warnings.append(
                 "\(recorded.droppedIterations) iterations were dropped: all \(schedule.maxVUs) VUs were busy. Little's law asks for about \(needed) VUs "
