@@ -43,17 +43,20 @@ struct SegmentedExecutor: Sendable {
             self.executor = .rampingVUs(c)
             numbering = max(c.startVUs, c.stages.map(\.target).max() ?? 0) > 0 ? segment : nil
         case .constantArrivalRate(var c):
-            let split = try? segment.split(by: c.maxVUs)
-            c.preAllocatedVUs = segment.scale(c.preAllocatedVUs)
-            c.maxVUs = segment.scale(c.maxVUs)
+            numbering = Self.sharePool(&c.preAllocatedVUs, &c.maxVUs, segment)
             self.executor = .constantArrivalRate(c)
-            numbering = c.maxVUs > 0 ? split : nil
         case .rampingArrivalRate(var c):
-            let split = try? segment.split(by: c.maxVUs)
-            c.preAllocatedVUs = segment.scale(c.preAllocatedVUs)
-            c.maxVUs = segment.scale(c.maxVUs)
+            numbering = Self.sharePool(&c.preAllocatedVUs, &c.maxVUs, segment)
             self.executor = .rampingArrivalRate(c)
-            numbering = c.maxVUs > 0 ? split : nil
         }
+    }
+
+    /// Scales an arrival-rate pool to the segment; returns the numbering of its arrivals (the tuple re-split by the
+    /// whole pool, as k6 does), or nil when the segment gets no VU.
+    private static func sharePool(_ preAllocated: inout Int, _ max: inout Int, _ segment: ExecutionTuple) -> ExecutionTuple? {
+        let split = try? segment.split(by: max)
+        preAllocated = segment.scale(preAllocated)
+        max = segment.scale(max)
+        return max > 0 ? split : nil
     }
 }
