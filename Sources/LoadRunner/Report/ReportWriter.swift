@@ -30,7 +30,8 @@ public enum ReportWriter {
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for format in [ReportFormat.json] + formats.filter({ $0 != .json }) {
-            try format.render(report).write(to: URL(fileURLWithPath: "\(folder)/\(format.fileName)"))
+            // Whole or not at all: a merge waiting for generators never reads half a report.
+            try format.render(report).write(to: URL(fileURLWithPath: "\(folder)/\(format.fileName)"), options: .atomic)
         }
         return folder
     }
