@@ -26,7 +26,8 @@ final class TimingTap: HTTPTransport {
     }
 }
 
-/// Execution segments applied to the executors, and four generators running one test between them.
+/// Execution segments applied to the executors, and four generators running one test between them (serial in
+/// scripts/test: an open-model schedule is only kept on a machine that is not running other suites).
 struct SegmentedRunTests {
     static let quarters = "0,1/4,2/4,3/4,1"
 
@@ -83,8 +84,8 @@ struct SegmentedRunTests {
                 executor: constant-arrival-rate
                 rate: 120
                 duration: 3s
-                preAllocatedVUs: 8
-                maxVUs: 16
+                preAllocatedVUs: 16
+                maxVUs: 64
                 exec: applyEdits
                 adds: 2
                 clientGlobalIds: true
@@ -114,6 +115,8 @@ struct SegmentedRunTests {
                 #expect(Set(reports.map(\.segment)) == ["0:1/4", "1/4:1/2", "1/2:3/4", "3/4:1"])
                 #expect(reports.allSatisfy { $0.segmentSequence == "0,1/4,1/2,3/4,1" })
                 for report in reports { #expect(report.verdict.passed, "\(report.segment): \(report.verdict.failures)") }
+                let dropped = reports.map { $0.views.first?.droppedIterations ?? 0 }
+                #expect(dropped.allSatisfy { $0 == 0 }, "no generator ran out of VUs: \(dropped) dropped")
                 let iterations = reports.map { $0.views.first?.iterations ?? 0 }
                 #expect(iterations.reduce(0, +) == planned, "the quarters ran \(iterations), the whole test plans \(planned)")
                 #expect(iterations.allSatisfy { $0 == planned / 4 }, "\(iterations)")
