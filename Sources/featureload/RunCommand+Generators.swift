@@ -24,7 +24,7 @@ extension RunCommand {
                 for index in 0..<count {
                     let out = "\(work)/generator-\(index)"
                     let log = "\(work)/generator-\(index).log"
-                    FileManager.default.createFile(atPath: log, contents: nil)
+                    _ = FileManager.default.createFile(atPath: log, contents: nil)
                     let process = Process()
                     process.executableURL = URL(fileURLWithPath: binary)
                     process.arguments =
