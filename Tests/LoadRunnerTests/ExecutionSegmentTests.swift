@@ -25,6 +25,11 @@ struct ExecutionSegmentTests {
             #expect(throws: ExecutionSegmentError.self, "\(text)") { try ExecutionSegmentSequence(parsing: text) }
         }
         #expect(throws: ExecutionSegmentError.self) { try Self.tuple("1/4:1/2", "0,1/3,2/3,1") }
+        // Refused rather than overflowing or striping forever: huge denominators and too fine a common one.
+        for text in ["1/9223372036854775807:1", "0:1/1000001", "0:9223372036854775806/9223372036854775807"] {
+            #expect(throws: ExecutionSegmentError.self, "\(text)") { try ExecutionSegment(parsing: text) }
+        }
+        #expect(throws: ExecutionSegmentError.self) { try Self.tuple("0:1/1013", "0,1/1013,1/1009,1") }
     }
 
     @Test("shares of a count: each segment's, summing to the count (k6's ScaleInt64)")

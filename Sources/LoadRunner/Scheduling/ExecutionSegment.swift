@@ -6,6 +6,9 @@ public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public static let zero = Fraction(0, 1)
     public static let one = Fraction(1, 1)
+    /// The largest denominator a segment may be written with: finer splits are no use, and products of two such
+    /// fractions stay far inside 64 bits.
+    public static let largestDenominator: Int64 = 1_000_000
 
     /// `numerator / denominator` in lowest terms.
     /// - Precondition: `denominator != 0`.
@@ -17,14 +20,24 @@ public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible 
         self.denominator = sign * denominator / divisor
     }
 
-    /// Reads `25%` (a whole number of per cent), `1/4`, `0.25` or `1`, as k6 does; nil for anything else.
+    /// Reads `25%` (a whole number of per cent), `1/4`, `0.25` or `1`, as k6 does; nil for anything else, and for
+    /// a value outside 0…1 or finer than ``largestDenominator``.
     public init?(parsing text: String) {
+        guard let value = Self.read(text), value.denominator <= Self.largestDenominator, value.numerator >= 0,
+            value.numerator <= value.denominator
+        else { return nil }
+        self = value
+    }
+
+    private static func read(_ text: String) -> Fraction? {
         if text.hasSuffix("%") {
-            guard let percent = Int64(text.dropLast()), !text.dropLast().hasPrefix("+") else { return nil }
-            self.init(percent, 100)
+            guard let percent = Int64(text.dropLast()), !text.dropLast().hasPrefix("+"), abs(percent) <= 100 else { return nil }
+            return Fraction(percent, 100)
         } else if let slash = text.firstIndex(of: "/") {
-            guard let numerator = Int64(text[..<slash]), let denominator = Int64(text[text.index(after: slash)...]), denominator != 0 else { return nil }
-            self.init(numerator, denominator)
+            guard let numerator = Int64(text[..<slash]), let denominator = Int64(text[text.index(after: slash)...]), denominator > 0,
+                abs(numerator) <= denominator
+            else { return nil }
+            return Fraction(numerator, denominator)
         } else {
             let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
             guard let whole = parts.first, !whole.isEmpty || parts.count == 2, whole.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
@@ -33,9 +46,8 @@ public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible 
             var scale: Int64 = 1
             for _ in digits { scale *= 10 }
             guard let wholeValue = whole.isEmpty ? 0 : Int64(whole), let fraction = digits.isEmpty ? 0 : Int64(digits) else { return nil }
-            let (product, overflow) = wholeValue.multipliedReportingOverflow(by: scale)
-            guard !overflow else { return nil }
-            self.init(product + fraction, scale)
+            guard wholeValue <= 1 else { return nil }
+            return Fraction(wholeValue * scale + fraction, scale)
         }
     }
 
@@ -101,7 +113,8 @@ public struct ExecutionSegment: Sendable, Hashable, CustomStringConvertible {
         var values: [Fraction] = []
         for part in parts {
             guard let value = Fraction(parsing: part) else {
-                throw ExecutionSegmentError("'\(part)' is not a per cent, decimal or fraction; write e.g. 1/4:2/4, 25%:50% or 0.25:0.5")
+                throw ExecutionSegmentError(
+                    "'\(part)' is not a per cent, decimal or fraction from 0 to 1 (denominators up to 1,000,000); write e.g. 1/4:2/4, 25%:50% or 0.25:0.5")
             }
             values.append(value)
         }
@@ -131,7 +144,7 @@ public struct ExecutionSegmentSequence: Sendable, Hashable, CustomStringConverti
         var points: [Fraction] = []
         for part in parts {
             guard let point = Fraction(parsing: part) else {
-                throw ExecutionSegmentError("'\(part)' in the sequence is not a per cent, decimal or fraction")
+                throw ExecutionSegmentError("'\(part)' in the sequence is not a per cent, decimal or fraction from 0 to 1 (denominators up to 1,000,000)")
             }
             points.append(point)
         }
@@ -176,6 +189,15 @@ public struct ExecutionTuple: Sendable, Hashable {
         if let first = segments.first, first.from != .zero { segments.insert(ExecutionSegment(uncheckedFrom: .zero, to: first.from), at: 0) }
         if let last = segments.last, last.to != .one { segments.append(ExecutionSegment(uncheckedFrom: last.to, to: .one)) }
         let wanted = segment ?? .whole
+        // The striping pattern is as long as the segments' common denominator: keep it small enough to compute.
+        var common: Int64 = 1
+        for length in segments.map(\.length) {
+            common = Fraction.lcm(common, length.denominator)
+            guard common <= Fraction.largestDenominator else {
+                throw ExecutionSegmentError(
+                    "the segments of \(ExecutionSegmentSequence(segments)) need a common denominator above 1,000,000; split the test into coarser fractions (e.g. 0,1/4,2/4,3/4,1)")
+            }
+        }
         guard let index = segments.firstIndex(of: wanted) else {
             throw ExecutionSegmentError(
                 "the segment \(wanted) is not one of the sequence \(ExecutionSegmentSequence(segments)); give a segment between two of its points")
