@@ -103,7 +103,10 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
 
         let context = RunContext(
             plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy, segment: segment)
-        let aborting = plan.thresholds.contains { $0.conditions.contains(where: \.abortOnFail) }
+        // A generator sees its share of counts and rates, so on a split test only latency thresholds (which a share
+        // measures as the whole does) may stop it early; the rest are judged once the reports are merged.
+        let abortable = segment.sequence.count > 1 ? plan.thresholds.filter { $0.metric.kind == .trend } : plan.thresholds
+        let aborting = abortable.contains { $0.conditions.contains(where: \.abortOnFail) }
         let (outcomes, abort) = await withTaskGroup(of: RunTaskResult.self) { group in
             group.addTask { .scenarios(await context.runScenarios(onEvent: onEvent)) }
             group.addTask {
@@ -113,7 +116,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
                     let running = context.progress()
                     if !running.isEmpty { onEvent(.progress(running)) }
                     if aborting, let failed = ThresholdEvaluator.abortingFailure(
-                        self.plan.thresholds, metrics: context.metricsSoFar(), elapsed: runStart.duration(to: clock.now))
+                        abortable, metrics: context.metricsSoFar(), elapsed: runStart.duration(to: clock.now))
                     {
                         return .aborted(failed)
                     }

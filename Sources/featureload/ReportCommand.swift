@@ -124,7 +124,7 @@ struct MergeReportCommand: ParsableCommand {
         }
         let data = try format.render(merged)
         if let output {
-            try data.write(to: URL(fileURLWithPath: output))
+            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
             printError(merged.verdict.passed ? "merged: PASS" : "merged: FAIL\n" + merged.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         } else {
             FileHandle.standardOutput.write(data)

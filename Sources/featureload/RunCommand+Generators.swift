@@ -47,17 +47,25 @@ extension RunCommand {
                         exited.yield((index, process.terminationStatus))
                         if remaining.withLock({ $0 -= 1; return $0 }) == 0 { exited.finish() }
                     }
-                    try child.process.run()
+                    do {
+                        try child.process.run()
+                    } catch {
+                        for started in children[..<index] { started.process.interrupt() }
+                        throw TargetError("cannot start generator \(index) (\(binary)): \(error)")
+                    }
                 }
-                // Waits for every child; Ctrl-C reaches them through the terminal, and cancelling interrupts them.
+                // Waits for every child, in a task cancellation does not reach: after Ctrl-C (which interrupts them)
+                // they still finish their reports, which are merged.
                 let processes = children.map(\.process)
                 let statuses = await withTaskCancellationHandler {
-                    var statuses = Array(repeating: Int32(0), count: count)
-                    for await (index, status) in exits {
-                        statuses[index] = status
-                        display.message("  generator \(index) finished (exit \(status))")
-                    }
-                    return statuses
+                    await Task {
+                        var statuses = Array(repeating: Int32(0), count: count)
+                        for await (index, status) in exits {
+                            statuses[index] = status
+                            display.message("  generator \(index) finished (exit \(status))")
+                        }
+                        return statuses
+                    }.value
                 } onCancel: {
                     for process in processes where process.isRunning { process.interrupt() }
                 }

@@ -103,6 +103,15 @@ struct RunCommand: AsyncParsableCommand {
     /// The segment this process runs, within its sequence.
     func segmentTuple() throws(ExecutionSegmentError) -> ExecutionTuple {
         guard executionSegment != nil || executionSegmentSequence != nil else { return .whole }
+        // Without the sequence each generator would stripe its share on its own, and two of them could own the same
+        // iteration numbers (0:1/4 and 1/2:3/4 alone both own 1, 5, 9, …): every generator must be given the same one.
+        guard let segmentText = executionSegment else {
+            throw ExecutionSegmentError("--execution-segment-sequence needs --execution-segment: give this generator's segment, one of the sequence's")
+        }
+        if executionSegmentSequence == nil, try ExecutionSegment(parsing: segmentText) != .whole {
+            throw ExecutionSegmentError(
+                "--execution-segment \(segmentText) needs --execution-segment-sequence, the same on every generator (e.g. 0,1/4,2/4,3/4,1), so that no two generators run the same iterations")
+        }
         let segment = try executionSegment.map { text throws(ExecutionSegmentError) in try ExecutionSegment(parsing: text) }
         let sequence = try executionSegmentSequence.map { text throws(ExecutionSegmentError) in try ExecutionSegmentSequence(parsing: text) }
         return try ExecutionTuple(segment: segment, sequence: sequence)

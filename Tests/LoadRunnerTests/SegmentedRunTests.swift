@@ -48,7 +48,16 @@ struct SegmentedRunTests {
         ]
         for executor in executors {
             let shares = tuples.map { SegmentedExecutor(executor, segment: $0) }
-            #expect(shares.map(\.executor.maxVUs).reduce(0, +) == executor.maxVUs, "\(executor.name): the VUs add up")
+            #expect(shares.map { $0.vuTasks ?? $0.executor.maxVUs }.reduce(0, +) == executor.maxVUs, "\(executor.name): the VUs add up")
+            if case .rampingVUs(let c) = executor {
+                // At every moment of the ramps the segments' active VUs add up to the whole test's.
+                let stages = VUStages(start: c.startVUs, stages: c.stages)
+                for tenth in 0..<40 {
+                    let t = Duration.milliseconds(100 * tenth)
+                    let active = shares.map { share in (0..<(share.vuTasks ?? 0)).count { stages.vus(at: t) > share.vuNumbering.global($0) } }
+                    #expect(active.reduce(0, +) == stages.vus(at: t), "ramping-vus at \(t): \(active)")
+                }
+            }
             let planned: Int? =
                 switch executor {
                 case .sharedIterations(let c): c.iterations

@@ -116,7 +116,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         var countsBefore: [Int: Int] = [:]
         do {
             prepared = try await prepare(spec, directory: directory)
-            if plan.isSequential && plan.verify {
+            // A layer's row count only says what this run added when no other generator adds to it at the same time.
+            if plan.isSequential && plan.verify && segment.sequence.count == 1 {
                 for layer in spec.layers where spec.operations.contains(where: { $0.layer == layer && $0.addsPerIteration > 0 }) {
                     countsBefore[layer] = try await Retrying.run(policy: policy, clock: clock) { try await service.layer(id: layer).count() }
                 }
@@ -158,10 +159,10 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             var ids: [Int64] = []
             if needsIds {
                 if spec.setup.sample > 0 && !self.pools.has(layer) {
-                    // Each segment samples from its own stripe of the layer's features, so generators never fight
-                    // over the same ones.
-                    let all = try await Retrying.run(policy: policy, clock: clock) { try await table.client.objectIds() }.enumerated()
-                        .filter { segment.owns($0.offset) }.map(\.element)
+                    // Each segment samples from its own stripe of the layer's object IDs (by value, which every
+                    // generator sees alike), so generators do not fight over the same features.
+                    let all = try await Retrying.run(policy: policy, clock: clock) { try await table.client.objectIds() }
+                        .filter { segment.owns(Int($0)) }
                     let sample = segment.scale(spec.setup.sample)
                     var random = SplitMix64(seed: plan.seed ^ UInt64(layer))
                     ids = all.count <= sample ? all : (0..<sample).map { _ in all[Int(random.next() % UInt64(all.count))] }

@@ -78,7 +78,7 @@ public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible 
 public struct ExecutionSegmentError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
 
-    init(_ description: String) {
+    public init(_ description: String) {
         self.description = description
     }
 }

@@ -26,9 +26,18 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
     /// Runs the scenario from now until its schedule ends (or the hard stop) and returns why it stopped.
     func run() async -> StopReason {
         let share = SegmentedExecutor(spec.executor, segment: segment)
-        // A segment too thin for any of this executor's work runs nothing.
-        guard let numbering = share.numbering else { return .durationDone }
-        if let closed = ClosedSchedule(share.executor) { return await runClosed(closed, numbering: numbering) }
+        // A segment too thin for any of this executor's work runs nothing, for as long as the others run, so that a
+        // scenario started after this one starts with theirs.
+        guard let numbering = share.numbering else {
+            switch spec.executor {
+            case .sharedIterations, .perVUIterations: break
+            default: try? await clock.sleep(for: spec.executor.scheduledDuration)
+            }
+            return Task.isCancelled ? .cancelled : .durationDone
+        }
+        if let closed = ClosedSchedule(share.executor) {
+            return await runClosed(closed, numbering: numbering, vuTasks: share.vuTasks ?? closed.vus, vuNumbering: share.vuNumbering)
+        }
         if let open = OpenSchedule(share.executor) { return await runOpen(open, numbering: numbering) }
         return .durationDone
     }
@@ -40,16 +49,19 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         case deadline(reached: Bool)
     }
 
-    private func runClosed(_ schedule: ClosedSchedule, numbering: ExecutionTuple) async -> StopReason {
+    /// Runs `vuTasks` VUs, the `k`-th being VU `vuNumbering.global(k)` of the whole test (which a ramping schedule
+    /// activates by number).
+    private func runClosed(_ schedule: ClosedSchedule, numbering: ExecutionTuple, vuTasks: Int, vuNumbering: ExecutionTuple) async -> StopReason {
         let start = clock.now
         let counter = Counter()
-        recorder.recordPoolSize(schedule.vus)
+        recorder.recordPoolSize(vuTasks)
         return await withTaskGroup(of: Event.self) { group in
-            for vu in 0..<schedule.vus {
-                group.addTask { .vuFinished(await runVU(vu, schedule: schedule, start: start, counter: counter, numbering: numbering)) }
+            for vu in 0..<vuTasks {
+                let number = vuNumbering.global(vu)
+                group.addTask { .vuFinished(await runVU(number, schedule: schedule, start: start, counter: counter, numbering: numbering)) }
             }
             group.addTask { await deadline(start.advanced(by: schedule.end + spec.gracefulStop)) }
-            var running = schedule.vus
+            var running = vuTasks
             var reason: StopReason?
             while let event = await group.next() {
                 switch event {

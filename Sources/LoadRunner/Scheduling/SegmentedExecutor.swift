@@ -4,7 +4,8 @@
 /// the payloads, seeds and GlobalIDs made from iteration numbers never meet.
 ///
 /// - constant-vus, per-vu-iterations: VUs scaled; each VU's iterations and the duration as they are.
-/// - ramping-vus: the start and every stage's target scaled (the shares of each add up to it).
+/// - ramping-vus: the whole test's stages; the segment runs the VUs whose numbers it owns, each active while the
+///   whole test's VU count is above its number (k6's way: the shares add up at every moment of a ramp).
 /// - shared-iterations: VUs scaled; the iterations split the way the VUs are (k6: the tuple re-split by the VU
 ///   count), numbered by that split.
 /// - constant- and ramping-arrival-rate: the pool (preAllocatedVUs, maxVUs) scaled; the schedule is the whole
@@ -15,8 +16,14 @@ struct SegmentedExecutor: Sendable {
     /// Numbers this segment's iterations: its `k`-th (from 0) is the whole test's `numbering.global(k)`; nil when the
     /// segment has no share of the executor's work.
     let numbering: ExecutionTuple?
+    /// For ramping-vus: how many VU tasks this segment runs, and the whole test's number of each (its `k`-th is VU
+    /// `vuNumbering.global(k)`); nil for the other executors, whose VU counts are scaled instead.
+    private(set) var vuTasks: Int?
+    let vuNumbering: ExecutionTuple
 
     init(_ executor: ExecutorConfig, segment: ExecutionTuple) {
+        vuTasks = nil
+        vuNumbering = segment
         guard segment.sequence.count > 1 else {
             self.executor = executor
             numbering = segment
@@ -37,11 +44,11 @@ struct SegmentedExecutor: Sendable {
             c.vus = segment.scale(c.vus)
             self.executor = .constantVUs(c)
             numbering = c.vus > 0 ? segment : nil
-        case .rampingVUs(var c):
-            c.startVUs = segment.scale(c.startVUs)
-            c.stages = c.stages.map { Stage(duration: $0.duration, target: segment.scale($0.target)) }
-            self.executor = .rampingVUs(c)
-            numbering = max(c.startVUs, c.stages.map(\.target).max() ?? 0) > 0 ? segment : nil
+        case .rampingVUs:
+            self.executor = executor
+            let tasks = segment.scale(executor.maxVUs)
+            vuTasks = tasks
+            numbering = tasks > 0 ? segment : nil
         case .constantArrivalRate(var c):
             numbering = Self.sharePool(&c.preAllocatedVUs, &c.maxVUs, segment)
             self.executor = .constantArrivalRate(c)
