@@ -147,7 +147,12 @@ public final class ApplyJournal: Sendable {
         }
         do {
             let database = try openDatabase(path)
-            let version = try database.read { db in try Int.fetchOne(db, sql: "SELECT version FROM run WHERE id = 1") }
+            var version = try database.read { db in try Int.fetchOne(db, sql: "SELECT version FROM run WHERE id = 1") }
+            if version == 1 {
+                // A run of an earlier featureload, perhaps left in doubt: upgraded in place, so that it resumes.
+                try migrateFromVersion1(database)
+                version = Self.version
+            }
             guard version == Self.version else {
                 throw ApplyError.journal("\(path) is a journal of version \(version.map(String.init) ?? "?"), this featureload reads version \(Self.version)")
             }
@@ -156,6 +161,33 @@ public final class ApplyJournal: Sendable {
             throw error
         } catch {
             throw ApplyError.journal("\(path) is not a featureload apply journal: \(error)")
+        }
+    }
+
+    /// Version 1 had no groups, atomic batches, files, or kinds and layers of invalid records: adds them, empty,
+    /// in one transaction.
+    static func migrateFromVersion1(_ database: DatabaseQueue) throws {
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE batch ADD COLUMN atomic INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE edit ADD COLUMN grp INTEGER;
+                    ALTER TABLE problem ADD COLUMN kind TEXT;
+                    ALTER TABLE problem ADD COLUMN layer INTEGER;
+                    CREATE TABLE attachment (
+                        globalId TEXT PRIMARY KEY,
+                        position INTEGER NOT NULL,
+                        layer INTEGER NOT NULL,
+                        parentGlobalId TEXT NOT NULL,
+                        file TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        contentType TEXT NOT NULL,
+                        status TEXT NOT NULL DEFAULT 'pending',
+                        reason TEXT
+                    );
+                    CREATE INDEX attachment_position ON attachment(position);
+                    UPDATE run SET version = 2 WHERE id = 1;
+                    """)
         }
     }
 

@@ -133,6 +133,21 @@ public struct ApplySettings: Sendable, Hashable, Codable {
         self.related = related
         self.attachments = attachments
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case batchSize, concurrency, rate, rollbackOnFailure, related, attachments
+    }
+
+    /// Reads the settings a journal recorded; those of version 1 had no `related` (false).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        batchSize = try container.decode(Int.self, forKey: .batchSize)
+        concurrency = try container.decode(Int.self, forKey: .concurrency)
+        rate = try container.decodeIfPresent(Double.self, forKey: .rate)
+        rollbackOnFailure = try container.decode(Bool.self, forKey: .rollbackOnFailure)
+        related = try container.decodeIfPresent(Bool.self, forKey: .related) ?? false
+        attachments = try container.decodeIfPresent(AttachmentMatching.self, forKey: .attachments)
+    }
 }
 
 /// Where the files to attach are and how they are matched to input records.
