@@ -245,17 +245,25 @@ import Testing
         """.write(toFile: faults, atomically: true, encoding: .utf8)
         let rejects = directory.path + "/rejects.geojsonl"
         try await Self.withServe(["--data", directory.path + "/serve.sqlite", "--faults", faults]) { url in
-            let result = try await Featureload.run([
+            var result = try await Featureload.run([
                 "apply", input, "--to", url, "--layer", "0", "--journal", directory.path + "/bulk.journal", "--batch-size", "100", "--concurrency", "8",
                 "--rejects", rejects, "--verify", "--quiet",
             ])
             #expect(result.status == 1, "some edits were rejected: \(result.output)\(result.errorOutput)")
+            let first = result.output
+            #expect(first.contains("retries") && !first.contains(" 0 retries"), "the faults were met and retried: \(first)")
+            // A batch whose every attempt met a fault ends "failed after retries", reported and safe to send again:
+            // what a user does then is resume, which must leave nothing failed. (Rare: 8 attempts, about 18 % faulty.)
+            for _ in 0..<2 where !result.output.contains(", failed 0 ") {
+                let failedLine = result.output.split(separator: "\n").first { $0.hasPrefix("applied ") } ?? ""
+                result = try await Featureload.run(["apply", "--resume", directory.path + "/bulk.journal", "--rejects", rejects, "--verify", "--quiet"])
+                #expect(result.output.contains("applied "), "resumed after \(failedLine): \(result.output)\(result.errorOutput)")
+            }
             let summary = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("applied ") }, "\(result.output)")
             let numbers = summary.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
             let (applied, total, rejected, failed) = (numbers[0], numbers[1], numbers[2], numbers[3])
             #expect(total == count && applied + rejected == count && failed == 0, "\(summary)")
             #expect(rejected > 500 && rejected < 1_500, "about 1 % per-edit failures: \(summary)")
-            #expect(summary.contains("retries") && !summary.contains(" 0 retries"), "\(summary)")
             #expect(result.output.contains("verify: \(applied) of \(applied) applied adds found once; \(rejected) of \(rejected) adds that did not apply absent: ok"))
             let rejectedLines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
             #expect(rejectedLines.count == rejected, "every rejected add is in the rejects file")
