@@ -256,6 +256,9 @@ import Testing
             // what a user does then is resume, which must leave nothing failed. (Rare: 8 attempts, about 18 % faulty.)
             for _ in 0..<2 where !result.output.contains(", failed 0 ") {
                 let failedLine = result.output.split(separator: "\n").first { $0.hasPrefix("applied ") } ?? ""
+                // Why they failed goes to the log: the rejects' reasons file lists them.
+                let reasons = (try? String(contentsOfFile: rejects + ".reasons.tsv", encoding: .utf8)) ?? ""
+                print("apply under faults, resuming after: \(failedLine)\n" + reasons.split(separator: "\n").filter { $0.contains("\tfailed\t") }.prefix(3).joined(separator: "\n"))
                 result = try await Featureload.run(["apply", "--resume", directory.path + "/bulk.journal", "--rejects", rejects, "--verify", "--quiet"])
                 #expect(result.output.contains("applied "), "resumed after \(failedLine): \(result.output)\(result.errorOutput)")
             }
