@@ -28,6 +28,16 @@ public final class ApplyJournal: Sendable {
     /// The schema version this code writes and reads.
     public static let version = 2
 
+    /// The files to attach, each keyed by its GlobalID, with the position of the add it goes with: made by a new
+    /// journal and by the upgrade of a version-1 one.
+    static let attachmentTable = """
+        CREATE TABLE attachment (
+            globalId TEXT PRIMARY KEY, position INTEGER NOT NULL, layer INTEGER NOT NULL, parentGlobalId TEXT NOT NULL,
+            file TEXT NOT NULL, name TEXT NOT NULL, contentType TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending', reason TEXT
+        );
+        CREATE INDEX attachment_position ON attachment(position);
+        """
+
     /// The open statuses (``EditStatus/isOpen``) as an SQL list.
     static let openStatuses = "(" + EditStatus.allCases.filter(\.isOpen).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
 
@@ -101,18 +111,7 @@ public final class ApplyJournal: Sendable {
                             reason TEXT
                         );
                         CREATE INDEX edit_batch ON edit(batch);
-                        CREATE TABLE attachment (
-                            globalId TEXT PRIMARY KEY,
-                            position INTEGER NOT NULL,
-                            layer INTEGER NOT NULL,
-                            parentGlobalId TEXT NOT NULL,
-                            file TEXT NOT NULL,
-                            name TEXT NOT NULL,
-                            contentType TEXT NOT NULL,
-                            status TEXT NOT NULL DEFAULT 'pending',
-                            reason TEXT
-                        );
-                        CREATE INDEX attachment_position ON attachment(position);
+                        \(attachmentTable)
                         CREATE TABLE problem (
                             position INTEGER PRIMARY KEY,
                             line INTEGER,
@@ -174,18 +173,7 @@ public final class ApplyJournal: Sendable {
                     ALTER TABLE edit ADD COLUMN grp INTEGER;
                     ALTER TABLE problem ADD COLUMN kind TEXT;
                     ALTER TABLE problem ADD COLUMN layer INTEGER;
-                    CREATE TABLE attachment (
-                        globalId TEXT PRIMARY KEY,
-                        position INTEGER NOT NULL,
-                        layer INTEGER NOT NULL,
-                        parentGlobalId TEXT NOT NULL,
-                        file TEXT NOT NULL,
-                        name TEXT NOT NULL,
-                        contentType TEXT NOT NULL,
-                        status TEXT NOT NULL DEFAULT 'pending',
-                        reason TEXT
-                    );
-                    CREATE INDEX attachment_position ON attachment(position);
+                    \(attachmentTable)
                     UPDATE run SET version = 2 WHERE id = 1;
                     """)
         }

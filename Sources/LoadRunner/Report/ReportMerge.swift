@@ -133,6 +133,11 @@ public enum ReportMerge {
     /// Refuses reports that do not belong to one test.
     static func check(_ reports: [(path: String, report: RunReport)]) throws(Problem) {
         let (firstPath, first) = reports[0]
+        // Each scenario's name, executor and settings: what generators of one scenario file share.
+        func scenarios(of report: RunReport) -> [[String]] {
+            report.scenarios.map { [$0.name, $0.executor] + $0.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
+        }
+        let firstScenarios = scenarios(of: first)
         for (path, report) in reports.dropFirst() {
             let plan = report.plan
             if plan.name != first.plan.name || plan.seed != first.plan.seed || plan.version != first.plan.version
@@ -142,9 +147,7 @@ public enum ReportMerge {
                     description:
                         "\(path) is a run of '\(plan.name)' (seed \(plan.seed)) and \(firstPath) of '\(first.plan.name)' (seed \(first.plan.seed)): merge the reports of one scenario file's generators")
             }
-            let settings = report.scenarios.map { [$0.name, $0.executor] + $0.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
-            let firstSettings = first.scenarios.map { [$0.name, $0.executor] + $0.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
-            if settings != firstSettings {
+            if scenarios(of: report) != firstScenarios {
                 throw Problem(description: "\(path) and \(firstPath) ran different scenarios (executors or settings differ): merge the reports of one scenario file")
             }
             if report.segmentSequence != first.segmentSequence {
