@@ -2,6 +2,11 @@ import FeatureModel
 import FeatureServiceClient
 
 extension BatchApplier {
+    /// How files are sent: through `uploads` above the run's threshold.
+    var uploadOptions: AttachmentUploadOptions {
+        settings.attachments.map { AttachmentUploadOptions(threshold: $0.uploadThreshold) } ?? AttachmentUploadOptions()
+    }
+
     /// Sends an atomic batch: its groups (a parent, the adds keyed to it, their files) in one service-level
     /// applyEdits, all or nothing, retried exactly once (``FeatureService/applyAtomically(_:retry:uploads:)``).
     ///
@@ -81,11 +86,8 @@ extension BatchApplier {
             sent.append(edit)
         }
         guard !sent.isEmpty else { return (records, nil) }
-        let uploads = AttachmentUploadOptions(threshold: settings.attachments?.uploadThreshold ?? 10_000_000)
-        let outcome = try await service.applyAtomically(edits, retry: retry, uploads: uploads)
-        result.requests += outcome.attempts.filter { $0.purpose == .request }.count
-        result.retries += outcome.attempts.retryCount
-        result.backoff += outcome.attempts.totalBackoff
+        let outcome = try await service.applyAtomically(edits, retry: retry, uploads: uploadOptions)
+        result.count(outcome.attempts)
         func objectId(_ edit: JournalEdit) -> Int64? {
             edit.planned.globalId.flatMap { outcome.objectIds[edit.planned.layer]?[$0] }
         }
@@ -162,11 +164,9 @@ extension BatchApplier {
         }
         let missing = files.filter { !present.contains(GlobalID.normalized($0.globalId) ?? $0.globalId) }
         guard !missing.isEmpty else { return records }
-        let uploads = AttachmentUploadOptions(threshold: settings.attachments?.uploadThreshold ?? 10_000_000)
-        let outcome = try await service.applyAtomically(AtomicAdds(adds: [:], globalIdFields: [:], objectIdFields: [:], attachments: missing), retry: retry, uploads: uploads)
-        result.requests += outcome.attempts.filter { $0.purpose == .request }.count
-        result.retries += outcome.attempts.retryCount
-        result.backoff += outcome.attempts.totalBackoff
+        let outcome = try await service.applyAtomically(
+            AtomicAdds(adds: [:], globalIdFields: [:], objectIdFields: [:], attachments: missing), retry: retry, uploads: uploadOptions)
+        result.count(outcome.attempts)
         let (status, reason): (EditStatus, String?)
         switch outcome.status {
         case .applied, .appliedEarlier: (status, reason) = (.applied, "attached to its feature, which was in the service already")
@@ -176,5 +176,14 @@ extension BatchApplier {
         }
         records += missing.map { FileRecord(globalId: $0.globalId, status: status, reason: reason) }
         return records
+    }
+}
+
+extension BatchApplier.BatchResult {
+    /// Adds `attempts` to the requests, retries and time backing off.
+    mutating func count(_ attempts: [Attempt]) {
+        requests += attempts.filter { $0.purpose == .request }.count
+        retries += attempts.retryCount
+        backoff += attempts.totalBackoff
     }
 }

@@ -267,9 +267,7 @@ public struct BatchApplier: Sendable {
         let options = ApplyEditsOptions(rollbackOnFailure: settings.rollbackOnFailure, useGlobalIds: batch.useGlobalIds)
         do {
             let outcome = try await service.layer(id: batch.layer).applyEdits(edits, options: options, retry: retry, globalIdField: globalIdField)
-            result.requests = outcome.attempts.filter { $0.purpose == .request }.count
-            result.retries = outcome.attempts.retryCount
-            result.backoff = outcome.attempts.totalBackoff
+            result.count(outcome.attempts)
             var inDoubt = false
             for (edits, outcomes) in [(adds, outcome.adds), (updates, outcome.updates), (deletes, outcome.deletes)] {
                 // An answer with fewer results than edits leaves the rest unknown, to be looked up on resume.
@@ -289,9 +287,7 @@ public struct BatchApplier: Sendable {
         } catch is CancellationError {
             result.cancelled = true
         } catch let error as FeatureServiceError {
-            result.requests = error.attempts.filter { $0.purpose == .request }.count
-            result.retries = error.attempts.retryCount
-            result.backoff = error.attempts.totalBackoff
+            result.count(error.attempts)
             if let arcgis = error.arcgisError, settings.rollbackOnFailure, !error.mayHaveBeenApplied, arcgis.code == 400 {
                 // The service rolled the whole batch back because of one of its edits.
                 for (_, edit) in order {
