@@ -19,8 +19,7 @@ public struct Feature: Sendable, Hashable, Codable {
     /// The attribute named `name`, compared case-insensitively as ArcGIS field names are.
     public subscript(attribute name: String) -> JSONValue? {
         if let value = attributes[name] { return value }
-        let lowered = name.lowercased()
-        return attributes.first { $0.key.lowercased() == lowered }?.value
+        return attributes.first { $0.key.caseInsensitiveEquals(name) }?.value
     }
 }
 

@@ -132,10 +132,9 @@ public struct LayerInfo: Sendable, Hashable, Codable {
 
     /// The field named `name`, compared case-insensitively.
     public func field(named name: String) -> Field? {
-        // The exact spelling first: it is the usual case, and needs no lower-casing of every field name.
+        // The exact spelling first: it is the usual case.
         if let exact = fields.first(where: { $0.name == name }) { return exact }
-        let lowered = name.lowercased()
-        return fields.first { $0.name.lowercased() == lowered }
+        return fields.first { $0.name.caseInsensitiveEquals(name) }
     }
 
     /// The relationship with the given id.

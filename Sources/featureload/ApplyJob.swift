@@ -2,6 +2,7 @@ import BatchApply
 import FeatureModel
 import FeatureServiceClient
 import Foundation
+import Synchronization
 
 /// One `apply` run against a connected target: plan (or take the journal's plan), send, write rejects, verify.
 struct ApplyJob: Sendable {
@@ -98,6 +99,10 @@ struct ApplyJob: Sendable {
                 return result
             }
             journal = try ApplyJournal.create(at: journalPath, header: header)
+            if start.skipInvalid {
+                display.message("planning \(start.input) into \(journalPath), sending each batch once it is planned (--skip-invalid) …")
+                return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
+            }
             display.message("planning \(start.input) into \(journalPath) …")
             do {
                 result.plan = try makePlan(header, layers: layers, into: journal)
@@ -112,11 +117,17 @@ struct ApplyJob: Sendable {
             header = recorded
             result.layer = "\(header.layer) \(layers[header.layer]?.name ?? "")"
             if try !journal.isPlanned() {
-                // The plan was cut short: nothing of it was sent, so it is made again.
                 let size = (try? FileManager.default.attributesOfItem(atPath: header.input)[.size] as? NSNumber)?.int64Value
                 guard size == header.inputSize else {
                     throw ApplyError.journal("the plan was interrupted, and \(header.input) changed since (or is gone); start a new run with a new --journal")
                 }
+                if header.reading.skipInvalid {
+                    // Batches went out while it was planned: it is made again over what the journal holds, and
+                    // sending goes on as batches complete.
+                    display.message("resuming \(journalPath): planning \(header.input) again where it was interrupted, and sending …")
+                    return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
+                }
+                // The plan was cut short: nothing of it was sent, so it is made again.
                 try journal.discardPlan()
                 display.message("re-planning \(header.input): the last plan was interrupted before anything was sent …")
                 result.plan = try makePlan(header, layers: layers, into: journal)
@@ -125,10 +136,44 @@ struct ApplyJob: Sendable {
             display.message("resuming \(journalPath): \(counts.applied) of \(counts.planned) edits applied, \(counts.open) to go")
         }
 
+        return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: false, into: result, display: display)
+    }
+
+    /// Sends the journal's batches (with `streamingPlan`, as a plan made beside it completes them), then writes the
+    /// rejects and verifies.
+    func send(
+        header: JournalHeader, layers: [Int: LayerInfo], journal: ApplyJournal, service: FeatureService, streamingPlan: Bool, into result: Result,
+        display: ProgressDisplay
+    ) async throws -> Result {
+        var result = result
         var keys: [Int: (objectIdField: String, globalIdField: String?)] = [:]
         for (id, layer) in layers { keys[id] = (layer.objectIdField, layer.globalIdField) }
         let applier = BatchApplier(journal: journal, service: service, settings: header.settings, keys: keys)
-        let summary = try await applier.run { progress in display.show([Self.describe(progress)]) }
+        let summary: BatchApplier.Summary
+        if streamingPlan {
+            let (ready, continuation) = AsyncStream.makeStream(of: ApplyPlanner.ReadyBatches.self)
+            let stopped = Mutex(false)
+            // The plan is made on a thread of its own (it blocks on reading and on the journal), handing over batches
+            // as they complete; a cancelled run stops it between records.
+            async let planned = withTaskCancellationHandler {
+                try await Self.onThread {
+                    defer { continuation.finish() }
+                    return try self.makePlan(header, layers: layers, into: journal, stop: { stopped.withLock { $0 } }, ready: { continuation.yield($0) })
+                }
+            } onCancel: {
+                stopped.withLock { $0 = true }
+            }
+            summary = try await applier.run(plan: ready) { progress in display.show([Self.describe(progress)]) }
+            do {
+                let plan = try await planned
+                result.plan = plan
+                display.message(Self.describe(plan, input: header.input))
+            } catch is CancellationError where summary.interrupted {
+                // Ctrl-C: the journal holds whole pages of the plan; --resume makes the rest.
+            }
+        } else {
+            summary = try await applier.run { progress in display.show([Self.describe(progress)]) }
+        }
         display.finish()
         result.summary = summary
         let counts = try journal.counts()
@@ -163,7 +208,10 @@ struct ApplyJob: Sendable {
     /// reader learnt for the rejects file, and marks the plan complete.
     /// - Throws: ``ApplyError/invalidInput(_:file:)`` when a record is invalid and invalid records are not skipped
     ///   (only with a journal: a dry run reports them); the reader's and the journal's errors.
-    func makePlan(_ header: JournalHeader, layers: [Int: LayerInfo], into journal: ApplyJournal?) throws -> ApplyPlanner.Summary {
+    func makePlan(
+        _ header: JournalHeader, layers: [Int: LayerInfo], into journal: ApplyJournal?, stop: () -> Bool = { false },
+        ready: (ApplyPlanner.ReadyBatches) -> Void = { _ in }
+    ) throws -> ApplyPlanner.Summary {
         let reading = header.reading
         var reader = try InputFile.open(path: header.input, format: reading.format, options: reading.options)
         let skipInvalid = reading.skipInvalid
@@ -173,7 +221,7 @@ struct ApplyJob: Sendable {
             planner.attachments = (try AttachmentDirectory(matching.directory), matching.keyField)
             planner.uploadThreshold = matching.uploadThreshold
         }
-        let plan = try planner.plan(&reader, into: journal, recordProblems: skipInvalid)
+        let plan = try planner.plan(&reader, into: journal, recordProblems: skipInvalid, stop: stop, ready: ready)
         guard let journal else { return plan }
         if plan.problemCount > 0 && !skipInvalid { throw ApplyError.invalidInput(plan.problems, file: header.input) }
         var learnt = header
@@ -181,6 +229,15 @@ struct ApplyJob: Sendable {
         try journal.update(learnt)
         try journal.finishPlan()
         return plan
+    }
+
+    /// Runs `body` on a thread of its own, keeping a long blocking job off the tasks' shared threads.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Swift.Result { try body() }) }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
     }
 
     /// The layer or table named by `text`: its id, or its name (case-insensitive).
@@ -193,10 +250,16 @@ struct ApplyJob: Sendable {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: journalPath + suffix) }
     }
 
-    /// `1200/6000 edits (20%)  3512 edits/s  ETA 2s  applied 1200  rejected 0  failed 0  retries 3`
+    /// `1200/6000 edits (20%)  3512 edits/s  ETA 2s  applied 1200  rejected 0  failed 0  retries 3`; while the input is
+    /// still being planned, `1200/6000+ edits (planning)  3512 edits/s  applied 1200 …`.
     static func describe(_ progress: BatchApplier.Progress) -> String {
         let seconds = progress.elapsed.seconds
         let rate = seconds > 0 ? Double(progress.settled) / seconds : 0
+        if progress.planning {
+            return String(
+                format: "%d/%d+ edits (planning)  %.0f edits/s  applied %d  rejected %d  failed %d  retries %d", progress.settled, progress.total, rate,
+                progress.applied, progress.rejected, progress.failed, progress.retries)
+        }
         let percent = progress.total > 0 ? Double(progress.settled) * 100 / Double(progress.total) : 100
         let remaining = rate > 0 ? Double(progress.total - progress.settled) / rate : 0
         return String(

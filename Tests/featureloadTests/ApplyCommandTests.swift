@@ -139,6 +139,46 @@ import Testing
         #expect(inDoubt > 0, "the mid-run kills left batches in doubt, which the resumes settled: \(seen)")
     }
 
+    @Test(
+        "--skip-invalid sends while it plans; kill -9 with batches sent and the plan unfinished, twice: the resumes plan again where they were and find every park once",
+        .timeLimit(.minutes(4)))
+    func killWhileStreaming() async throws {
+        let directory = try TemporaryDirectory()
+        let count = 40_000
+        let invalid: Set<Int> = [17, 20_001]
+        let input = directory.path + "/streamed.geojson"
+        try Self.geojson(count, invalid: invalid, prefix: "Streamed").write(toFile: input, atomically: true, encoding: .utf8)
+        let data = directory.path + "/streamed.sqlite"
+        let journal = directory.path + "/streamed.journal"
+        let start = [
+            "apply", input, "--to", "local", "--layer", "0", "--data", data, "--journal", journal, "--batch-size", "100", "--concurrency", "4",
+            "--skip-invalid", "--rejects", directory.path + "/rejects.geojson", "--quiet",
+        ]
+        let resume = ["apply", "--resume", journal, "--quiet"]
+        var seen: [String] = []
+        // Killed once this process has applied edits while the plan is still being made: the first run, then a resume.
+        var applied = 0
+        for arguments in [start, resume] {
+            let before = applied
+            let run = try Self.killed(arguments, journal: journal) { journal in
+                let counts = try journal.counts()
+                applied = counts.applied
+                return try counts.applied > before && !journal.isPlanned()
+            }
+            let planned = (try? ApplyJournal.open(at: journal).isPlanned()) ?? false
+            seen.append("killed \(run.killed) with \(applied) applied, \(run.counts?.planned ?? 0) planned, plan finished \(planned), \(run.inDoubt) in doubt")
+        }
+        let final = try await Featureload.run(["apply", "--resume", journal, "--verify"])
+        let valid = count - invalid.count
+        #expect(final.status == 1, "the two invalid records make it exit 1: \(seen)\n\(final.output)\(final.errorOutput)")
+        #expect(final.output.contains("applied \(valid) of \(valid) edits"), "\(seen)\n\(final.output)")
+        #expect(final.output.contains("verify: \(valid) of \(valid) applied adds found once"), "\(final.output)")
+        #expect(final.output.contains("rejects: 2 records"), "\(final.output)")
+        let parks = try await Self.parks(in: data, prefix: "Streamed")
+        #expect(parks.count == valid && parks.names.values.allSatisfy { $0 == 1 }, "every valid park once: \(parks.count) rows (\(seen))")
+        #expect(seen.filter { $0.hasPrefix("killed true") && $0.contains("plan finished false") }.count == 2, "both kills landed mid-plan: \(seen)")
+    }
+
     /// Twice the signed area of a ring (positive: counter-clockwise with y up).
     static func signedArea(_ ring: [[Double]]) -> Double {
         zip(ring, ring.dropFirst()).reduce(0) { $0 + ($1.0[0] * $1.1[1] - $1.1[0] * $1.0[1]) }

@@ -57,6 +57,8 @@ public struct BatchApplier: Sendable {
         public var failed: Int
         public var retries: Int
         public var elapsed: Duration
+        /// Whether the input is still being planned (the total still grows).
+        public var planning = false
     }
 
     /// What a run did.
@@ -100,11 +102,16 @@ public struct BatchApplier: Sendable {
 
     /// Settles batches in doubt, then sends every open batch.
     /// - Parameters:
+    ///   - plan: Batches as a plan still being made completes them (``ApplyPlanner/plan(_:into:recordProblems:stop:ready:)``),
+    ///     sent as they come; the run ends when it finishes. Nil when the journal's plan is complete: its open
+    ///     batches are sent. Either way, batches in doubt are settled first.
     ///   - clock: Paces the rate and measures the run.
     ///   - progress: Called after each batch, from the calling task.
     /// - Returns: What the run did; ``Summary/interrupted`` when it was cancelled.
     /// - Throws: ``ApplyError/journal(_:)``; ``FeatureServiceError`` when settling in-doubt batches fails.
-    public func run(clock: some Clock<Duration> = ContinuousClock(), progress: (Progress) -> Void = { _ in }) async throws -> Summary {
+    public func run(
+        plan: AsyncStream<ApplyPlanner.ReadyBatches>? = nil, clock: some Clock<Duration> = ContinuousClock(), progress: (Progress) -> Void = { _ in }
+    ) async throws -> Summary {
         let start = clock.now
         var summary = Summary()
         let batches = try journal.openBatches()
@@ -116,8 +123,13 @@ public struct BatchApplier: Sendable {
         }
         // Batches are marked and read a window at a time, and outcomes written a group at a time (at least every
         // 100 ms): a transaction per batch cost more than the batch itself at batch size 1. Memory holds a window.
-        let open = try journal.openBatches().map(\.id)
-        var current = Progress(settled: 0, total: try journal.openEditCount(), applied: 0, rejected: 0, failed: 0, retries: 0, elapsed: .zero)
+        // A plan still being made gives its batches only once they are complete (a batch the journal holds may still
+        // be taking edits), so then they all come from it.
+        let open = plan == nil ? try journal.openBatches().map(\.id) : []
+        var incoming = plan?.makeAsyncIterator()
+        var current = Progress(
+            settled: 0, total: plan == nil ? try journal.openEditCount() : 0, applied: 0, rejected: 0, failed: 0, retries: 0, elapsed: .zero,
+            planning: plan != nil)
         let concurrency = max(1, settings.concurrency)
         let window = max(concurrency * 2, min(256, 16_384 / max(1, settings.batchSize)))
         var editsStarted = 0
@@ -137,16 +149,29 @@ public struct BatchApplier: Sendable {
             var readyIndex = 0
             var inFlight = 0
             func startNext() async throws -> Bool {
-                guard !Task.isCancelled else { return false }
-                if readyIndex == ready.count {
-                    let ids = Array(queue.prefix(window))
-                    guard !ids.isEmpty else { return false }
-                    queue = queue.dropFirst(ids.count)
-                    ready = try journal.startSending(ids)
-                    readyIndex = 0
-                }
-                let batch = ready[readyIndex]
-                readyIndex += 1
+                var batch: JournalBatch
+                repeat {
+                    guard !Task.isCancelled else { return false }
+                    if readyIndex == ready.count {
+                        while queue.isEmpty, incoming != nil {
+                            if let more = await incoming?.next() {
+                                queue.append(contentsOf: more.ids)
+                                current.total += more.edits
+                            } else {
+                                incoming = nil
+                                current.planning = false
+                            }
+                        }
+                        let ids = Array(queue.prefix(window))
+                        guard !ids.isEmpty else { return false }
+                        queue = queue.dropFirst(ids.count)
+                        ready = try journal.startSending(ids)
+                        readyIndex = 0
+                    }
+                    batch = ready[readyIndex]
+                    readyIndex += 1
+                    // Settled already (a plan made again after an interruption gives its batches again).
+                } while batch.edits.isEmpty && batch.attachments.isEmpty
                 if let rate = settings.rate, rate > 0 {
                     // Open-model pacing: batch k starts when the edits before it are due at `rate`.
                     let due = start.advanced(by: .seconds(Double(editsStarted) / rate))

@@ -42,7 +42,7 @@ public enum FieldCoercion {
                 continue
             }
             var input = value
-            let domain = subtypeDomains[field.name.lowercased()] ?? field.domain
+            let domain = subtypeDomains.isEmpty ? field.domain : subtypeDomains[field.name.lowercased()] ?? field.domain
             if case .codedValue(_, let codes)? = domain, let code = code(named: value, in: codes) { input = code }
             switch coerce(input, to: field) {
             case .success(let typed): attributes[field.name] = typed

@@ -52,6 +52,9 @@ public final class ApplyJournal: Sendable {
         configuration.busyMode = .timeout(10)
         if !readonly {
             configuration.prepareDatabase { db in
+                // Larger pages than the default 4 KiB: a new journal's rows (an edit with its input text is a few
+                // hundred bytes) go to disk in a quarter of the writes. No effect on an existing file.
+                try db.execute(sql: "PRAGMA page_size = 16384")
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
                 // WAL with NORMAL survives a killed process without a sync per commit; a power cut can lose the
                 // last commits, which only puts their batches back in doubt (see the type's documentation).
@@ -203,7 +206,8 @@ public final class ApplyJournal: Sendable {
         }
     }
 
-    /// Appends planned edits and the batches they belong to, in one transaction.
+    /// Appends planned edits and the batches they belong to, in one transaction. Rows already there (a plan made again
+    /// after an interruption: the same input gives the same rows) are kept as they are, with their outcomes.
     /// - Parameters:
     ///   - edits: Each edit with its batch id, or nil for an edit of a group whose batch is assigned once the whole
     ///     input is read (``assign(_:batches:)``).
@@ -213,11 +217,11 @@ public final class ApplyJournal: Sendable {
         _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = []
     ) throws {
         try database.write { db in
-            let batchStatement = try db.cachedStatement(sql: "INSERT INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
+            let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
             for batch in batches { try batchStatement.execute(arguments: [batch.id, batch.layer, batch.useGlobalIds]) }
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source)
+                    INSERT OR IGNORE INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for (edit, batch) in edits {
@@ -227,7 +231,7 @@ public final class ApplyJournal: Sendable {
                 ])
             }
             let attachmentStatement = try db.cachedStatement(
-                sql: "INSERT INTO attachment (globalId, position, layer, parentGlobalId, file, name, contentType) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                sql: "INSERT OR IGNORE INTO attachment (globalId, position, layer, parentGlobalId, file, name, contentType) VALUES (?, ?, ?, ?, ?, ?, ?)")
             for planned in attachments {
                 let add = planned.add
                 try attachmentStatement.execute(arguments: [
@@ -244,7 +248,7 @@ public final class ApplyJournal: Sendable {
     ///   - batches: The atomic batches first named here, with the layer of their first edit.
     public func assign(_ members: [(position: Int, group: Int, batch: Int)], batches: [(id: Int, layer: Int)]) throws {
         try database.write { db in
-            let batchStatement = try db.cachedStatement(sql: "INSERT INTO batch (id, layer, useGlobalIds, atomic) VALUES (?, ?, 1, 1)")
+            let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds, atomic) VALUES (?, ?, 1, 1)")
             for batch in batches { try batchStatement.execute(arguments: [batch.id, batch.layer]) }
             let statement = try db.cachedStatement(sql: "UPDATE edit SET grp = ?, batch = ? WHERE position = ?")
             for member in members { try statement.execute(arguments: [member.group, member.batch, member.position]) }
@@ -377,12 +381,17 @@ public final class ApplyJournal: Sendable {
     /// Marks batches `ids` as being sent and reads them with their open edits (each edit's position without its line
     /// or table, its input text left empty, and no earlier outcome but its status), in one transaction: in doubt
     /// until their outcomes are recorded. Marking a batch before its request goes out is what matters; marking it
-    /// earlier only makes it one more batch to look up should the run stop before sending it.
+    /// earlier only makes it one more batch to look up should the run stop before sending it. A batch with no open
+    /// edit is not marked, and comes back without edits.
     public func startSending(_ ids: [Int]) throws -> [JournalBatch] {
         guard !ids.isEmpty else { return [] }
         let list = ids.map(String.init).joined(separator: ",")
         return try database.write { db in
-            try db.execute(sql: "UPDATE batch SET state = 'sending', sends = sends + 1 WHERE id IN (\(list))")
+            try db.execute(
+                sql: """
+                    UPDATE batch SET state = 'sending', sends = sends + 1
+                    WHERE id IN (\(list)) AND EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN \(Self.openStatuses))
+                    """)
             var batches: [Int: JournalBatch] = [:]
             var anyAtomic = false
             for row in try Row.fetchAll(db, sql: "SELECT id, layer, useGlobalIds, state, atomic FROM batch WHERE id IN (\(list))") {
@@ -439,13 +448,37 @@ public final class ApplyJournal: Sendable {
             let statement = try db.cachedStatement(
                 sql: "UPDATE edit SET status = ?, resultObjectId = coalesce(?, resultObjectId), code = ?, reason = ? WHERE position = ?")
             let batchStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ? WHERE id = ?")
+            // The usual outcome of a batch of adds, every edit applied with object IDs numbered as the input positions
+            // run, in one statement: a statement per edit was most of what recording cost.
+            let runStatement = try db.cachedStatement(
+                sql: """
+                    UPDATE edit SET status = 'applied', resultObjectId = ?1 + (position - ?2), code = NULL, reason = NULL
+                    WHERE batch = ?3 AND position BETWEEN ?2 AND ?4
+                    """)
             for (id, records, state) in outcomes {
+                if let run = Self.appliedRun(records) {
+                    try runStatement.execute(arguments: [run.firstObjectId, run.first, id, run.last])
+                    try batchStatement.execute(arguments: [state.rawValue, id])
+                    continue
+                }
                 for record in records {
                     try statement.execute(arguments: [record.status.rawValue, record.objectId, record.code, record.reason, record.index])
                 }
                 try batchStatement.execute(arguments: [state.rawValue, id])
             }
         }
+    }
+
+    /// When `records` are edits at consecutive positions, each applied without a reason and given the object ID one
+    /// more than the one before: the first and last position and the first object ID.
+    static func appliedRun(_ records: [EditRecord]) -> (first: Int, last: Int, firstObjectId: Int64)? {
+        guard records.count > 1, let head = records.first, let firstObjectId = head.objectId else { return nil }
+        for (offset, record) in records.enumerated() {
+            guard record.status == .applied, record.code == nil, record.reason == nil, record.index == head.index + offset,
+                record.objectId == firstObjectId + Int64(offset)
+            else { return nil }
+        }
+        return (head.index, head.index + records.count - 1, firstObjectId)
     }
 
     /// The counts of edits by status.

@@ -66,11 +66,32 @@ public struct ApplyPlanner {
         self.coerce = coerce
     }
 
+    /// Batches the plan has made complete and committed to the journal: from then on they may be sent while the rest
+    /// of the input is still being planned.
+    public struct ReadyBatches: Sendable, Hashable {
+        public var ids: [Int]
+        /// The edits in them.
+        public var edits: Int
+    }
+
     /// Reads every record of `source`, checks it and, when `journal` is given, writes the plan (and, when
     /// `recordProblems`, the problems) to it. Nothing is sent.
-    /// - Throws: ``ApplyError/journal(_:)`` and GRDB's errors when the journal cannot be written.
-    public func plan(_ source: inout some EditReader, into journal: ApplyJournal?, recordProblems: Bool = false) throws -> Summary {
+    ///
+    /// The plan is the same for the same input, so a plan interrupted part-way is made again over the rows already
+    /// written (the journal keeps those as they are), and ids of batches made ready again are given to `ready` again.
+    /// - Parameters:
+    ///   - stop: Asked before each record; when it answers true, planning stops with `CancellationError` (the journal
+    ///     holds whole pages only).
+    ///   - ready: Given batches once they can take no more edits and are committed: a batch of plain edits when it is
+    ///     full or the input has ended, the atomic batches of groups once the whole input is read.
+    /// - Throws: ``ApplyError/journal(_:)`` and GRDB's errors when the journal cannot be written; `CancellationError`.
+    public func plan(
+        _ source: inout some EditReader, into journal: ApplyJournal?, recordProblems: Bool = false, stop: () -> Bool = { false },
+        ready: (ReadyBatches) -> Void = { _ in }
+    ) throws -> Summary {
         var summary = Summary()
+        // Batches that can take no more edits, given to `ready` once the page that completes them is written.
+        var complete = ReadyBatches(ids: [], edits: 0)
         var nextBatch = 0
         // The open batch of each (layer, identified by GlobalID) group, and how full it is.
         var open: [BatchKey: (id: Int, count: Int)] = [:]
@@ -91,6 +112,10 @@ public struct ApplyPlanner {
             pageAttachments.removeAll(keepingCapacity: true)
             newBatches.removeAll(keepingCapacity: true)
             problems.removeAll(keepingCapacity: true)
+            if !complete.ids.isEmpty {
+                ready(complete)
+                complete = ReadyBatches(ids: [], edits: 0)
+            }
         }
         func problem(_ problem: InputProblem) {
             summary.problemCount += 1
@@ -107,10 +132,16 @@ public struct ApplyPlanner {
             }
             slot.count += 1
             open[key] = slot
+            if slot.count == batchSize {
+                complete.ids.append(slot.id)
+                complete.edits += slot.count
+            }
             return slot.id
         }
 
-        while let record = source.next() {
+        while true {
+            if stop() { throw CancellationError() }
+            guard let record = source.next() else { break }
             summary.records += 1
             switch record {
             case .failure(let failure):
@@ -177,6 +208,11 @@ public struct ApplyPlanner {
             }
             if page.count >= Self.pageSize || problems.count >= Self.pageSize { try flush() }
         }
+        // The input has ended: every batch still taking edits is complete as it is.
+        for slot in open.values.sorted(by: { $0.id < $1.id }) where slot.count < batchSize {
+            complete.ids.append(slot.id)
+            complete.edits += slot.count
+        }
         try flush()
         // Children that came before their parent, which then was invalid, cannot go either.
         let orphans = groups.resolve().map { (position: $0.position, reason: "its parent, record \($0.parent + 1), is invalid; a record goes with its parent or not at all") }
@@ -188,6 +224,8 @@ public struct ApplyPlanner {
         if !orphans.isEmpty { try journal?.remove(orphans, asProblems: recordProblems) }
         // Each group whole in one atomic batch, groups in input order, up to batchSize edits and files a batch (a
         // bigger group goes alone).
+        let firstAtomic = nextBatch
+        var groupedEdits = 0
         var members: [(position: Int, group: Int, batch: Int)] = []
         var fresh: [(id: Int, layer: Int)] = []
         var current = -1
@@ -208,6 +246,7 @@ public struct ApplyPlanner {
             bytes += groupBytes
             if group.count > 1 || group[0].weight > 1 { summary.groups += 1 }
             members += group.map { ($0.position, root, current) }
+            groupedEdits += group.count
             if members.count >= Self.pageSize {
                 try journal?.assign(members, batches: fresh)
                 members.removeAll(keepingCapacity: true)
@@ -215,6 +254,7 @@ public struct ApplyPlanner {
             }
         }
         if !members.isEmpty || !fresh.isEmpty { try journal?.assign(members, batches: fresh) }
+        if nextBatch > firstAtomic { ready(ReadyBatches(ids: Array(firstAtomic..<nextBatch), edits: groupedEdits)) }
         summary.batches = nextBatch
         return summary
     }
@@ -303,18 +343,5 @@ public struct ApplyPlanner {
 
     static func reason(_ problems: [String]) -> String? {
         problems.isEmpty ? nil : problems.joined(separator: "; ")
-    }
-}
-
-extension String {
-    /// Whether the two are equal ignoring ASCII case (field names are ASCII in practice; others compare exactly).
-    func caseInsensitiveEquals(_ other: String) -> Bool {
-        guard utf8.count == other.utf8.count else { return false }
-        for (a, b) in zip(utf8, other.utf8) where a != b {
-            let lowerA = a >= 65 && a <= 90 ? a + 32 : a
-            let lowerB = b >= 65 && b <= 90 ? b + 32 : b
-            if lowerA != lowerB { return false }
-        }
-        return true
     }
 }
