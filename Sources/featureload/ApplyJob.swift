@@ -210,7 +210,7 @@ struct ApplyJob: Sendable {
     ///   (only with a journal: a dry run reports them); the reader's and the journal's errors.
     func makePlan(
         _ header: JournalHeader, layers: [Int: LayerInfo], into journal: ApplyJournal?, stop: () -> Bool = { false },
-        ready: (ApplyPlanner.ReadyBatches) -> Void = { _ in }
+        ready: @escaping @Sendable (ApplyPlanner.ReadyBatches) -> Void = { _ in }
     ) throws -> ApplyPlanner.Summary {
         let reading = header.reading
         var reader = try InputFile.open(path: header.input, format: reading.format, options: reading.options)

@@ -74,7 +74,8 @@ extension FieldCoercion {
             case .bool(let bool): text = String(bool)
             default: return problem("\(value) is not text")
             }
-            if let length = field.length, length > 0, text.count > length {
+            // Characters are counted only when the UTF-8 bytes could exceed the length (a character is at least a byte).
+            if let length = field.length, length > 0, text.utf8.count > length, text.count > length {
                 return problem("'\(text.prefix(40))\(text.count > 40 ? "…" : "")' is \(text.count) characters; the field holds \(length)")
             }
             return .success(.string(text))

@@ -87,9 +87,12 @@ public struct ApplyPlanner {
     /// - Throws: ``ApplyError/journal(_:)`` and GRDB's errors when the journal cannot be written; `CancellationError`.
     public func plan(
         _ source: inout some EditReader, into journal: ApplyJournal?, recordProblems: Bool = false, stop: () -> Bool = { false },
-        ready: (ReadyBatches) -> Void = { _ in }
+        ready: @escaping @Sendable (ReadyBatches) -> Void = { _ in }
     ) throws -> Summary {
         var summary = Summary()
+        // Pages are written while the next is read; batches are handed over once the page completing them is in.
+        let writer = journal.map { _ in PageWriter() }
+        defer { writer?.close() }
         // Batches that can take no more edits, given to `ready` once the page that completes them is written.
         var complete = ReadyBatches(ids: [], edits: 0)
         var nextBatch = 0
@@ -106,16 +109,21 @@ public struct ApplyPlanner {
         let links = related ? RelationshipLinks(layers) : RelationshipLinks()
 
         func flush() throws {
-            if let journal, !page.isEmpty || !newBatches.isEmpty { try journal.append(page, batches: newBatches, attachments: pageAttachments) }
-            if let journal, recordProblems { try journal.append(problems: problems) }
+            if let journal, let writer {
+                let (edits, batches, files, found, done) = (page, newBatches, pageAttachments, recordProblems ? problems : [], complete)
+                try writer.submit {
+                    if !edits.isEmpty || !batches.isEmpty { try journal.append(edits, batches: batches, attachments: files) }
+                    try journal.append(problems: found)
+                    if !done.ids.isEmpty { ready(done) }
+                }
+            } else if !complete.ids.isEmpty {
+                ready(complete)
+            }
+            complete = ReadyBatches(ids: [], edits: 0)
             page.removeAll(keepingCapacity: true)
             pageAttachments.removeAll(keepingCapacity: true)
             newBatches.removeAll(keepingCapacity: true)
             problems.removeAll(keepingCapacity: true)
-            if !complete.ids.isEmpty {
-                ready(complete)
-                complete = ReadyBatches(ids: [], edits: 0)
-            }
         }
         func problem(_ problem: InputProblem) {
             summary.problemCount += 1
@@ -214,6 +222,7 @@ public struct ApplyPlanner {
             complete.edits += slot.count
         }
         try flush()
+        try writer?.finish()
         // Children that came before their parent, which then was invalid, cannot go either.
         let orphans = groups.resolve().map { (position: $0.position, reason: "its parent, record \($0.parent + 1), is invalid; a record goes with its parent or not at all") }
         for orphan in orphans {
