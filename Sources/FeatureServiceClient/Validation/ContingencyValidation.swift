@@ -47,7 +47,7 @@ public struct ContingentValuesResult: Sendable, Hashable {
 extension ContingentValuesDefinition {
     /// The groups that apply to `feature`: those without a subtype, and those of the feature's subtype.
     /// - Parameter subtypeField: The layer's `typeIdField`, if it has one.
-    func groups(for feature: Feature, subtypeField: String?) -> [FieldGroup] {
+    public func groups(for feature: Feature, subtypeField: String?) -> [FieldGroup] {
         let code = subtypeField.flatMap { feature[attribute: $0] }
         return fieldGroups.filter { group in
             guard let wanted = group.subtypeCode else { return true }

@@ -21,7 +21,18 @@ struct DeepInsertOperation: LoadOperation {
         do {
             let parents = try await environment.service.table(id: spec.layer)
             let children = try await environment.service.table(id: childTable)
-            let generated = environment.generator.feature(at: index)
+            var generated = environment.generator.feature(at: index)
+            if let shaper = environment.shaper {
+                // The parent fits its layer's contingent values, for its subtype; one the SDK would still refuse is
+                // not sent, nor are its children and files.
+                var random = SplitMix64(seed: environment.generator.seed ^ UInt64(truncatingIfNeeded: index) &* 0xD1B5_4A32_D192_ED03)
+                generated = shaper.respecting(generated, random: &random)
+                if let reason = shaper.refusal(generated) {
+                    sample.editsInvalid += edits
+                    sample.fail("not sent: " + reason)
+                    return
+                }
+            }
             let parent = await parents.add(parents.makeFeature(attributes: generated.attributes, geometry: generated.geometry))
             for offset in 0..<spec.children {
                 let record = childGenerator.feature(at: index &* 1024 &+ offset)

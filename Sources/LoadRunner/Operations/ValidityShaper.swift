@@ -8,6 +8,9 @@ public import FeatureServiceClient
 /// inside a range, null, or the generated value for `any`). Breaking: a restrictive field group gets a combination
 /// that none of its contingencies allows; without one, a field gets a value its domain refuses (a code not in the
 /// list, a number past the range, null where null is not allowed).
+///
+/// Subtypes as the SDKs see them: a feature gets the field groups of its subtype (the value of the layer's
+/// `typeIdField`) and those of no subtype, and a field's domain is its subtype's when the subtype names one.
 public struct ValidityShaper: Sendable {
     public let layer: LayerInfo
     public let contingentValues: ContingentValuesDefinition?
@@ -23,9 +26,15 @@ public struct ValidityShaper: Sendable {
         return breakableFields.isEmpty == false
     }
 
-    /// `feature` with every field group set from one of its contingencies.
+    /// The field groups that apply to `feature`: its subtype's and those of no subtype.
+    func groups(for feature: Feature) -> [ContingentValuesDefinition.FieldGroup] {
+        contingentValues?.groups(for: feature, subtypeField: layer.typeIdField) ?? []
+    }
+
+    /// `feature` with every field group of its subtype set from one of its contingencies.
     public func respecting(_ feature: Feature, random: inout SplitMix64) -> Feature {
-        guard let groups = contingentValues?.fieldGroups, !groups.isEmpty else { return feature }
+        let groups = groups(for: feature)
+        guard !groups.isEmpty else { return feature }
         var shaped = feature
         // Groups share fields (status–protection, protection–buffer): restrictive groups first, and each draws only among
         // the contingencies that agree with the fields earlier groups set, so a later group never undoes an earlier one.
@@ -60,7 +69,7 @@ public struct ValidityShaper: Sendable {
         guard !fields.isEmpty else { return feature }
         let field = fields[Int(random.next() % UInt64(fields.count))]
         var broken = feature
-        switch field.domain {
+        switch domain(of: field, for: feature) {
         case .codedValue(_, let values)?:
             let codes = values.map(\.code)
             if codes.contains(where: { $0.stringValue != nil }) {
@@ -88,7 +97,9 @@ public struct ValidityShaper: Sendable {
             case .outOfRange(let domain, _, _): return "a value outside range domain '\(domain)'"
             }
         }
-        if let violation = contingentValues?.validateContingencyConstraints(for: feature).first(where: { $0.severity == .error }) {
+        if let violation = contingentValues?.validateContingencyConstraints(for: feature, subtypeField: layer.typeIdField).first(where: {
+            $0.severity == .error
+        }) {
             return "no contingent value of restrictive field group '\(violation.fieldGroup)' allows the combination"
         }
         return nil
@@ -96,7 +107,7 @@ public struct ValidityShaper: Sendable {
 
     private func breakingContingency(_ feature: Feature, random: inout SplitMix64) -> Feature? {
         guard let definition = contingentValues else { return nil }
-        var groups = definition.fieldGroups.filter { $0.isRestrictive && !$0.contingencies.isEmpty }
+        var groups = groups(for: feature).filter { $0.isRestrictive && !$0.contingencies.isEmpty }
         // Try the groups from a random one on: one whose fields have no codes to combine (a range) may not be breakable.
         let start = groups.isEmpty ? 0 : Int(random.next() % UInt64(groups.count))
         groups = Array(groups[start...] + groups[..<start])
@@ -111,8 +122,8 @@ public struct ValidityShaper: Sendable {
     ) -> Feature? {
         // Candidate values per field: the codes of its domain, else those its contingencies name.
         let candidates: [[JSONValue]] = group.fields.map { name in
-            let field = layer.fields.first { $0.name.lowercased() == name.lowercased() }
-            if case .codedValue(_, let values)? = field?.domain, !values.isEmpty { return values.map(\.code) }
+            let field = layer.field(named: name)
+            if case .codedValue(_, let values)? = field.flatMap({ domain(of: $0, for: feature) }), !values.isEmpty { return values.map(\.code) }
             return group.contingencies.compactMap { row in
                 guard let index = group.fields.firstIndex(of: name), case .code(let code) = row[index] else { return nil }
                 return code
@@ -122,10 +133,19 @@ public struct ValidityShaper: Sendable {
         for _ in 0..<64 {
             var broken = feature
             for (name, values) in zip(group.fields, candidates) { broken.attributes[name] = values[Int(random.next() % UInt64(values.count))] }
-            let violations = definition.validateContingencyConstraints(for: broken)
+            let violations = definition.validateContingencyConstraints(for: broken, subtypeField: layer.typeIdField)
             if violations.contains(where: { $0.fieldGroup == group.name && $0.severity == .error }) { return broken }
         }
         return nil
+    }
+
+    /// The domain of `field` for `feature`: its subtype's, when the subtype names one for the field, else the field's.
+    private func domain(of field: Field, for feature: Feature) -> Domain? {
+        guard let typeField = layer.typeIdField, let code = feature[attribute: typeField], !code.isNull,
+            let subtype = layer.types?.first(where: { ContingentFieldValue.equal($0.id, code) }),
+            let domain = subtype.domains?.first(where: { $0.key.caseInsensitiveEquals(field.name) })?.value
+        else { return field.domain }
+        return domain
     }
 
     /// Editable fields whose value can be made invalid: with a domain, or not nullable.

@@ -187,8 +187,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
                 partnerPool = try await samplePool(partner, size: max(spec.setup.sample, 1))
             }
             var shaper: ValidityShaper?
-            // Only the adds of applyEdits and addFeatures are shaped (a deep insert builds its parent on the table).
-            let shapesAdds = op.kind == .applyEdits || op.kind == .addFeatures
+            // The adds of applyEdits and addFeatures are shaped, and a deep insert's parent.
+            let shapesAdds = op.kind == .applyEdits || op.kind == .addFeatures || op.kind == .deepInsert
             if shapesAdds && op.addsPerIteration > 0 && (op.invalidRate > 0 || table.info.hasContingentValuesDefinition == true) {
                 let definition = table.info.hasContingentValuesDefinition == true
                     ? try await Retrying.run(policy: policy, clock: clock) { try await table.contingentValuesDefinition() } : nil
