@@ -16,7 +16,7 @@ struct ApplyCommand: AsyncParsableCommand {
             or --wkt) or a GeoPackage (--table). Every record is checked against the layer first (field types, \
             domains, required fields, keys); by default nothing is sent if any record is invalid, and every problem \
             is listed with its position. --skip-invalid sends the rest and writes the invalid records to the \
-            rejects file.
+            rejects file; it also sends each batch as soon as it is planned, while the rest of the input is read.
 
             The plan (every edit with its batch, position and client GlobalID) goes into the journal, an SQLite \
             file, before anything is sent, and each outcome after. Adds carry GlobalIDs (the input's, or derived \
@@ -93,7 +93,9 @@ struct ApplyCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Check every edit against the layer and report every problem; send nothing.")
     var dryRun = false
 
-    @Flag(name: .long, help: "Send the valid records and write the invalid ones to the rejects file (default: send nothing if any is invalid).")
+    @Flag(
+        name: .long,
+        help: "Send the valid records, each batch as soon as it is planned, and write the invalid ones to the rejects file (default: check the whole input first and send nothing if any is invalid).")
     var skipInvalid = false
 
     @Option(name: .long, help: ArgumentHelp("Where rejected and failed edits go. Default: <input file name>.rejects.<ext> here.", valueName: "path"))
