@@ -31,6 +31,7 @@ import Testing
                     try db.execute(
                         sql: """
                             ALTER TABLE batch DROP COLUMN atomic;
+                            ALTER TABLE batch DROP COLUMN barrier;
                             ALTER TABLE edit DROP COLUMN grp;
                             DROP TABLE attachment;
                             ALTER TABLE problem DROP COLUMN kind;

@@ -21,6 +21,9 @@ import Foundation
 /// Batches are marked `sending` a window at a time before their requests go out, and outcomes are written a group at a
 /// time; a crash in between leaves more batches in doubt, never a wrong record.
 ///
+/// Batches start in plan order. A barrier batch (it edits a feature an earlier batch edits) waits until no batch is
+/// in flight, so the earlier edit has its outcome first.
+///
 /// Cancelling the task (Ctrl-C) stops new batches; batches in flight are cancelled and stay in doubt, to be settled
 /// by `--resume`. Only the parent writes to the journal.
 public struct BatchApplier: Sendable {
@@ -148,10 +151,11 @@ public struct BatchApplier: Sendable {
             var ready: [JournalBatch] = []
             var readyIndex = 0
             var inFlight = 0
-            func startNext() async throws -> Bool {
-                var batch: JournalBatch
-                repeat {
-                    guard !Task.isCancelled else { return false }
+            // A barrier batch waiting for the batches before it to finish.
+            var held: JournalBatch?
+            /// The next batch with open edits, marked as being sent; nil when there is none (or the run is cancelled).
+            func nextOpen() async throws -> JournalBatch? {
+                while !Task.isCancelled {
                     if readyIndex == ready.count {
                         while queue.isEmpty, incoming != nil {
                             if let more = await incoming?.next() {
@@ -163,15 +167,35 @@ public struct BatchApplier: Sendable {
                             }
                         }
                         let ids = Array(queue.prefix(window))
-                        guard !ids.isEmpty else { return false }
+                        guard !ids.isEmpty else { return nil }
                         queue = queue.dropFirst(ids.count)
                         ready = try journal.startSending(ids)
                         readyIndex = 0
                     }
-                    batch = ready[readyIndex]
+                    let batch = ready[readyIndex]
                     readyIndex += 1
-                    // Settled already (a plan made again after an interruption gives its batches again).
-                } while batch.edits.isEmpty && batch.attachments.isEmpty
+                    // A batch settled already (a plan made again after an interruption gives its batches again) is passed over.
+                    if !batch.edits.isEmpty || !batch.attachments.isEmpty { return batch }
+                }
+                return nil
+            }
+            /// Starts the next batch; false when there is none, or when it is a barrier and batches are still in flight
+            /// (it starts once they have finished).
+            func startNext() async throws -> Bool {
+                guard !Task.isCancelled else { return false }
+                let batch: JournalBatch
+                if let waiting = held {
+                    guard inFlight == 0 else { return false }
+                    batch = waiting
+                    held = nil
+                } else {
+                    guard let next = try await nextOpen() else { return false }
+                    if next.barrier && inFlight > 0 {
+                        held = next
+                        return false
+                    }
+                    batch = next
+                }
                 if let rate = settings.rate, rate > 0 {
                     // Open-model pacing: batch k starts when the edits before it are due at `rate`.
                     let due = start.advanced(by: .seconds(Double(editsStarted) / rate))
@@ -212,7 +236,7 @@ public struct BatchApplier: Sendable {
                 current.retries = summary.retries
                 current.elapsed = start.duration(to: clock.now)
                 progress(current)
-                _ = try await startNext()
+                while inFlight < concurrency, try await startNext() {}
             }
         }
         // Also after Ctrl-C: what finished is written; batches marked and never answered stay in doubt.

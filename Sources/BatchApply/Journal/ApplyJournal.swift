@@ -26,7 +26,7 @@ public final class ApplyJournal: Sendable {
     let database: DatabaseQueue
 
     /// The schema version this code writes and reads.
-    public static let version = 2
+    public static let version = 3
 
     /// The files to attach, each keyed by its GlobalID, with the position of the add it goes with: made by a new
     /// journal and by the upgrade of a version-1 one.
@@ -94,7 +94,8 @@ public final class ApplyJournal: Sendable {
                             useGlobalIds INTEGER NOT NULL,
                             atomic INTEGER NOT NULL DEFAULT 0,
                             state TEXT NOT NULL DEFAULT 'planned',
-                            sends INTEGER NOT NULL DEFAULT 0
+                            sends INTEGER NOT NULL DEFAULT 0,
+                            barrier INTEGER NOT NULL DEFAULT 0
                         );
                         CREATE TABLE edit (
                             position INTEGER PRIMARY KEY,
@@ -150,10 +151,14 @@ public final class ApplyJournal: Sendable {
         do {
             let database = try openDatabase(path)
             var version = try database.read { db in try Int.fetchOne(db, sql: "SELECT version FROM run WHERE id = 1") }
+            // A run of an earlier featureload, perhaps left in doubt: upgraded in place, so that it resumes.
             if version == 1 {
-                // A run of an earlier featureload, perhaps left in doubt: upgraded in place, so that it resumes.
                 try migrateFromVersion1(database)
-                version = Self.version
+                version = 2
+            }
+            if version == 2 {
+                try migrateFromVersion2(database)
+                version = 3
             }
             guard version == Self.version else {
                 throw ApplyError.journal("\(path) is a journal of version \(version.map(String.init) ?? "?"), this featureload reads version \(Self.version)")
@@ -179,6 +184,14 @@ public final class ApplyJournal: Sendable {
                     \(attachmentTable)
                     UPDATE run SET version = 2 WHERE id = 1;
                     """)
+        }
+    }
+
+    /// Version 2 had no barriers (batches that wait for the batches before them): adds the column, every batch
+    /// without one, as version 2 planned them.
+    static func migrateFromVersion2(_ database: DatabaseQueue) throws {
+        try database.write { db in
+            try db.execute(sql: "ALTER TABLE batch ADD COLUMN barrier INTEGER NOT NULL DEFAULT 0; UPDATE run SET version = 3 WHERE id = 1")
         }
     }
 
@@ -213,12 +226,17 @@ public final class ApplyJournal: Sendable {
     ///     input is read (``assign(_:batches:)``).
     ///   - batches: The batches first named here: id, layer, and whether they are sent with `useGlobalIds=true`.
     ///   - attachments: Files to attach to planned adds.
+    ///   - barriers: Batches (of this page or an earlier one) to send only once no batch before them is in flight:
+    ///     they edit a feature that an earlier batch edits.
     public func append(
-        _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = []
+        _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = [],
+        barriers: [Int] = []
     ) throws {
         try database.write { db in
             let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
             for batch in batches { try batchStatement.execute(arguments: [batch.id, batch.layer, batch.useGlobalIds]) }
+            let barrierStatement = try db.cachedStatement(sql: "UPDATE batch SET barrier = 1 WHERE id = ?")
+            for id in barriers { try barrierStatement.execute(arguments: [id]) }
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source)
@@ -394,10 +412,11 @@ public final class ApplyJournal: Sendable {
                     """)
             var batches: [Int: JournalBatch] = [:]
             var anyAtomic = false
-            for row in try Row.fetchAll(db, sql: "SELECT id, layer, useGlobalIds, state, atomic FROM batch WHERE id IN (\(list))") {
+            for row in try Row.fetchAll(db, sql: "SELECT id, layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id IN (\(list))") {
                 let id: Int = row[0]
                 batches[id] = JournalBatch(
-                    id: id, layer: row[1], useGlobalIds: row[2], state: JournalBatch.State(rawValue: row[3]) ?? .sending, edits: [], atomic: row[4])
+                    id: id, layer: row[1], useGlobalIds: row[2], state: JournalBatch.State(rawValue: row[3]) ?? .sending, edits: [], atomic: row[4],
+                    barrier: row[5])
                 if row[4] { anyAtomic = true }
             }
             if anyAtomic {

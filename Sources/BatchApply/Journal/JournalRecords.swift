@@ -117,6 +117,9 @@ public struct JournalBatch: Sendable, Hashable {
     public var atomic: Bool = false
     /// For an atomic batch: the files to attach to its open adds.
     public var attachments: [PlannedAttachment] = []
+    /// Whether it is sent only once no batch before it is in flight: it edits a feature that an earlier batch of the
+    /// same input edits (an add and then an update, an update and then a delete), which must reach the service first.
+    public var barrier: Bool = false
 }
 
 /// What became of one file to attach.

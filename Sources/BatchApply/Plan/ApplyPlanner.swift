@@ -15,6 +15,11 @@ import Foundation
 /// service-level applyEdits with `rollbackOnFailure=true`), so parents, children and files arrive together or not at
 /// all. Groups are batched once the whole input is read, since a child may come before its parent.
 ///
+/// Several edits of one feature keep the input's order: an edit that names a feature an earlier batch names (an add by
+/// the GlobalID the input gave it, then an update; an update by object ID, then a delete) makes its batch a barrier,
+/// sent only once no batch before it is in flight. Within one batch ArcGIS applies adds, then updates, then deletes.
+/// An update or delete of a feature added in a group is refused as a problem: groups go after the other batches.
+///
 /// A value owned by one task; it streams: at most one page of edits is held before it is written (with groups, the
 /// positions of grouped edits and the keys of parents are held too).
 public struct ApplyPlanner {
@@ -102,17 +107,24 @@ public struct ApplyPlanner {
         var pageAttachments: [PlannedAttachment] = []
         var newBatches: [(id: Int, layer: Int, useGlobalIds: Bool)] = []
         var problems: [InputProblem] = []
-        // GlobalIDs the input gave its adds, per layer: a repeat would be reported applied without being added.
-        // (Derived GlobalIDs differ by position.) Held in memory: one entry per add that carries a GlobalID.
-        var givenGlobalIds: [Int: [String: Int]] = [:]
+        // Batches that edit a feature an earlier batch edits, marked in the journal with the page.
+        var barriers: Set<Int> = []
+        // The features the input names by a key, with the last edit naming each: GlobalIDs the input gave its adds
+        // (a repeated one would be reported applied without being added; derived GlobalIDs differ by position), and
+        // the GlobalIDs and object IDs of updates and deletes (a later edit of the same feature must reach the
+        // service after it). Held in memory: one entry per such feature.
+        var keyed: [EditKey: KeyUse] = [:]
         var groups = Groups()
         let links = related ? RelationshipLinks(layers) : RelationshipLinks()
 
         func flush() throws {
             if let journal, let writer {
                 let (edits, batches, files, found, done) = (page, newBatches, pageAttachments, recordProblems ? problems : [], complete)
+                let waits = barriers.sorted()
                 try writer.submit {
-                    if !edits.isEmpty || !batches.isEmpty { try journal.append(edits, batches: batches, attachments: files) }
+                    if !edits.isEmpty || !batches.isEmpty || !waits.isEmpty {
+                        try journal.append(edits, batches: batches, attachments: files, barriers: waits)
+                    }
                     try journal.append(problems: found)
                     if !done.ids.isEmpty { ready(done) }
                 }
@@ -120,6 +132,7 @@ public struct ApplyPlanner {
                 ready(complete)
             }
             complete = ReadyBatches(ids: [], edits: 0)
+            barriers.removeAll(keepingCapacity: true)
             page.removeAll(keepingCapacity: true)
             pageAttachments.removeAll(keepingCapacity: true)
             newBatches.removeAll(keepingCapacity: true)
@@ -171,16 +184,24 @@ public struct ApplyPlanner {
                         for key in links.parentKeys(of: edit.feature, layer: layerId) { groups.invalidParents[key] = edit.position.index }
                     }
                 case .success(let (planned, givenGlobalId, feature)):
-                    if planned.kind == .add, givenGlobalId, let globalId = planned.globalId {
-                        if let first = givenGlobalIds[planned.layer]?[globalId] {
-                            problem(
-                                InputProblem(
-                                    position: edit.position, reason: "its GlobalID \(globalId) is that of record \(first + 1) too; each add needs its own",
-                                    source: edit.source, kind: edit.kind, layer: edit.layer))
-                            for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
-                            continue
-                        }
-                        givenGlobalIds[planned.layer, default: [:]][globalId] = edit.position.index
+                    let key = EditKey(planned, given: givenGlobalId)
+                    let earlier = key.flatMap { keyed[$0] }
+                    if planned.kind == .add, let earlier, earlier.add, let globalId = planned.globalId {
+                        problem(
+                            InputProblem(
+                                position: edit.position, reason: "its GlobalID \(globalId) is that of record \(earlier.position + 1) too; each add needs its own",
+                                source: edit.source, kind: edit.kind, layer: edit.layer))
+                        for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
+                        continue
+                    }
+                    if planned.kind != .add, let earlier, earlier.batch == nil {
+                        problem(
+                            InputProblem(
+                                position: edit.position,
+                                reason:
+                                    "it edits the feature that record \(earlier.position + 1) adds with its related records or files, which go in a request of their own after the other edits. Fix: apply this edit in a second run",
+                                source: edit.source, kind: edit.kind, layer: edit.layer))
+                        continue
                     }
                     var files: [PlannedAttachment] = []
                     if let attachmentKey, let (directory, _) = attachments, let globalId = planned.globalId {
@@ -198,8 +219,14 @@ public struct ApplyPlanner {
                         continue
                     }
                     if parentKeys.isEmpty && childKeys.isEmpty && files.isEmpty {
-                        page.append((planned, batch(planned)))
+                        let id = batch(planned)
+                        // An edit of a feature that an earlier batch edits waits for it (one batch keeps the input's
+                        // order itself: adds, then updates, then deletes).
+                        if let before = earlier?.batch, before != id { barriers.insert(id) }
+                        if let key { keyed[key] = KeyUse(position: planned.position.index, batch: id, add: planned.kind == .add) }
+                        page.append((planned, id))
                     } else {
+                        if let key { keyed[key] = KeyUse(position: planned.position.index, batch: nil, add: true) }
                         // Batched once the whole input is read: its children may come later, or its parent.
                         page.append((planned, nil))
                         pageAttachments += files
@@ -271,6 +298,31 @@ public struct ApplyPlanner {
     struct BatchKey: Hashable {
         var layer: Int
         var useGlobalIds: Bool
+    }
+
+    /// How edits of one input name a feature: by GlobalID or by object ID, in a layer.
+    struct EditKey: Hashable {
+        var layer: Int
+        var globalId: String?
+        var objectId: Int64?
+
+        /// The key `edit` names its feature by: an add's GlobalID when the input gave it (`given`), an update's or a
+        /// delete's GlobalID or object ID; nil for an add whose GlobalID is derived (no other edit can name it).
+        init?(_ edit: PlannedEdit, given: Bool) {
+            if edit.kind == .add && !given { return nil }
+            guard edit.globalId != nil || edit.objectId != nil else { return nil }
+            layer = edit.layer
+            globalId = edit.globalId
+            objectId = edit.globalId == nil ? edit.objectId : nil
+        }
+    }
+
+    /// The last edit of the input that named a feature: its position, its batch (nil while in a group) and whether
+    /// it added the feature.
+    struct KeyUse {
+        var position: Int
+        var batch: Int?
+        var add: Bool
     }
 
     /// One record checked against its layer and made into a planned edit; `givenGlobalId` tells whether the record
