@@ -101,7 +101,13 @@ struct ApplyJob: Sendable {
             journal = try ApplyJournal.create(at: journalPath, header: header)
             if start.skipInvalid {
                 display.message("planning \(start.input) into \(journalPath), sending each batch once it is planned (--skip-invalid) …")
-                return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
+                do {
+                    return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
+                } catch where !(error is CancellationError) && (try? journal.anySent()) == false {
+                    // Nothing was sent: no journal is left to resume.
+                    Self.remove(journalPath)
+                    throw error
+                }
             }
             display.message("planning \(start.input) into \(journalPath) …")
             do {
@@ -121,7 +127,7 @@ struct ApplyJob: Sendable {
                 guard size == header.inputSize else {
                     throw ApplyError.journal("the plan was interrupted, and \(header.input) changed since (or is gone); start a new run with a new --journal")
                 }
-                if header.reading.skipInvalid {
+                if header.reading.skipInvalid, try journal.anySent() {
                     // Batches went out while it was planned: it is made again over what the journal holds, and
                     // sending goes on as batches complete.
                     display.message("resuming \(journalPath): planning \(header.input) again where it was interrupted, and sending …")

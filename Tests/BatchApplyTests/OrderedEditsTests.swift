@@ -45,11 +45,17 @@ import Testing
                 for objectId in Int64(1)...3 { records.append(Self.edit(.update, objectId: objectId, at: records.count)) }  // batch 5: after batch 4
                 records.append(Self.add(100, at: records.count))  // batch 6
                 records.append(Self.update(100, at: records.count, visitors: 9))  // batch 6: its own add, in the same request
+                records.append(Self.edit(.delete, objectId: 7, at: records.count))  // batch 5
+                records.append(Self.edit(.update, objectId: 7, at: records.count))  // batch 7: batch 5 would apply it before the delete
+                records.append(Self.add(5, at: records.count))  // a GlobalID added again, after an update of it: a problem
                 var source = ArrayEditReader(records)
                 let plan = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)
-                #expect(plan.problemCount == 0 && plan.batches == 7, "\(plan.problems)")
-                let barriers = try journal.startSending(Array(0..<plan.batches)).filter(\.barrier).map(\.id)
-                #expect(barriers == [3, 5])
+                #expect(plan.batches == 8)
+                #expect(plan.problems.map(\.position.index) == [records.count - 1] && plan.problems.first?.reason.contains("record 6 too") == true, "\(plan.problems)")
+                let batches = try journal.startSending(Array(0..<plan.batches))
+                #expect(batches.filter(\.barrier).map(\.id) == [3, 5, 7])
+                #expect(batches[5].edits.map(\.planned.position.index) == [50, 51, 52, 55], "the delete joins the updates before it")
+                #expect(batches[7].edits.map(\.planned.position.index) == [56])
             }
         }
     }
@@ -86,6 +92,58 @@ import Testing
                 #expect(features.count == 200)
                 let stale = features.filter { ($0[attribute: "visitors"]?.intValue ?? 0) < 1_000_000 }
                 #expect(stale.count == 0, "every park carries its update")
+            }
+        }
+    }
+
+    @Test(
+        "an edit whose earlier edit of the same feature failed is not sent, with the reason; the resume sends both, in order",
+        .timeLimit(.minutes(2)))
+    func laterEditWaitsForFailedEarlier() async throws {
+        let scope = FaultScope(operation: "applyEdits")
+        try await Support.server(faults: [FaultRule(kind: .http503, rate: 0.3, scope: scope)], seed: 5) { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let (journal, layer) = try await StreamedPlanTests.emptyJournal(service: service, directory: directory, batchSize: 10)
+                var records: [Result<InputEdit, InputProblem>] = []
+                for block in 0..<10 {
+                    for index in block * 10..<(block + 1) * 10 { records.append(Self.add(index, at: records.count)) }
+                    for index in block * 10..<(block + 1) * 10 { records.append(Self.update(index, at: records.count, visitors: 1_000_000 + Int64(index))) }
+                }
+                var source = ArrayEditReader(records)
+                _ = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)
+                try journal.finishPlan()
+                let keys: [Int: (objectIdField: String, globalIdField: String?)] = [0: (layer.objectIdField, layer.globalIdField)]
+                // One attempt per request: about a third of the batches fail.
+                let once = RetryPolicy(maximumAttempts: 1, initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(1), budget: .seconds(5))
+                _ = try await BatchApplier(journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 8), retry: once, keys: keys)
+                    .run()
+                var failedAdds: Set<Int> = []
+                var withheld: Set<Int> = []
+                var rejected = 0
+                try journal.forEachEdit(in: EditStatus.allCases) { edit in
+                    let index = edit.planned.position.index % 20
+                    if edit.status == .rejected { rejected += 1 }
+                    if edit.planned.kind == .add, edit.status == .failed { failedAdds.insert(edit.planned.position.index / 20 * 10 + index) }
+                    if edit.planned.kind == .update, edit.reason?.hasPrefix("not sent: an earlier edit") == true {
+                        withheld.insert(edit.planned.position.index / 20 * 10 + index - 10)
+                    }
+                }
+                #expect(!failedAdds.isEmpty, "the faults failed some adds")
+                #expect(rejected == 0, "no update reached the service before its add")
+                #expect(failedAdds.isSubset(of: withheld), "the update of every park whose add failed waited: \(failedAdds.subtracting(withheld))")
+
+                let resumed = try await BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 8), retry: Support.fastRetry, keys: keys
+                ).run()
+                #expect(resumed.settled[.applied] ?? 0 > 0)
+                let counts = try journal.counts()
+                #expect(counts.applied == 200 && counts.open == 0 && counts.rejected == 0, "\(counts)")
+                let features = try await service.layer(id: 0).queryAll(
+                    FeatureQuery(whereClause: "name LIKE 'Ordered park %'", outFields: ["visitors"], returnGeometry: false))
+                #expect(features.count == 100)
+                #expect(features.filter { ($0[attribute: "visitors"]?.intValue ?? 0) < 1_000_000 }.count == 0, "every park carries its update")
             }
         }
     }

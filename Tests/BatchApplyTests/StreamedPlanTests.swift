@@ -121,6 +121,18 @@ import Testing
                 var earlier: [Int: Int64] = [:]
                 try journal.forEachEdit(in: [.applied]) { earlier[$0.planned.position.index] = $0.resultObjectId }
 
+                // Made again from a changed input (one record's text, so its derived GlobalID): refused, nothing sent.
+                var changed = records
+                if case .success(var edit) = changed[1_234] {
+                    edit.source += " "
+                    changed[1_234] = .success(edit)
+                }
+                let (changedReady, changedPlan) = Self.streamPlan(changed, layer: layer, journal: journal, batchSize: 100)
+                let refused = try await applier.run(plan: changedReady)
+                await #expect(throws: ApplyError.self) { try await changedPlan.value }
+                #expect(refused.batchesSent == 0 && refused.requests == 0)
+                #expect(try journal.counts().planned == 4_000)
+
                 // Made again from the start: the first 40 batches come again, settled, and are not sent.
                 let (secondReady, secondPlan) = Self.streamPlan(records, layer: layer, journal: journal, batchSize: 100)
                 let second = try await applier.run(plan: secondReady)

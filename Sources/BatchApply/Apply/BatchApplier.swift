@@ -153,14 +153,20 @@ public struct BatchApplier: Sendable {
             var inFlight = 0
             // A barrier batch waiting for the batches before it to finish.
             var held: JournalBatch?
+            // The batches in flight, and the features whose edits in this run did not apply (failed, or of unknown
+            // outcome): a later edit of such a feature is not sent, since it would reach the service before the
+            // earlier one, which `--resume` sends again.
+            var sending: [Int: JournalBatch] = [:]
+            var unsettled: Set<FeatureKey> = []
             /// The next batch with open edits, marked as being sent; nil when there is none (or the run is cancelled).
             func nextOpen() async throws -> JournalBatch? {
                 while !Task.isCancelled {
                     if readyIndex == ready.count {
                         while queue.isEmpty, incoming != nil {
+                            // What has come back is written before waiting for the plan, which may take a while.
+                            if !unrecorded.isEmpty || !unrecordedFiles.isEmpty { try recordOutcomes() }
                             if let more = await incoming?.next() {
                                 queue.append(contentsOf: more.ids)
-                                current.total += more.edits
                             } else {
                                 incoming = nil
                                 current.planning = false
@@ -171,6 +177,9 @@ public struct BatchApplier: Sendable {
                         queue = queue.dropFirst(ids.count)
                         ready = try journal.startSending(ids)
                         readyIndex = 0
+                        // A plan still being made: the edits to settle are counted as their batches are read (those
+                        // settled by an earlier run are not open, and not counted).
+                        if plan != nil { current.total += ready.reduce(0) { $0 + $1.edits.count } }
                     }
                     let batch = ready[readyIndex]
                     readyIndex += 1
@@ -202,9 +211,24 @@ public struct BatchApplier: Sendable {
                     if clock.now < due { try? await clock.sleep(until: due, tolerance: nil) }
                     if Task.isCancelled { return false }
                 }
-                editsStarted += batch.edits.count
+                var toSend = batch
+                var withheld: [EditRecord] = []
+                if batch.barrier && !unsettled.isEmpty {
+                    toSend.edits = batch.edits.filter { !unsettled.contains(FeatureKey($0.planned)) }
+                    withheld = batch.edits.filter { unsettled.contains(FeatureKey($0.planned)) }.map { edit in
+                        EditRecord(
+                            index: edit.planned.position.index, status: .failed,
+                            reason: "not sent: an earlier edit of this feature did not apply, and this one must come after it; --resume sends both in order")
+                    }
+                }
+                editsStarted += toSend.edits.count
+                sending[batch.id] = toSend
                 let send = self.send
-                group.addTask { await send(batch) }
+                group.addTask {
+                    var result = await send(toSend)
+                    result.records += withheld
+                    return result
+                }
                 inFlight += 1
                 return true
             }
@@ -218,6 +242,10 @@ public struct BatchApplier: Sendable {
                 if result.cancelled {
                     summary.interrupted = true
                     continue
+                }
+                if let sent = sending.removeValue(forKey: result.id) {
+                    let notApplied = Set(result.records.lazy.filter { $0.status == .failed || $0.status == .unknown }.map(\.index))
+                    for edit in sent.edits where notApplied.contains(edit.planned.position.index) { unsettled.insert(FeatureKey(edit.planned)) }
                 }
                 unrecorded.append((result.id, result.records, result.state))
                 unrecordedFiles += result.files
@@ -365,6 +393,19 @@ public struct BatchApplier: Sendable {
             }
         }
         return result
+    }
+
+    /// How an edit names its feature, for keeping later edits of a feature whose edit did not apply.
+    struct FeatureKey: Hashable {
+        var layer: Int
+        var globalId: String?
+        var objectId: Int64?
+
+        init(_ edit: PlannedEdit) {
+            layer = edit.layer
+            globalId = edit.globalId
+            objectId = edit.globalId == nil ? edit.objectId : nil
+        }
     }
 
     /// The journal record of `edit`'s outcome.

@@ -28,6 +28,15 @@ public struct InputPosition: Sendable, Hashable, Codable, CustomStringConvertibl
 public struct InputEdit: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case add, update, delete
+
+        /// The order in which ArcGIS applies the edits of one applyEdits request: adds, then updates, then deletes.
+        var order: Int {
+            switch self {
+            case .add: 0
+            case .update: 1
+            case .delete: 2
+            }
+        }
     }
 
     public var kind: Kind

@@ -234,7 +234,14 @@ public final class ApplyJournal: Sendable {
     ) throws {
         try database.write { db in
             let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
-            for batch in batches { try batchStatement.execute(arguments: [batch.id, batch.layer, batch.useGlobalIds]) }
+            for batch in batches {
+                try batchStatement.execute(arguments: [batch.id, batch.layer, batch.useGlobalIds])
+                if db.changesCount == 0 {
+                    let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds FROM batch WHERE id = ?", arguments: [batch.id])
+                    let (layer, useGlobalIds): (Int?, Bool?) = (row?[0], row?[1])
+                    if layer != batch.layer || useGlobalIds != batch.useGlobalIds { throw Self.replanned("batch \(batch.id + 1)") }
+                }
+            }
             let barrierStatement = try db.cachedStatement(sql: "UPDATE batch SET barrier = 1 WHERE id = ?")
             for id in barriers { try barrierStatement.execute(arguments: [id]) }
             let statement = try db.cachedStatement(
@@ -247,6 +254,15 @@ public final class ApplyJournal: Sendable {
                     edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer, edit.globalId,
                     edit.objectId, edit.payload, edit.source,
                 ])
+                if db.changesCount == 0 {
+                    // Planned before: it must plan the same (a grouped edit's batch is assigned later).
+                    guard let row = try Row.fetchOne(db, sql: "SELECT batch, kind, layer, globalId FROM edit WHERE position = ?", arguments: [edit.position.index])
+                    else { throw Self.replanned("record \(edit.position.index + 1)") }
+                    let (planned, kind, layer, globalId): (Int?, String, Int, String?) = (row[0], row[1], row[2], row[3])
+                    if kind != edit.kind.rawValue || layer != edit.layer || globalId != edit.globalId || (batch != nil && planned != batch) {
+                        throw Self.replanned("record \(edit.position.index + 1)")
+                    }
+                }
             }
             let attachmentStatement = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO attachment (globalId, position, layer, parentGlobalId, file, name, contentType) VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -257,6 +273,18 @@ public final class ApplyJournal: Sendable {
                 ])
             }
         }
+    }
+
+    /// A plan made again after an interruption that does not match the rows written before.
+    static func replanned(_ what: String) -> ApplyError {
+        ApplyError.journal(
+            "the input or the layer changed since this plan was interrupted: \(what) now plans differently. Fix: resume with the input as it was, or start a new run with a new --journal (adds of records that did not change are found by their GlobalIDs, not added again)"
+        )
+    }
+
+    /// Whether any batch was marked for sending: a plan interrupted before that can be made again from scratch.
+    public func anySent() throws -> Bool {
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batch WHERE sends > 0)") } ?? false
     }
 
     /// Sets the group and batch of edits planned without a batch, and adds the atomic batches they go in (sent as one

@@ -143,9 +143,15 @@ public struct ApplyPlanner {
             if summary.problems.count < Self.problemsKept { summary.problems.append(problem) }
             problems.append(problem)
         }
-        func batch(_ planned: PlannedEdit) -> Int {
-            let key = BatchKey(layer: planned.layer, useGlobalIds: planned.usesGlobalIds)
+        /// The batch `planned` goes in; with `fresh`, a new one (the open batch is complete as it is).
+        func batch(_ planned: PlannedEdit, fresh: Bool = false) -> Int {
+            let key = BatchKey(planned)
             var slot = open[key] ?? (id: -1, count: batchSize)
+            if fresh && slot.id >= 0 && slot.count < batchSize {
+                complete.ids.append(slot.id)
+                complete.edits += slot.count
+                slot.count = batchSize
+            }
             if slot.count >= batchSize {
                 slot = (id: nextBatch, count: 0)
                 nextBatch += 1
@@ -186,10 +192,10 @@ public struct ApplyPlanner {
                 case .success(let (planned, givenGlobalId, feature)):
                     let key = EditKey(planned, given: givenGlobalId)
                     let earlier = key.flatMap { keyed[$0] }
-                    if planned.kind == .add, let earlier, earlier.add, let globalId = planned.globalId {
+                    if planned.kind == .add, let added = earlier?.addedAt, let globalId = planned.globalId {
                         problem(
                             InputProblem(
-                                position: edit.position, reason: "its GlobalID \(globalId) is that of record \(earlier.position + 1) too; each add needs its own",
+                                position: edit.position, reason: "its GlobalID \(globalId) is that of record \(added + 1) too; each add needs its own",
                                 source: edit.source, kind: edit.kind, layer: edit.layer))
                         for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
                         continue
@@ -219,14 +225,21 @@ public struct ApplyPlanner {
                         continue
                     }
                     if parentKeys.isEmpty && childKeys.isEmpty && files.isEmpty {
-                        let id = batch(planned)
-                        // An edit of a feature that an earlier batch edits waits for it (one batch keeps the input's
-                        // order itself: adds, then updates, then deletes).
+                        // Within one batch the service applies adds, then updates, then deletes: an edit that must come
+                        // after an edit of the same feature that the batch would apply later (a delete, then an update or
+                        // an add again) starts a batch of its own.
+                        let outOfOrder = earlier.map { $0.kind.order > planned.kind.order && $0.batch == open[BatchKey(planned)]?.id } ?? false
+                        let id = batch(planned, fresh: outOfOrder)
+                        // An edit of a feature that an earlier batch edits waits for it.
                         if let before = earlier?.batch, before != id { barriers.insert(id) }
-                        if let key { keyed[key] = KeyUse(position: planned.position.index, batch: id, add: planned.kind == .add) }
+                        if let key {
+                            keyed[key] = KeyUse(
+                                position: planned.position.index, batch: id, kind: planned.kind,
+                                addedAt: planned.kind == .add ? planned.position.index : earlier?.addedAt)
+                        }
                         page.append((planned, id))
                     } else {
-                        if let key { keyed[key] = KeyUse(position: planned.position.index, batch: nil, add: true) }
+                        if let key { keyed[key] = KeyUse(position: planned.position.index, batch: nil, kind: .add, addedAt: planned.position.index) }
                         // Batched once the whole input is read: its children may come later, or its parent.
                         page.append((planned, nil))
                         pageAttachments += files
@@ -298,6 +311,14 @@ public struct ApplyPlanner {
     struct BatchKey: Hashable {
         var layer: Int
         var useGlobalIds: Bool
+
+        /// The stream of batches `edit` goes in.
+        init(_ edit: PlannedEdit) { self.init(layer: edit.layer, useGlobalIds: edit.usesGlobalIds) }
+
+        init(layer: Int, useGlobalIds: Bool) {
+            self.layer = layer
+            self.useGlobalIds = useGlobalIds
+        }
     }
 
     /// How edits of one input name a feature: by GlobalID or by object ID, in a layer.
@@ -317,12 +338,13 @@ public struct ApplyPlanner {
         }
     }
 
-    /// The last edit of the input that named a feature: its position, its batch (nil while in a group) and whether
-    /// it added the feature.
+    /// The last edit of the input that named a feature: its position, its batch (nil while in a group) and its kind;
+    /// and the position of the add that gave the feature its GlobalID, if the input has one.
     struct KeyUse {
         var position: Int
         var batch: Int?
-        var add: Bool
+        var kind: InputEdit.Kind
+        var addedAt: Int?
     }
 
     /// One record checked against its layer and made into a planned edit; `givenGlobalId` tells whether the record
@@ -343,7 +365,7 @@ public struct ApplyPlanner {
         let globalIdValue = globalIdField.flatMap { feature[attribute: $0] } ?? feature[attribute: "GlobalID"]
         // The keys travel outside the attributes; most records have none, so look before copying.
         let keyNames = [objectIdField, "OBJECTID", globalIdField ?? "GlobalID", "GlobalID"]
-        func isKey(_ name: String) -> Bool { keyNames.contains { $0.utf8.count == name.utf8.count && $0.caseInsensitiveEquals(name) } }
+        func isKey(_ name: String) -> Bool { keyNames.contains { $0.caseInsensitiveEquals(name) } }
         if feature.attributes.keys.contains(where: isKey) { feature.attributes = feature.attributes.filter { !isKey($0.key) } }
         var objectId: Int64?
         if let objectIdValue, !objectIdValue.isNull {
