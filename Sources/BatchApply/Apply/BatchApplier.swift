@@ -214,8 +214,9 @@ public struct BatchApplier: Sendable {
                 var toSend = batch
                 var withheld: [EditRecord] = []
                 if batch.barrier && !unsettled.isEmpty {
-                    toSend.edits = batch.edits.filter { !unsettled.contains(FeatureKey($0.planned)) }
-                    withheld = batch.edits.filter { unsettled.contains(FeatureKey($0.planned)) }.map { edit in
+                    func waits(_ edit: JournalEdit) -> Bool { FeatureKey(edit.planned).map(unsettled.contains) ?? false }
+                    toSend.edits = batch.edits.filter { !waits($0) }
+                    withheld = batch.edits.filter(waits).map { edit in
                         EditRecord(
                             index: edit.planned.position.index, status: .failed,
                             reason: "not sent: an earlier edit of this feature did not apply, and this one must come after it; --resume sends both in order")
@@ -245,7 +246,9 @@ public struct BatchApplier: Sendable {
                 }
                 if let sent = sending.removeValue(forKey: result.id) {
                     let notApplied = Set(result.records.lazy.filter { $0.status == .failed || $0.status == .unknown }.map(\.index))
-                    for edit in sent.edits where notApplied.contains(edit.planned.position.index) { unsettled.insert(FeatureKey(edit.planned)) }
+                    for edit in sent.edits where notApplied.contains(edit.planned.position.index) {
+                        if let key = FeatureKey(edit.planned) { unsettled.insert(key) }
+                    }
                 }
                 unrecorded.append((result.id, result.records, result.state))
                 unrecordedFiles += result.files
@@ -393,19 +396,6 @@ public struct BatchApplier: Sendable {
             }
         }
         return result
-    }
-
-    /// How an edit names its feature, for keeping later edits of a feature whose edit did not apply.
-    struct FeatureKey: Hashable {
-        var layer: Int
-        var globalId: String?
-        var objectId: Int64?
-
-        init(_ edit: PlannedEdit) {
-            layer = edit.layer
-            globalId = edit.globalId
-            objectId = edit.globalId == nil ? edit.objectId : nil
-        }
     }
 
     /// The journal record of `edit`'s outcome.

@@ -18,6 +18,22 @@ public enum EditStatus: String, Sendable, Hashable, Codable, CaseIterable {
     public var isOpen: Bool { self == .pending || self == .failed || self == .unknown }
 }
 
+/// How an edit names its feature: by GlobalID or by object ID, in a layer. Edits naming the same feature keep the
+/// input's order (``ApplyPlanner``, ``BatchApplier``).
+struct FeatureKey: Hashable {
+    var layer: Int
+    var globalId: String?
+    var objectId: Int64?
+
+    /// The key of `edit`'s feature; nil when it names none.
+    init?(_ edit: PlannedEdit) {
+        guard edit.globalId != nil || edit.objectId != nil else { return nil }
+        layer = edit.layer
+        globalId = edit.globalId
+        objectId = edit.globalId == nil ? edit.objectId : nil
+    }
+}
+
 /// An edit as the plan writes it, before anything is sent.
 public struct PlannedEdit: Sendable, Hashable {
     public var position: InputPosition

@@ -113,7 +113,7 @@ public struct ApplyPlanner {
         // (a repeated one would be reported applied without being added; derived GlobalIDs differ by position), and
         // the GlobalIDs and object IDs of updates and deletes (a later edit of the same feature must reach the
         // service after it). Held in memory: one entry per such feature.
-        var keyed: [EditKey: KeyUse] = [:]
+        var keyed: [FeatureKey: KeyUse] = [:]
         var groups = Groups()
         let links = related ? RelationshipLinks(layers) : RelationshipLinks()
 
@@ -190,7 +190,8 @@ public struct ApplyPlanner {
                         for key in links.parentKeys(of: edit.feature, layer: layerId) { groups.invalidParents[key] = edit.position.index }
                     }
                 case .success(let (planned, givenGlobalId, feature)):
-                    let key = EditKey(planned, given: givenGlobalId)
+                    // An add whose GlobalID is derived cannot be named by another edit of the input.
+                    let key = planned.kind == .add && !givenGlobalId ? nil : FeatureKey(planned)
                     let earlier = key.flatMap { keyed[$0] }
                     if planned.kind == .add, let added = earlier?.addedAt, let globalId = planned.globalId {
                         problem(
@@ -318,23 +319,6 @@ public struct ApplyPlanner {
         init(layer: Int, useGlobalIds: Bool) {
             self.layer = layer
             self.useGlobalIds = useGlobalIds
-        }
-    }
-
-    /// How edits of one input name a feature: by GlobalID or by object ID, in a layer.
-    struct EditKey: Hashable {
-        var layer: Int
-        var globalId: String?
-        var objectId: Int64?
-
-        /// The key `edit` names its feature by: an add's GlobalID when the input gave it (`given`), an update's or a
-        /// delete's GlobalID or object ID; nil for an add whose GlobalID is derived (no other edit can name it).
-        init?(_ edit: PlannedEdit, given: Bool) {
-            if edit.kind == .add && !given { return nil }
-            guard edit.globalId != nil || edit.objectId != nil else { return nil }
-            layer = edit.layer
-            globalId = edit.globalId
-            objectId = edit.globalId == nil ? edit.objectId : nil
         }
     }
 
