@@ -1,5 +1,6 @@
 import FeatureModel
 import FeatureServiceClient
+import FeatureloadTestSupport
 import Foundation
 import LoadRunner
 import LocalFeatureServer
@@ -92,16 +93,14 @@ import Testing
 
     @Test("a deep insert's parent follows its layer's contingent values: every nest the run added (with its visits) is a combination the layer allows", .timeLimit(.minutes(2)))
     func deepInsertParents() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nestvisits-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("nestvisits.json").path
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/nestvisits.json"
         try Self.dataset.write(toFile: path, atomically: true, encoding: .utf8)
         let plan = try ScenarioParser.parse(
             yaml: RunnerIntegrationTests.plan("  nests:\n    executor: shared-iterations\n    vus: 2\n    iterations: 40\n    exec: deepInsert\n    relationship: 0\n    children: 2"),
             file: "test.yaml")
         var configuration = LocalFeatureServerConfiguration(dataset: path)
-        configuration.databasePath = directory.appendingPathComponent("data.sqlite").path
+        configuration.databasePath = directory.path + "/data.sqlite"
         var logger = Logger(label: "test")
         logger.logLevel = .error
         try await withLocalFeatureServer(configuration, logger: logger) { endpoint in

@@ -1,3 +1,4 @@
+import FeatureloadTestSupport
 import Foundation
 import LoadRunner
 import Testing
@@ -267,15 +268,6 @@ final class Mutexed<Value: Sendable>: @unchecked Sendable {
 }
 
 /// A temporary directory removed when the value goes away.
-final class TemporaryDirectory {
-    let path: String
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-test-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 @Suite struct ValidateLocalTests {
     @Test("validate finds what run would refuse on a local target: bad faults with their lines, a layer the dataset lacks", .timeLimit(.minutes(1)))
     func localProblems() async throws {

@@ -1,3 +1,4 @@
+import FeatureloadTestSupport
 import Foundation
 import LoadRunner
 import Testing

@@ -101,6 +101,8 @@ public struct BatchApplier: Sendable {
         var cancelled: Bool
         /// What became of the files of an atomic batch.
         var files: [FileRecord] = []
+        /// The features of the edits sent that did not apply (failed, or of unknown outcome).
+        var unsettled: [FeatureKey] = []
     }
 
     /// Settles batches in doubt, then sends every open batch.
@@ -153,10 +155,8 @@ public struct BatchApplier: Sendable {
             var inFlight = 0
             // A barrier batch waiting for the batches before it to finish.
             var held: JournalBatch?
-            // The batches in flight, and the features whose edits in this run did not apply (failed, or of unknown
-            // outcome): a later edit of such a feature is not sent, since it would reach the service before the
-            // earlier one, which `--resume` sends again.
-            var sending: [Int: JournalBatch] = [:]
+            // The features whose edits in this run did not apply (failed, or of unknown outcome): a later edit of such
+            // a feature is not sent, since it would reach the service before the earlier one, which `--resume` sends again.
             var unsettled: Set<FeatureKey> = []
             /// The next batch with open edits, marked as being sent; nil when there is none (or the run is cancelled).
             func nextOpen() async throws -> JournalBatch? {
@@ -223,10 +223,13 @@ public struct BatchApplier: Sendable {
                     }
                 }
                 editsStarted += toSend.edits.count
-                sending[batch.id] = toSend
                 let send = self.send
                 group.addTask {
                     var result = await send(toSend)
+                    let notApplied = Set(result.records.lazy.filter { $0.status == .failed || $0.status == .unknown }.map(\.index))
+                    if !notApplied.isEmpty {
+                        result.unsettled = toSend.edits.filter { notApplied.contains($0.planned.position.index) }.compactMap { FeatureKey($0.planned) }
+                    }
                     result.records += withheld
                     return result
                 }
@@ -244,12 +247,7 @@ public struct BatchApplier: Sendable {
                     summary.interrupted = true
                     continue
                 }
-                if let sent = sending.removeValue(forKey: result.id) {
-                    let notApplied = Set(result.records.lazy.filter { $0.status == .failed || $0.status == .unknown }.map(\.index))
-                    for edit in sent.edits where notApplied.contains(edit.planned.position.index) {
-                        if let key = FeatureKey(edit.planned) { unsettled.insert(key) }
-                    }
-                }
+                unsettled.formUnion(result.unsettled)
                 unrecorded.append((result.id, result.records, result.state))
                 unrecordedFiles += result.files
                 if unrecorded.count >= window || lastRecorded.duration(to: clock.now) >= .milliseconds(100) { try recordOutcomes() }

@@ -143,13 +143,17 @@ public struct ApplyPlanner {
             if summary.problems.count < Self.problemsKept { summary.problems.append(problem) }
             problems.append(problem)
         }
+        /// Marks a batch as taking no more edits.
+        func close(_ slot: (id: Int, count: Int)) {
+            complete.ids.append(slot.id)
+            complete.edits += slot.count
+        }
         /// The batch `planned` goes in; with `fresh`, a new one (the open batch is complete as it is).
         func batch(_ planned: PlannedEdit, fresh: Bool = false) -> Int {
             let key = BatchKey(planned)
             var slot = open[key] ?? (id: -1, count: batchSize)
             if fresh && slot.id >= 0 && slot.count < batchSize {
-                complete.ids.append(slot.id)
-                complete.edits += slot.count
+                close(slot)
                 slot.count = batchSize
             }
             if slot.count >= batchSize {
@@ -159,10 +163,7 @@ public struct ApplyPlanner {
             }
             slot.count += 1
             open[key] = slot
-            if slot.count == batchSize {
-                complete.ids.append(slot.id)
-                complete.edits += slot.count
-            }
+            if slot.count == batchSize { close(slot) }
             return slot.id
         }
 
@@ -258,10 +259,7 @@ public struct ApplyPlanner {
             if page.count >= Self.pageSize || problems.count >= Self.pageSize { try flush() }
         }
         // The input has ended: every batch still taking edits is complete as it is.
-        for slot in open.values.sorted(by: { $0.id < $1.id }) where slot.count < batchSize {
-            complete.ids.append(slot.id)
-            complete.edits += slot.count
-        }
+        for slot in open.values.sorted(by: { $0.id < $1.id }) where slot.count < batchSize { close(slot) }
         try flush()
         try writer?.finish()
         // Children that came before their parent, which then was invalid, cannot go either.
@@ -309,16 +307,14 @@ public struct ApplyPlanner {
         return summary
     }
 
+    /// The stream of batches an edit goes in: its layer, and whether it is named by GlobalID.
     struct BatchKey: Hashable {
         var layer: Int
         var useGlobalIds: Bool
 
-        /// The stream of batches `edit` goes in.
-        init(_ edit: PlannedEdit) { self.init(layer: edit.layer, useGlobalIds: edit.usesGlobalIds) }
-
-        init(layer: Int, useGlobalIds: Bool) {
-            self.layer = layer
-            self.useGlobalIds = useGlobalIds
+        init(_ edit: PlannedEdit) {
+            layer = edit.layer
+            useGlobalIds = edit.usesGlobalIds
         }
     }
 

@@ -25,7 +25,7 @@ struct DeepInsertOperation: LoadOperation {
             if let shaper = environment.shaper {
                 // The parent fits its layer's contingent values, for its subtype; one the SDK would still refuse is
                 // not sent, nor are its children and files.
-                var random = SplitMix64(seed: environment.generator.seed ^ UInt64(truncatingIfNeeded: index) &* 0xD1B5_4A32_D192_ED03)
+                var random = ValidityShaper.random(seed: environment.generator.seed, index: index)
                 generated = shaper.respecting(generated, random: &random)
                 if let reason = shaper.refusal(generated) {
                     sample.editsInvalid += edits

@@ -76,7 +76,7 @@ struct EditOperation: LoadOperation {
         var kept: [Feature] = []
         kept.reserveCapacity(features.count)
         for (offset, feature) in features.enumerated() {
-            var random = SplitMix64(seed: environment.generator.seed ^ UInt64(truncatingIfNeeded: first + offset) &* 0xD1B5_4A32_D192_ED03)
+            var random = ValidityShaper.random(seed: environment.generator.seed, index: first + offset)
             var shaped = shaper.respecting(feature, random: &random)
             if spec.invalidRate > 0 && random.nextUnit() < spec.invalidRate { shaped = shaper.breaking(shaped, random: &random) }
             if let reason = shaper.refusal(shaped) {

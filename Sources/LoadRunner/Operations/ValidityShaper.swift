@@ -31,6 +31,11 @@ public struct ValidityShaper: Sendable {
         contingentValues?.groups(for: feature, subtypeField: layer.typeIdField) ?? []
     }
 
+    /// The seeded stream the add at `index` is shaped with: the same draws for the same seed and index.
+    static func random(seed: UInt64, index: Int) -> SplitMix64 {
+        SplitMix64(seed: seed ^ UInt64(truncatingIfNeeded: index) &* 0xD1B5_4A32_D192_ED03)
+    }
+
     /// `feature` with every field group of its subtype set from one of its contingencies.
     public func respecting(_ feature: Feature, random: inout SplitMix64) -> Feature {
         let groups = groups(for: feature)
