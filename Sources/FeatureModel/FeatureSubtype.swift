@@ -14,4 +14,21 @@ public struct FeatureSubtype: Sendable, Hashable, Codable {
         self.domains = domains
         self.templates = templates
     }
+
+    /// The domain this type gives field `name` (compared case-insensitively), if it gives one.
+    public func domain(of name: String) -> Domain? {
+        domains?.first { $0.key.caseInsensitiveEquals(name) }?.value
+    }
+}
+
+extension LayerInfo {
+    /// The feature's subtype: the `types` entry whose id equals the feature's value of ``typeIdField`` (numbers
+    /// compare by value, so `1` matches `1.0`).
+    public func subtype(of feature: Feature) -> FeatureSubtype? {
+        guard let typeIdField, let code = feature[attribute: typeIdField], !code.isNull else { return nil }
+        return types?.first { type in
+            if let a = type.id.doubleValue, let b = code.doubleValue { return a == b }
+            return type.id == code
+        }
+    }
 }

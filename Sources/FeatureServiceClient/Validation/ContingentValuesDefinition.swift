@@ -31,7 +31,7 @@ public enum ContingentFieldValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Codes compare as numbers when both are numeric (`1` equals `1.0`), otherwise exactly.
-    public static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool {
         if let x = a.doubleValue, let y = b.doubleValue { return x == y }
         return a == b
     }

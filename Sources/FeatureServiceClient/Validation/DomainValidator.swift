@@ -58,7 +58,7 @@ public enum DomainValidator {
     ///   - isNew: Whether the feature is to be added (then required fields must be present). Default false.
     /// - Returns: The violations, present attributes in name order, then missing required fields.
     public static func violations(of feature: Feature, in layer: LayerInfo, isNew: Bool = false) -> [DomainViolation] {
-        let subtypeDomains = subtype(of: feature, in: layer)?.domains ?? [:]
+        let subtype = layer.subtype(of: feature)
         var found: [DomainViolation] = []
         for (name, value) in feature.attributes.sorted(by: { $0.key < $1.key }) {
             guard let field = layer.field(named: name) else {
@@ -70,7 +70,7 @@ public enum DomainValidator {
                 if !field.isNullable { found.append(DomainViolation(field: name, value: value, kind: .nullNotAllowed)) }
                 continue
             }
-            let domain = subtypeDomains.first { $0.key.lowercased() == field.name.lowercased() }?.value ?? field.domain
+            let domain = subtype?.domain(of: field.name) ?? field.domain
             guard let domain, !domain.contains(value) else { continue }
             switch domain {
             case .codedValue(let domainName, _):
@@ -86,11 +86,5 @@ public enum DomainValidator {
             }
         }
         return found
-    }
-
-    /// The feature's subtype: the `types` entry whose id equals the value of the layer's `typeIdField`.
-    static func subtype(of feature: Feature, in layer: LayerInfo) -> FeatureSubtype? {
-        guard let typeField = layer.typeIdField, let code = feature[attribute: typeField], !code.isNull else { return nil }
-        return layer.types?.first { ContingentFieldValue.equal($0.id, code) }
     }
 }

@@ -146,11 +146,7 @@ public struct ValidityShaper: Sendable {
 
     /// The domain of `field` for `feature`: its subtype's, when the subtype names one for the field, else the field's.
     private func domain(of field: Field, for feature: Feature) -> Domain? {
-        guard let typeField = layer.typeIdField, let code = feature[attribute: typeField], !code.isNull,
-            let subtype = layer.types?.first(where: { ContingentFieldValue.equal($0.id, code) }),
-            let domain = subtype.domains?.first(where: { $0.key.caseInsensitiveEquals(field.name) })?.value
-        else { return field.domain }
-        return domain
+        layer.subtype(of: feature)?.domain(of: field.name) ?? field.domain
     }
 
     /// Editable fields whose value can be made invalid: with a domain, or not nullable.
