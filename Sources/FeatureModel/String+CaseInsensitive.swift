@@ -1,22 +1,29 @@
 extension String {
     /// Whether the two are equal ignoring case, as ArcGIS compares field names. ASCII names (nearly all) are compared
-    /// byte by byte without allocating; others as `lowercased()` strings.
+    /// byte by byte in one pass, without allocating; once a byte outside ASCII is met, as `lowercased()` strings.
+    ///
+    /// The pass may answer false early: an ASCII prefix that differs at an ASCII byte (other than in case) or ends
+    /// where the other string goes on with an ASCII byte cannot lower-case to the same string, since an ASCII
+    /// character lower-cases to one ASCII character and no combining mark comes before a difference in the prefix.
     public func caseInsensitiveEquals(_ other: String) -> Bool {
-        if utf8.count == other.utf8.count {
-            var ascii = true
-            for (a, b) in zip(utf8, other.utf8) where a != b {
-                if a >= 0x80 || b >= 0x80 {
-                    ascii = false
-                    break
-                }
+        var mine = utf8.makeIterator()
+        var theirs = other.utf8.makeIterator()
+        while true {
+            switch (mine.next(), theirs.next()) {
+            case (nil, nil):
+                return true
+            case (let a?, let b?) where a < 0x80 && b < 0x80:
+                if a == b { continue }
                 // Bytes that differ are equal ignoring case only as the two cases of one letter.
                 let folded = a | 0x20
                 guard folded == b | 0x20, folded >= 0x61, folded <= 0x7A else { return false }
+            case (nil, let b?) where b < 0x80:
+                return false
+            case (let a?, nil) where a < 0x80:
+                return false
+            default:
+                return lowercased() == other.lowercased()
             }
-            if ascii { return true }
-        } else if utf8.allSatisfy({ $0 < 0x80 }) && other.utf8.allSatisfy({ $0 < 0x80 }) {
-            return false
         }
-        return lowercased() == other.lowercased()
     }
 }

@@ -24,6 +24,8 @@ public final class ApplyJournal: Sendable {
     /// The journal's file.
     public let path: String
     let database: DatabaseQueue
+    /// Plain batches this process planned, sent without reading them back (``startSending(_:)``).
+    let plannedBatches = PlannedBatchCache()
 
     /// The schema version this code writes and reads.
     public static let version = 3
@@ -217,6 +219,7 @@ public final class ApplyJournal: Sendable {
         try database.write { db in
             try db.execute(sql: "DELETE FROM attachment; DELETE FROM edit; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
         }
+        plannedBatches.forgetAll()
     }
 
     /// Appends planned edits and the batches they belong to, in one transaction. Rows already there (a plan made again
@@ -232,6 +235,7 @@ public final class ApplyJournal: Sendable {
         _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = [],
         barriers: [Int] = []
     ) throws {
+        var kept: [(edit: PlannedEdit, batch: Int, inserted: Bool)] = []
         try database.write { db in
             let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
             for batch in batches {
@@ -250,10 +254,10 @@ public final class ApplyJournal: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for (edit, batch) in edits {
-                try statement.execute(arguments: [
-                    edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer, edit.globalId,
-                    edit.objectId, edit.payload, edit.source,
-                ])
+                try statement.execute(
+                    binding: edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer,
+                    edit.globalId, edit.objectId, edit.payload, edit.source)
+                if let batch { kept.append((edit, batch, db.changesCount > 0)) }
                 if db.changesCount == 0 {
                     // Planned before: it must plan the same (a grouped edit's batch is assigned later).
                     guard let row = try Row.fetchOne(db, sql: "SELECT batch, kind, layer, globalId FROM edit WHERE position = ?", arguments: [edit.position.index])
@@ -273,6 +277,7 @@ public final class ApplyJournal: Sendable {
                 ])
             }
         }
+        plannedBatches.keep(kept)
     }
 
     /// A plan made again after an interruption that does not match the rows written before.
@@ -318,6 +323,7 @@ public final class ApplyJournal: Sendable {
                 try edit.execute(arguments: [position])
             }
         }
+        plannedBatches.forgetAll()
     }
 
     /// The files to attach to the open adds of batches `ids`.
@@ -432,6 +438,10 @@ public final class ApplyJournal: Sendable {
     public func startSending(_ ids: [Int]) throws -> [JournalBatch] {
         guard !ids.isEmpty else { return [] }
         let list = ids.map(String.init).joined(separator: ",")
+        // Batches this process planned, all of whose rows it wrote, come from memory: every edit of them is open.
+        var kept: [Int: [PlannedEdit]] = [:]
+        for id in ids { kept[id] = plannedBatches.take(id) }
+        let unkept = ids.filter { kept[$0] == nil }.map(String.init).joined(separator: ",")
         return try database.write { db in
             try db.execute(
                 sql: """
@@ -450,15 +460,18 @@ public final class ApplyJournal: Sendable {
             if anyAtomic {
                 for (id, attachments) in try Self.attachments(db, batches: list) { batches[id]?.attachments = attachments }
             }
-            // Only what sending needs, decoded as the rows are stepped through: reading whole rows (the input text
-            // above all) was most of what a window cost.
+            for (id, edits) in kept {
+                batches[id]?.edits = edits.map { JournalEdit(planned: $0, batch: id, status: .pending) }
+            }
+            // The others' open edits: only what sending needs, decoded as the rows are stepped through (reading whole
+            // rows, the input text above all, was most of what a window cost).
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT position, batch, kind, layer, globalId, objectId, payload, grp, status FROM edit
-                    WHERE batch IN (\(list)) AND status IN \(Self.openStatuses) ORDER BY position
+                    WHERE batch IN (\(unkept)) AND status IN \(Self.openStatuses) ORDER BY position
                     """)
-            while let row = try rows.next() {
+            while !unkept.isEmpty, let row = try rows.next() {
                 let planned = PlannedEdit(
                     position: InputPosition(index: row[0]), kind: InputEdit.Kind(rawValue: row[2]) ?? .add, layer: row[3], globalId: row[4],
                     objectId: row[5], payload: row[6], source: "", group: row[7])

@@ -340,13 +340,17 @@ public struct ApplyPlanner {
         let objectIdField = layer.objectIdField
         let globalIdField = layer.globalIdField
         var feature = edit.feature
-        // Keys may be spelled as the reader wrote them (OBJECTID, GlobalID) or as the layer does.
-        let objectIdValue = feature[attribute: objectIdField] ?? feature[attribute: "OBJECTID"]
-        let globalIdValue = globalIdField.flatMap { feature[attribute: $0] } ?? feature[attribute: "GlobalID"]
-        // The keys travel outside the attributes; most records have none, so look before copying.
+        // Keys may be spelled as the reader wrote them (OBJECTID, GlobalID) or as the layer does. They travel outside
+        // the attributes; most records (adds) have none, so look once before looking each up and copying.
         let keyNames = [objectIdField, "OBJECTID", globalIdField ?? "GlobalID", "GlobalID"]
         func isKey(_ name: String) -> Bool { keyNames.contains { $0.caseInsensitiveEquals(name) } }
-        if feature.attributes.keys.contains(where: isKey) { feature.attributes = feature.attributes.filter { !isKey($0.key) } }
+        var objectIdValue: JSONValue?
+        var globalIdValue: JSONValue?
+        if feature.attributes.keys.contains(where: isKey) {
+            objectIdValue = feature[attribute: objectIdField] ?? feature[attribute: "OBJECTID"]
+            globalIdValue = globalIdField.flatMap { feature[attribute: $0] } ?? feature[attribute: "GlobalID"]
+            feature.attributes = feature.attributes.filter { !isKey($0.key) }
+        }
         var objectId: Int64?
         if let objectIdValue, !objectIdValue.isNull {
             guard let value = objectIdValue.intValue ?? objectIdValue.stringValue.flatMap({ Int64($0) }), value > 0 else {

@@ -1,0 +1,61 @@
+import GRDB
+import GRDBSQLite
+
+/// A value the journal binds straight through SQLite's C API (``GRDB/Statement/execute(binding:)``).
+protocol DirectBindable {
+    /// Binds the value to parameter `index` (1-based) of `statement`; returns SQLite's result code.
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32
+}
+
+extension Int: DirectBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_int64(statement, index, Int64(self)) }
+}
+
+extension Int64: DirectBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { sqlite3_bind_int64(statement, index, self) }
+}
+
+extension String: DirectBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        var text = self
+        return text.withUTF8 { bytes in
+            // SQLITE_TRANSIENT (a cast macro Swift cannot import): SQLite copies the bytes before this returns.
+            sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
+        }
+    }
+}
+
+extension Optional: DirectBindable where Wrapped: DirectBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        switch self {
+        case .some(let value): value.bind(to: statement, at: index)
+        case .none: sqlite3_bind_null(statement, index)
+        }
+    }
+}
+
+extension Statement {
+    /// Runs this prepared statement once with `values` bound by position, typed, through SQLite's C API.
+    ///
+    /// The planner writes a row per edit, and GRDB's `execute(arguments:)` (an existential and a closure per value)
+    /// cost as much as SQLite's insert itself. GRDB's bookkeeping stays: the statement's arguments are reset to none
+    /// and it runs through `execute()`, so errors are reported as GRDB reports them.
+    /// - Throws: `DatabaseError`, e.g. `SQLITE_MISUSE` when the number of values is not the statement's number of
+    ///   `?` placeholders.
+    func execute<each Value: DirectBindable>(binding value: repeat each Value) throws {
+        setUncheckedArguments(StatementArguments())  // resets, clears bindings, marks arguments as set
+        let handle = sqliteStatement
+        var index: Int32 = 0
+        for value in repeat each value {
+            index += 1
+            let code = value.bind(to: handle, at: index)
+            guard code == SQLITE_OK else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not bind value \(index)", sql: sql)
+            }
+        }
+        guard index == sqlite3_bind_parameter_count(handle) else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "expected \(sqlite3_bind_parameter_count(handle)) values, got \(index)", sql: sql)
+        }
+        try execute()
+    }
+}
