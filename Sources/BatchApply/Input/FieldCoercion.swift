@@ -24,10 +24,30 @@ public enum FieldCoercion {
     ///   - layer: the target layer's metadata.
     /// - Returns: the fitted feature (attributes with problems left out) and the problems, in attribute order.
     public static func coerce(_ feature: Feature, kind: InputEdit.Kind, layer: LayerInfo) -> (feature: Feature, problems: [String]) {
+        let subtypeDomains = subtypeDomains(of: feature, in: layer)
+        // The attributes' order decides only the order of problems (and which of two attributes naming one field is
+        // kept, itself a problem): a record fitted without a problem in the dictionary's own order is fitted as it
+        // would be in name order, so only a record with problems is fitted again, sorted.
+        var (attributes, problems) = fit(feature.attributes, kind: kind, layer: layer, subtypeDomains: subtypeDomains)
+        if !problems.isEmpty {
+            (attributes, problems) = fit(feature.attributes.sorted(by: { $0.key < $1.key }), kind: kind, layer: layer, subtypeDomains: subtypeDomains)
+        }
+        let fitted = Feature(attributes: attributes, geometry: feature.geometry)
+        if kind != .delete {
+            for violation in DomainValidator.violations(of: fitted, in: layer, isNew: kind == .add) where violation.kind != .unknownField {
+                problems.append(violation.description)
+            }
+        }
+        return (fitted, problems)
+    }
+
+    /// Each attribute fitted to its field, in the order given; the problems in that order.
+    private static func fit(
+        _ given: some Sequence<(key: String, value: JSONValue)>, kind: InputEdit.Kind, layer: LayerInfo, subtypeDomains: [String: Domain]
+    ) -> (attributes: [String: JSONValue], problems: [String]) {
         var attributes: [String: JSONValue] = [:]
         var problems: [String] = []
-        let subtypeDomains = subtypeDomains(of: feature, in: layer)
-        for (name, value) in feature.attributes.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in given {
             guard let field = field(named: name, kind: kind, in: layer) else {
                 let names = layer.fields.map(\.name).joined(separator: ", ")
                 problems.append("no field '\(name)' in the layer; fields are \(names)")
@@ -49,13 +69,7 @@ public enum FieldCoercion {
             case .failure(let problem): problems.append(problem.reason)
             }
         }
-        let fitted = Feature(attributes: attributes, geometry: feature.geometry)
-        if kind != .delete {
-            for violation in DomainValidator.violations(of: fitted, in: layer, isNew: kind == .add) where violation.kind != .unknownField {
-                problems.append(violation.description)
-            }
-        }
-        return (fitted, problems)
+        return (attributes, problems)
     }
 
     /// ``coerce(_:kind:layer:)`` for a bare field list (no subtypes); the object-ID and GlobalID fields are the

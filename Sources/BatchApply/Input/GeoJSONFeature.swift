@@ -29,9 +29,10 @@ public enum GeoJSONFeature {
                 case .object, .array:
                     throw GeometryProblem(
                         "property '\(name)' holds a nested \(property.isObject ? "object" : "array"); attributes must be plain values")
-                default: attributes[name] = property
+                default: continue
                 }
             }
+            attributes = properties
         case let other?: throw GeometryProblem("\"properties\" is \(other); expected an object or null")
         }
         let kind: InputEdit.Kind

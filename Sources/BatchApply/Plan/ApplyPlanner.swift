@@ -400,8 +400,12 @@ public struct ApplyPlanner {
             if objectId != nil { globalId = nil }
         }
         if edit.kind != .delete, layer.geometryType == nil { feature.geometry = nil }
-        // The feature's JSON without the array's brackets, cut on UTF-8 (cutting a String by Characters counts them all).
-        let payload = edit.kind == .delete ? "" : String(decoding: JSONWriter.string(features: [feature]).utf8.dropFirst().dropLast(), as: UTF8.self)
+        var payload = ""
+        if edit.kind != .delete {
+            var writer = JSONWriter(capacity: 256)
+            writer.write(feature)
+            payload = writer.string
+        }
         let planned = PlannedEdit(
             position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: payload,
             source: edit.source)

@@ -60,7 +60,9 @@ public enum DomainValidator {
     public static func violations(of feature: Feature, in layer: LayerInfo, isNew: Bool = false) -> [DomainViolation] {
         let subtype = layer.subtype(of: feature)
         var found: [DomainViolation] = []
-        for (name, value) in feature.attributes.sorted(by: { $0.key < $1.key }) {
+        // In the dictionary's order, then sorted by name below: at most one violation per attribute, so the same as
+        // going through the attributes sorted, without sorting every feature.
+        for (name, value) in feature.attributes {
             guard let field = layer.field(named: name) else {
                 found.append(DomainViolation(field: name, value: value, kind: .unknownField))
                 continue
@@ -79,6 +81,7 @@ public enum DomainValidator {
                 found.append(DomainViolation(field: name, value: value, kind: .outOfRange(domain: domainName, minValue: low, maxValue: high)))
             }
         }
+        if found.count > 1 { found.sort { $0.field < $1.field } }
         guard isNew else { return found }
         for field in layer.fields where field.type != .oid && field.type != .globalID && !field.isNullable && field.isEditable {
             if feature[attribute: field.name] == nil && (field.defaultValue ?? .null).isNull {

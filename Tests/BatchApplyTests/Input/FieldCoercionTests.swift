@@ -87,6 +87,19 @@ import Testing
         #expect(problems == ["no field 'FOO' in the layer; fields are \(Self.fields.map(\.name).joined(separator: ", "))"])
     }
 
+    @Test("problems come in attribute-name order, whatever the record's order, and the first of two same-named attributes is kept")
+    func problemOrder() {
+        // Enough attributes that the dictionary's own order is not the names' order by chance.
+        var attributes: [String: JSONValue] = ["ZULU": 1, "count": "many", "small": 70_000, "Name": "far too long", "NAME": "ok"]
+        for index in 0..<10 { attributes["X\(index)"] = .int(Int64(index)) }
+        let (fitted, problems) = coerce(attributes)
+        // Sorted by name: NAME (upper case first) is kept and Name is the duplicate, then X0…X9, ZULU, count, small
+        // (named in problems as the layer spells them).
+        let named = problems.map { $0.split(separator: "'").dropFirst().first.map(String.init) ?? "" }
+        #expect(named == ["NAME"] + (0..<10).map { "X\($0)" } + ["ZULU", "COUNT", "SMALL"], "\(problems)")
+        #expect(fitted["NAME"] == "ok")
+    }
+
     @Test("a coded value's name is taken for its code")
     func codedValueName() {
         #expect(coerce(["SURFACE": "gravel"]).attributes["SURFACE"] == 2)
