@@ -22,7 +22,8 @@ extension String {
             case (let a?, nil) where a < 0x80:
                 return false
             default:
-                return lowercased() == other.lowercased()
+                // Names spelled the same (the usual case even outside ASCII) need no lower-casing.
+                return self == other || lowercased() == other.lowercased()
             }
         }
     }

@@ -1,4 +1,6 @@
 @testable import BatchApply
+import FeatureModel
+import FeatureloadTestSupport
 import Testing
 
 @Suite struct PlannedBatchCacheTests {
@@ -49,5 +51,48 @@ import Testing
         cache.keep([(Self.edit(0), 0, true), (Self.edit(1), 1, true)])
         cache.forgetAll()
         #expect(cache.take(0) == nil && cache.take(1) == nil)
+    }
+}
+
+/// The cache in use: batches sent from memory are exactly those the journal reads back.
+@Suite struct PlannedBatchesThroughJournalTests {
+    @Test("a planned batch sent from memory is the batch the journal gives: the same edits, in the same order, with the same fields")
+    func sameAsJournal() throws {
+        let directory = try TemporaryDirectory()
+        let layer = LayerInfo(
+            id: 0, name: "parks", type: "Table", geometryType: nil, objectIdField: "OBJECTID", globalIdField: "GlobalID",
+            fields: [
+                Field(name: "OBJECTID", type: .oid, nullable: false, editable: false),
+                Field(name: "GlobalID", type: .globalID, length: 38, nullable: false, editable: false),
+                Field(name: "name", type: .string, length: 50),
+            ])
+        let header = JournalHeader(
+            input: "parks.geojsonl", inputSize: 0, target: "http://127.0.0.1:9/arcgis/rest/services/parks/FeatureServer", layer: 0,
+            objectIdField: "OBJECTID", globalIdField: "GlobalID", settings: ApplySettings(batchSize: 7, concurrency: 1),
+            reading: JournalHeader.Reading(format: .geojson, options: InputOptions(), skipInvalid: false))
+        let journal = try ApplyJournal.create(at: directory.path + "/apply.journal", header: header)
+        // Adds (derived GlobalIDs), updates by object ID and deletes: batches of each kind, some not full.
+        var records: [Result<InputEdit, InputProblem>] = []
+        for index in 0..<40 {
+            let (kind, attributes): (InputEdit.Kind, [String: JSONValue]) =
+                switch index % 4 {
+                case 0, 1: (.add, ["name": .string("Park \(index)")])
+                case 2: (.update, ["OBJECTID": .int(Int64(1_000 + index)), "name": .string("Renamed \(index)")])
+                default: (.delete, ["OBJECTID": .int(Int64(2_000 + index))])
+                }
+            records.append(
+                .success(InputEdit(kind: kind, feature: Feature(attributes: attributes), position: InputPosition(index: index, line: index + 1), source: "record \(index)")))
+        }
+        var source = ArrayEditReader(records)
+        let summary = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 7).plan(&source, into: journal)
+        #expect(summary.problemCount == 0, "\(summary.problems)")
+        try journal.finishPlan()
+        let ids = try journal.openBatches().map(\.id)
+        let fromMemory = try journal.startSending(ids)
+        let fromJournal = try ApplyJournal.open(at: journal.path).startSending(ids)
+        #expect(fromMemory.flatMap(\.edits).count == 40)
+        #expect(fromMemory == fromJournal)
+        // Given once: sending them again reads them from the journal.
+        #expect(try journal.startSending(ids) == fromJournal)
     }
 }

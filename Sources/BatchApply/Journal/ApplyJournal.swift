@@ -487,6 +487,7 @@ public final class ApplyJournal: Sendable {
 
     /// Marks batch `id` as being sent: in doubt until its outcomes are recorded.
     public func markSending(_ id: Int) throws {
+        _ = plannedBatches.take(id)
         try database.write { db in
             try db.execute(sql: "UPDATE batch SET state = 'sending', sends = sends + 1 WHERE id = ?", arguments: [id])
         }
@@ -504,6 +505,8 @@ public final class ApplyJournal: Sendable {
     /// Records the outcomes of several batches in one transaction (see ``record(batch:_:state:)``).
     public func record(_ outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)]) throws {
         guard !outcomes.isEmpty else { return }
+        // A batch with an outcome is no longer all open: never sent from memory again (sending takes it out anyway).
+        for outcome in outcomes { _ = plannedBatches.take(outcome.batch) }
         try database.write { db in
             let statement = try db.cachedStatement(
                 sql: "UPDATE edit SET status = ?, resultObjectId = coalesce(?, resultObjectId), code = ?, reason = ? WHERE position = ?")

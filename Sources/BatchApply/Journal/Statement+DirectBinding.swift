@@ -39,7 +39,8 @@ extension Statement {
     ///
     /// The planner writes a row per edit, and GRDB's `execute(arguments:)` (an existential and a closure per value)
     /// cost as much as SQLite's insert itself. GRDB's bookkeeping stays: the statement's arguments are reset to none
-    /// and it runs through `execute()`, so errors are reported as GRDB reports them.
+    /// and it runs through `execute()`, so errors are GRDB's `DatabaseError`s (without the bound values GRDB would
+    /// list).
     /// - Throws: `DatabaseError`, e.g. `SQLITE_MISUSE` when the number of values is not the statement's number of
     ///   `?` placeholders.
     func execute<each Value: DirectBindable>(binding value: repeat each Value) throws {
