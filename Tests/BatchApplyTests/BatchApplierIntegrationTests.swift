@@ -32,17 +32,25 @@ import Testing
     static func plannedJournal(
         _ records: [Result<InputEdit, InputProblem>], service: FeatureService, directory: TemporaryDirectory, batchSize: Int
     ) async throws -> (ApplyJournal, LayerInfo) {
-        let layer = try await service.layerInfo(id: 0)
-        let header = JournalHeader(
-            input: "parks.geojson", inputSize: 0, target: service.url, layer: 0, objectIdField: layer.objectIdField,
-            globalIdField: layer.globalIdField ?? "GlobalID", settings: ApplySettings(batchSize: batchSize, concurrency: 4),
-            reading: JournalHeader.Reading(format: .geojson, options: InputOptions(), skipInvalid: false))
-        let journal = try ApplyJournal.create(at: directory.path + "/apply.journal", header: header)
+        let (journal, layer) = try await emptyJournal(service: service, directory: directory, batchSize: batchSize, streamed: false)
         var source = ArrayEditReader(records)
         let summary = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: batchSize).plan(&source, into: journal)
         #expect(summary.problemCount == 0, "\(summary.problems)")
         try journal.finishPlan()
         return (journal, layer)
+    }
+
+    /// A journal with a header and no plan yet, for layer 0 of `service`: with `streamed`, of newline-delimited GeoJSON
+    /// sent while it is planned (`--skip-invalid`); else of a GeoJSON file planned whole first.
+    static func emptyJournal(
+        service: FeatureService, directory: TemporaryDirectory, batchSize: Int, streamed: Bool = true
+    ) async throws -> (ApplyJournal, LayerInfo) {
+        let layer = try await service.layerInfo(id: 0)
+        let header = JournalHeader(
+            input: streamed ? "parks.geojsonl" : "parks.geojson", inputSize: 0, target: service.url, layer: 0, objectIdField: layer.objectIdField,
+            globalIdField: layer.globalIdField ?? "GlobalID", settings: ApplySettings(batchSize: batchSize, concurrency: 4),
+            reading: JournalHeader.Reading(format: streamed ? .geojsonSeq : .geojson, options: InputOptions(), skipInvalid: streamed))
+        return (try ApplyJournal.create(at: directory.path + "/apply.journal", header: header), layer)
     }
 
     /// How many rows of layer 0 hold each GlobalID the journal gave an add.

@@ -25,6 +25,17 @@ import Testing
         return .success(InputEdit(kind: .update, feature: feature, position: InputPosition(index: position), source: "update \(index)"))
     }
 
+    /// Ten adds, then updates by GlobalID of the ten added just before, `blocks` times: every other batch of ten
+    /// depends on the one before. An update gives its park 1,000,000 more visitors than its index.
+    static func addsThenUpdates(blocks: Int) -> [Result<InputEdit, InputProblem>] {
+        var records: [Result<InputEdit, InputProblem>] = []
+        for block in 0..<blocks {
+            for index in block * 10..<(block + 1) * 10 { records.append(add(index, at: records.count)) }
+            for index in block * 10..<(block + 1) * 10 { records.append(update(index, at: records.count, visitors: 1_000_000 + Int64(index))) }
+        }
+        return records
+    }
+
     static func edit(_ kind: InputEdit.Kind, objectId: Int64, at position: Int) -> Result<InputEdit, InputProblem> {
         let feature = Feature(attributes: ["OBJECTID": .int(objectId), "visitors": .int(objectId)])
         return .success(InputEdit(kind: kind, feature: feature, position: InputPosition(index: position), source: "\(kind) \(objectId)"))
@@ -36,7 +47,7 @@ import Testing
             try await withCurlTransport { transport in
                 let directory = try TemporaryDirectory()
                 let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let (journal, layer) = try await StreamedPlanTests.emptyJournal(service: service, directory: directory, batchSize: 10)
+                let (journal, layer) = try await Support.emptyJournal(service: service, directory: directory, batchSize: 10)
                 var records: [Result<InputEdit, InputProblem>] = []
                 for index in 0..<30 { records.append(Self.add(index, at: records.count)) }  // batches 0, 1, 2
                 for index in 0..<10 { records.append(Self.update(index, at: records.count, visitors: 7)) }  // batch 3: adds of batch 0
@@ -69,14 +80,8 @@ import Testing
             try await withCurlTransport { transport in
                 let directory = try TemporaryDirectory()
                 let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let (journal, layer) = try await StreamedPlanTests.emptyJournal(service: service, directory: directory, batchSize: 10)
-                // Ten adds, then updates of the ten added just before, and so on: every other batch depends on the one before.
-                var records: [Result<InputEdit, InputProblem>] = []
-                for block in 0..<20 {
-                    for index in block * 10..<(block + 1) * 10 { records.append(Self.add(index, at: records.count)) }
-                    for index in block * 10..<(block + 1) * 10 { records.append(Self.update(index, at: records.count, visitors: 1_000_000 + Int64(index))) }
-                }
-                var source = ArrayEditReader(records)
+                let (journal, layer) = try await Support.emptyJournal(service: service, directory: directory, batchSize: 10)
+                var source = ArrayEditReader(Self.addsThenUpdates(blocks: 20))
                 let plan = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)
                 try journal.finishPlan()
                 #expect(plan.problemCount == 0 && plan.batches == 40)
@@ -105,13 +110,8 @@ import Testing
             try await withCurlTransport { transport in
                 let directory = try TemporaryDirectory()
                 let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let (journal, layer) = try await StreamedPlanTests.emptyJournal(service: service, directory: directory, batchSize: 10)
-                var records: [Result<InputEdit, InputProblem>] = []
-                for block in 0..<10 {
-                    for index in block * 10..<(block + 1) * 10 { records.append(Self.add(index, at: records.count)) }
-                    for index in block * 10..<(block + 1) * 10 { records.append(Self.update(index, at: records.count, visitors: 1_000_000 + Int64(index))) }
-                }
-                var source = ArrayEditReader(records)
+                let (journal, layer) = try await Support.emptyJournal(service: service, directory: directory, batchSize: 10)
+                var source = ArrayEditReader(Self.addsThenUpdates(blocks: 10))
                 _ = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)
                 try journal.finishPlan()
                 let keys: [Int: (objectIdField: String, globalIdField: String?)] = [0: (layer.objectIdField, layer.globalIdField)]

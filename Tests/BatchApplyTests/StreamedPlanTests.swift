@@ -18,16 +18,6 @@ import Testing
         let counts = Mutex<[Int: Int]>([:])
     }
 
-    /// A journal with a header and no plan yet, for layer 0 of `service`.
-    static func emptyJournal(service: FeatureService, directory: TemporaryDirectory, batchSize: Int) async throws -> (ApplyJournal, LayerInfo) {
-        let layer = try await service.layerInfo(id: 0)
-        let header = JournalHeader(
-            input: "parks.geojsonl", inputSize: 0, target: service.url, layer: 0, objectIdField: layer.objectIdField,
-            globalIdField: layer.globalIdField ?? "GlobalID", settings: ApplySettings(batchSize: batchSize, concurrency: 4),
-            reading: JournalHeader.Reading(format: .geojsonSeq, options: InputOptions(), skipInvalid: true))
-        return (try ApplyJournal.create(at: directory.path + "/apply.journal", header: header), layer)
-    }
-
     /// Plans `records` into `journal` on a task of its own, handing batches to the returned stream as they complete;
     /// `stopAfter` records, it stops as a cancelled run does.
     static func streamPlan(
@@ -66,7 +56,7 @@ import Testing
                 for index in [5, 2_500, 4_000] {
                     records[index] = .failure(InputProblem(position: InputPosition(index: index), reason: "unreadable", source: "bad \(index)"))
                 }
-                let (journal, layer) = try await Self.emptyJournal(service: service, directory: directory, batchSize: 100)
+                let (journal, layer) = try await Support.emptyJournal(service: service, directory: directory, batchSize: 100)
                 let handed = Tally()
                 let (ready, planning) = Self.streamPlan(records, layer: layer, journal: journal, batchSize: 100) { ready in
                     var edits = 0
@@ -110,7 +100,7 @@ import Testing
                 let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
                 let before = try await service.layer(id: 0).count()
                 let records = Support.parks(5_000)
-                var (journal, layer) = try await Self.emptyJournal(service: service, directory: directory, batchSize: batchSize)
+                var (journal, layer) = try await Support.emptyJournal(service: service, directory: directory, batchSize: batchSize)
                 // Batches complete (and sent) when the first plan stops; the plan's batches in all.
                 let (firstBatches, batches) = (4_000 / batchSize, (5_000 + batchSize - 1) / batchSize)
                 var applier = BatchApplier(

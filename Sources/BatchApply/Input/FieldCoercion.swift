@@ -24,13 +24,13 @@ public enum FieldCoercion {
     ///   - layer: the target layer's metadata.
     /// - Returns: the fitted feature (attributes with problems left out) and the problems, in attribute order.
     public static func coerce(_ feature: Feature, kind: InputEdit.Kind, layer: LayerInfo) -> (feature: Feature, problems: [String]) {
-        let subtypeDomains = subtypeDomains(of: feature, in: layer)
+        let subtype = subtype(of: feature, in: layer)
         // The attributes' order decides only the order of problems (and which of two attributes naming one field is
         // kept, itself a problem): a record fitted without a problem in the dictionary's own order is fitted as it
         // would be in name order, so only a record with problems is fitted again, sorted.
-        var (attributes, problems) = fit(feature.attributes, kind: kind, layer: layer, subtypeDomains: subtypeDomains)
+        var (attributes, problems) = fit(feature.attributes, kind: kind, layer: layer, subtype: subtype)
         if !problems.isEmpty {
-            (attributes, problems) = fit(feature.attributes.sorted(by: { $0.key < $1.key }), kind: kind, layer: layer, subtypeDomains: subtypeDomains)
+            (attributes, problems) = fit(feature.attributes.sorted(by: { $0.key < $1.key }), kind: kind, layer: layer, subtype: subtype)
         }
         let fitted = Feature(attributes: attributes, geometry: feature.geometry)
         if kind != .delete {
@@ -43,7 +43,7 @@ public enum FieldCoercion {
 
     /// Each attribute fitted to its field, in the order given; the problems in that order.
     private static func fit(
-        _ given: some Sequence<(key: String, value: JSONValue)>, kind: InputEdit.Kind, layer: LayerInfo, subtypeDomains: [String: Domain]
+        _ given: some Sequence<(key: String, value: JSONValue)>, kind: InputEdit.Kind, layer: LayerInfo, subtype: FeatureSubtype?
     ) -> (attributes: [String: JSONValue], problems: [String]) {
         var attributes: [String: JSONValue] = [:]
         var problems: [String] = []
@@ -62,7 +62,7 @@ public enum FieldCoercion {
                 continue
             }
             var input = value
-            let domain = subtypeDomains.isEmpty ? field.domain : subtypeDomains[field.name.lowercased()] ?? field.domain
+            let domain = subtype?.domain(of: field.name) ?? field.domain
             if case .codedValue(_, let codes)? = domain, let code = code(named: value, in: codes) { input = code }
             switch coerce(input, to: field) {
             case .success(let typed): attributes[field.name] = typed
@@ -91,12 +91,11 @@ public enum FieldCoercion {
         return nil
     }
 
-    /// The domains of the feature's subtype by lower-cased field name (empty without subtypes).
-    static func subtypeDomains(of feature: Feature, in layer: LayerInfo) -> [String: Domain] {
-        guard let typeField = layer.typeIdField, let code = feature[attribute: typeField], !code.isNull,
-            let subtype = layer.types?.first(where: { looselyEqual($0.id, code) }), let domains = subtype.domains
-        else { return [:] }
-        return Dictionary(domains.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+    /// The feature's subtype: the layer's type whose id is the value of ``LayerInfo/typeIdField``, compared loosely
+    /// (a CSV gives the code as text before it is typed).
+    static func subtype(of feature: Feature, in layer: LayerInfo) -> FeatureSubtype? {
+        guard let typeField = layer.typeIdField, let code = feature[attribute: typeField], !code.isNull else { return nil }
+        return layer.types?.first { looselyEqual($0.id, code) }
     }
 
     /// The code whose name `value` spells (any case), when `value` is a string that is not itself a code.

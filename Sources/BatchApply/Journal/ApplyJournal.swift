@@ -465,13 +465,15 @@ public final class ApplyJournal: Sendable {
             }
             // The others' open edits: only what sending needs, decoded as the rows are stepped through (reading whole
             // rows, the input text above all, was most of what a window cost).
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT position, batch, kind, layer, globalId, objectId, payload, grp, status FROM edit
-                    WHERE batch IN (\(unkept)) AND status IN \(Self.openStatuses) ORDER BY position
-                    """)
-            while !unkept.isEmpty, let row = try rows.next() {
+            let rows = unkept.isEmpty
+                ? nil
+                : try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT position, batch, kind, layer, globalId, objectId, payload, grp, status FROM edit
+                        WHERE batch IN (\(unkept)) AND status IN \(Self.openStatuses) ORDER BY position
+                        """)
+            while let row = try rows?.next() {
                 let planned = PlannedEdit(
                     position: InputPosition(index: row[0]), kind: InputEdit.Kind(rawValue: row[2]) ?? .add, layer: row[3], globalId: row[4],
                     objectId: row[5], payload: row[6], source: "", group: row[7])
