@@ -96,3 +96,10 @@ import Testing
         #expect(try journal.startSending(ids) == fromJournal)
     }
 }
+
+extension PlannedBatchCache {
+    /// Keeps `rows`, each with its batch and whether its row was inserted.
+    fileprivate func keep(_ rows: [(edit: PlannedEdit, batch: Int, inserted: Bool)]) {
+        keep(rows.map { (edit: $0.edit, batch: Optional($0.batch)) }, inserted: rows.map(\.inserted))
+    }
+}

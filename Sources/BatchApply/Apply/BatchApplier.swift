@@ -312,52 +312,65 @@ public struct BatchApplier: Sendable {
         var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
         let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
         var edits = LayerEdits()
-        var order: [(kind: InputEdit.Kind, edit: JournalEdit)] = []
+        // Positions in `batch.edits` (edits are not copied: a batch holds a thousand of them, each with its texts), in
+        // the order of the request's results: adds sent as features (none, when every add has its GlobalID), then the
+        // encoded ones; updates; deletes. `sent` is every edit that goes, in the batch's order.
+        var plainAdds: [Int] = []
+        var encodedAdds: [Int] = []
+        var updates: [Int] = []
+        var deletes: [Int] = []
+        var sent: [Int] = []
+        sent.reserveCapacity(batch.edits.count)
         // Adds go as the journal holds them, with their GlobalIDs beside: no parsing and writing them again.
         var addPayloads: [String] = []
         var addIds: [String] = []
-        for edit in batch.edits {
-            switch edit.planned.kind {
-            case .add where edit.planned.globalId != nil:
-                addPayloads.append(edit.planned.payload)
-                addIds.append(edit.planned.globalId ?? "")
+        for index in batch.edits.indices {
+            let planned = batch.edits[index].planned
+            switch planned.kind {
+            case .add where planned.globalId != nil:
+                addPayloads.append(planned.payload)
+                addIds.append(planned.globalId ?? "")
+                encodedAdds.append(index)
             case .add, .update:
                 // The byte-level reader: JSONDecoder took a third of a run's CPU on these payloads.
-                guard let value = try? JSONReader.parse(edit.planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
-                    result.records.append(EditRecord(index: edit.planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
+                guard let value = try? JSONReader.parse(planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
+                    result.records.append(EditRecord(index: planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
                     continue
                 }
-                if edit.planned.kind == .add { edits.adds.append(feature) } else { edits.updates.append(feature) }
+                if planned.kind == .add {
+                    edits.adds.append(feature)
+                    plainAdds.append(index)
+                } else {
+                    edits.updates.append(feature)
+                    updates.append(index)
+                }
             case .delete:
-                if let objectId = edit.planned.objectId { edits.deletes.append(objectId) } else if let globalId = edit.planned.globalId { edits.deleteGlobalIds.append(globalId) }
+                if let objectId = planned.objectId { edits.deletes.append(objectId) } else if let globalId = planned.globalId { edits.deleteGlobalIds.append(globalId) }
+                deletes.append(index)
             }
-            order.append((edit.planned.kind, edit))
+            sent.append(index)
         }
         if !addPayloads.isEmpty {
             edits.encodedAdds = EncodedFeatures(json: "[" + addPayloads.joined(separator: ",") + "]", count: addPayloads.count, globalIds: addIds)
         }
         guard edits.count > 0 else { return result }
-        // In request order: adds sent as features (none, when every add has its GlobalID), then the encoded ones.
-        let adds = order.filter { $0.kind == .add && $0.edit.planned.globalId == nil }.map(\.edit)
-            + order.filter { $0.kind == .add && $0.edit.planned.globalId != nil }.map(\.edit)
-        let updates = order.filter { $0.kind == .update }.map(\.edit)
-        let deletes = order.filter { $0.kind == .delete }.map(\.edit)
+        let adds = plainAdds + encodedAdds
         let options = ApplyEditsOptions(rollbackOnFailure: settings.rollbackOnFailure, useGlobalIds: batch.useGlobalIds)
         do {
             let outcome = try await service.layer(id: batch.layer).applyEdits(edits, options: options, retry: retry, globalIdField: globalIdField)
             result.count(outcome.attempts)
             var inDoubt = false
-            for (edits, outcomes) in [(adds, outcome.adds), (updates, outcome.updates), (deletes, outcome.deletes)] {
+            for (positions, outcomes) in [(adds, outcome.adds), (updates, outcome.updates), (deletes, outcome.deletes)] {
                 // An answer with fewer results than edits leaves the rest unknown, to be looked up on resume.
-                for edit in edits.dropFirst(outcomes.count) {
+                for index in positions.dropFirst(outcomes.count) {
                     inDoubt = true
                     result.records.append(
-                        EditRecord(index: edit.planned.position.index, status: .unknown, reason: "the service answered without a result for this edit"))
+                        EditRecord(index: batch.edits[index].planned.position.index, status: .unknown, reason: "the service answered without a result for this edit"))
                 }
-                for (edit, outcome) in zip(edits, outcomes) {
-                    let record = Self.record(edit, outcome)
+                for (index, outcome) in zip(positions, outcomes) {
+                    let record = Self.record(batch.edits[index].planned, outcome)
                     if record.status == .unknown { inDoubt = true }
-                    if outcome.status == .appliedByEarlierAttempt && edit.planned.kind == .add { result.alreadyPresent += 1 }
+                    if outcome.status == .appliedByEarlierAttempt && batch.edits[index].planned.kind == .add { result.alreadyPresent += 1 }
                     result.records.append(record)
                 }
             }
@@ -368,17 +381,17 @@ public struct BatchApplier: Sendable {
             result.count(error.attempts)
             if let arcgis = error.arcgisError, settings.rollbackOnFailure, !error.mayHaveBeenApplied, arcgis.code == 400 {
                 // The service rolled the whole batch back because of one of its edits.
-                for (_, edit) in order {
+                for index in sent {
                     result.records.append(
                         EditRecord(
-                            index: edit.planned.position.index, status: .rejected, code: arcgis.code,
+                            index: batch.edits[index].planned.position.index, status: .rejected, code: arcgis.code,
                             reason: "the batch was rolled back (--rollback-on-failure): \(arcgis.message)\(arcgis.details.isEmpty ? "" : ": " + arcgis.details.joined(separator: "; "))"))
                 }
             } else {
                 let reason = error.stopReason.map { "\(error.attemptFailure) (\($0))" } ?? "\(error.attemptFailure)"
-                for (_, edit) in order {
+                for index in sent {
                     result.records.append(
-                        EditRecord(index: edit.planned.position.index, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)"))
+                        EditRecord(index: batch.edits[index].planned.position.index, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)"))
                 }
                 // An attempt may have reached the service: keep the batch in doubt, to look it up before resending.
                 result.state = error.mayHaveBeenApplied ? .sending : .done
@@ -387,8 +400,8 @@ public struct BatchApplier: Sendable {
             if Task.isCancelled {
                 result.cancelled = true
             } else {
-                for (_, edit) in order {
-                    result.records.append(EditRecord(index: edit.planned.position.index, status: .failed, reason: "\(error)"))
+                for index in sent {
+                    result.records.append(EditRecord(index: batch.edits[index].planned.position.index, status: .failed, reason: "\(error)"))
                 }
                 result.state = .sending
             }
@@ -397,15 +410,15 @@ public struct BatchApplier: Sendable {
     }
 
     /// The journal record of `edit`'s outcome.
-    static func record(_ edit: JournalEdit, _ outcome: EditOutcome) -> EditRecord {
-        let index = edit.planned.position.index
+    static func record(_ edit: PlannedEdit, _ outcome: EditOutcome) -> EditRecord {
+        let index = edit.position.index
         switch outcome.status {
         case .applied:
-            return EditRecord(index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.planned.objectId)
+            return EditRecord(index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.objectId)
         case .appliedByEarlierAttempt:
             return EditRecord(
-                index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.planned.objectId,
-                reason: edit.planned.kind == .add ? "already in the service (its GlobalID was there)" : "applied by an earlier attempt")
+                index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.objectId,
+                reason: edit.kind == .add ? "already in the service (its GlobalID was there)" : "applied by an earlier attempt")
         case .failed:
             let error = outcome.result?.error
             return EditRecord(index: index, status: .rejected, code: error?.code, reason: error?.description ?? "rejected by the service")

@@ -22,6 +22,11 @@ public protocol EditReader {
     /// The next record, or nil when the input is exhausted.
     mutating func next() -> Result<InputEdit, InputProblem>?
 
+    /// The next record as read from the file, perhaps not decoded yet, or nil when the input is exhausted. Readers
+    /// whose records are texts of their own (a GeoJSON feature, a line of newline-delimited GeoJSON) leave parsing
+    /// them to ``ReadRecord/decode()``, which the planner calls on several threads; by default, ``next()``.
+    mutating func nextRead() -> ReadRecord?
+
     /// The text a rejects file in the input's own format starts with, before the rejected records' `source`s: the
     /// CSV header row; nil for formats whose records stand alone. Known once the first record has been read.
     var rejectsHeader: String? { get }
@@ -38,6 +43,9 @@ extension EditReader {
     /// None.
     public var notes: [String] { [] }
 
+    /// The next record, decoded.
+    public mutating func nextRead() -> ReadRecord? { next().map(ReadRecord.decoded) }
+
     /// Reads every remaining record, edits and problems apart. For small inputs and tests: it holds them all.
     public mutating func readAll() -> (edits: [InputEdit], problems: [InputProblem]) {
         var edits: [InputEdit] = []
@@ -49,5 +57,20 @@ extension EditReader {
             }
         }
         return (edits, problems)
+    }
+}
+
+/// A record read from an input file: decoded already, or its text with the decoding still to do (a pure function of
+/// the text and its position, so any thread may do it).
+public enum ReadRecord: Sendable {
+    case decoded(Result<InputEdit, InputProblem>)
+    case deferred(@Sendable () -> Result<InputEdit, InputProblem>)
+
+    /// The record, decoded.
+    public func decode() -> Result<InputEdit, InputProblem> {
+        switch self {
+        case .decoded(let result): result
+        case .deferred(let decode): decode()
+        }
     }
 }

@@ -77,11 +77,14 @@ public struct GeoJSONReader: EditReader {
         }
     }
 
-    public mutating func next() -> Result<InputEdit, InputProblem>? {
-        if !pending.isEmpty { return pending.removeFirst() }
+    public mutating func next() -> Result<InputEdit, InputProblem>? { nextRead()?.decode() }
+
+    /// The next feature's text, decoded when ``ReadRecord/decode()`` is called.
+    public mutating func nextRead() -> ReadRecord? {
+        if !pending.isEmpty { return .decoded(pending.removeFirst()) }
         if var whole = source {
             source = nil
-            return readSingleFeature(&whole)
+            return .decoded(readSingleFeature(&whole))
         }
         guard var current = splitter else { return nil }
         splitter = nil
@@ -91,12 +94,13 @@ public struct GeoJSONReader: EditReader {
                 let position = InputPosition(index: index, line: line)
                 index += 1
                 splitter = current
-                return decode(bytes, position: position)
+                let (spatialReference, kindField) = (spatialReference, kindField)
+                return .deferred { Self.decode(bytes, position: position, spatialReference: spatialReference, kindField: kindField) }
             }
             return nil
         } catch {
             // Nothing after a broken structure can be trusted: the reader ends here.
-            return .failure(JSONDocumentProblem.make(error, index: index))
+            return .decoded(.failure(JSONDocumentProblem.make(error, index: index)))
         }
     }
 
@@ -109,10 +113,10 @@ public struct GeoJSONReader: EditReader {
             return .failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "cannot read the file: \(error)"))
         }
         index = 1
-        return decode(bytes, position: InputPosition(index: 0, line: 1))
+        return Self.decode(bytes, position: InputPosition(index: 0, line: 1), spatialReference: spatialReference, kindField: kindField)
     }
 
-    private func decode(_ bytes: [UInt8], position: InputPosition) -> Result<InputEdit, InputProblem> {
+    private static func decode(_ bytes: [UInt8], position: InputPosition, spatialReference: SpatialReference, kindField: String?) -> Result<InputEdit, InputProblem> {
         RecordText.parse(bytes, position: position).flatMap { value in
             do throws(GeometryProblem) {
                 let (kind, feature) = try GeoJSONFeature.decode(value, spatialReference: spatialReference, kindField: kindField)

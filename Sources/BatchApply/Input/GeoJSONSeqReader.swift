@@ -26,7 +26,10 @@ public struct GeoJSONSeqReader: EditReader {
         kindField = options.kindField
     }
 
-    public mutating func next() -> Result<InputEdit, InputProblem>? {
+    public mutating func next() -> Result<InputEdit, InputProblem>? { nextRead()?.decode() }
+
+    /// The next non-blank line, decoded when ``ReadRecord/decode()`` is called.
+    public mutating func nextRead() -> ReadRecord? {
         while !finished {
             let line = source.line
             var bytes: [UInt8] = []
@@ -38,20 +41,22 @@ public struct GeoJSONSeqReader: EditReader {
                 }
             } catch {
                 finished = true
-                return .failure(InputProblem(position: InputPosition(index: index, line: line), reason: "cannot read the file: \(error)"))
+                return .decoded(.failure(InputProblem(position: InputPosition(index: index, line: line), reason: "cannot read the file: \(error)")))
             }
             // RFC 8142 puts a record separator (0x1E) before each text; CRLF files end lines with \r.
-            while let first = bytes.first, first == 0x1E || first == 0x20 || first == 0x09 { bytes.removeFirst() }
-            while let last = bytes.last, last == 0x0D || last == 0x20 || last == 0x09 { bytes.removeLast() }
-            if bytes.isEmpty { continue }
+            let start = bytes.firstIndex { $0 != 0x1E && $0 != 0x20 && $0 != 0x09 } ?? bytes.endIndex
+            let end = (bytes.lastIndex { $0 != 0x0D && $0 != 0x20 && $0 != 0x09 }).map { $0 + 1 } ?? start
+            if start >= end { continue }
+            if start > 0 || end < bytes.count { bytes = Array(bytes[start..<end]) }
             let position = InputPosition(index: index, line: line)
             index += 1
-            return decode(bytes, position: position)
+            let kindField = kindField
+            return .deferred { [bytes] in Self.decode(bytes, position: position, kindField: kindField) }
         }
         return nil
     }
 
-    private func decode(_ bytes: [UInt8], position: InputPosition) -> Result<InputEdit, InputProblem> {
+    private static func decode(_ bytes: [UInt8], position: InputPosition, kindField: String?) -> Result<InputEdit, InputProblem> {
         RecordText.parse(bytes, position: position).flatMap { value in
             do throws(GeometryProblem) {
                 let kind: InputEdit.Kind

@@ -235,7 +235,9 @@ public final class ApplyJournal: Sendable {
         _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = [],
         barriers: [Int] = []
     ) throws {
-        var kept: [(edit: PlannedEdit, batch: Int, inserted: Bool)] = []
+        // Whether each edit's row was inserted just now (not planned before). Edits are read in place, not copied.
+        var inserted: [Bool] = []
+        inserted.reserveCapacity(edits.count)
         try database.write { db in
             let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
             for batch in batches {
@@ -253,12 +255,15 @@ public final class ApplyJournal: Sendable {
                     INSERT OR IGNORE INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
-            for (edit, batch) in edits {
+            for index in edits.indices {
+                let batch = edits[index].batch
                 try statement.execute(
-                    binding: edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer,
-                    edit.globalId, edit.objectId, edit.payload, edit.source)
-                if let batch { kept.append((edit, batch, db.changesCount > 0)) }
+                    binding: edits[index].edit.position.index, edits[index].edit.position.line, edits[index].edit.position.table, batch,
+                    edits[index].edit.group, edits[index].edit.kind.rawValue, edits[index].edit.layer, edits[index].edit.globalId,
+                    edits[index].edit.objectId, edits[index].edit.payload, edits[index].edit.source)
+                inserted.append(db.changesCount > 0)
                 if db.changesCount == 0 {
+                    let edit = edits[index].edit
                     // Planned before: it must plan the same (a grouped edit's batch is assigned later).
                     guard let row = try Row.fetchOne(db, sql: "SELECT batch, kind, layer, globalId FROM edit WHERE position = ?", arguments: [edit.position.index])
                     else { throw Self.replanned("record \(edit.position.index + 1)") }
@@ -277,7 +282,7 @@ public final class ApplyJournal: Sendable {
                 ])
             }
         }
-        plannedBatches.keep(kept)
+        plannedBatches.keep(edits, inserted: inserted)
     }
 
     /// A plan made again after an interruption that does not match the rows written before.
@@ -404,7 +409,7 @@ public final class ApplyJournal: Sendable {
     /// Batch `id` with its open edits.
     public func batch(_ id: Int) throws -> JournalBatch {
         try database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state, atomic FROM batch WHERE id = ?", arguments: [id]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id = ?", arguments: [id]) else {
                 throw ApplyError.journal("the journal has no batch \(id)")
             }
             let edits = try Row.fetchAll(
@@ -412,7 +417,8 @@ public final class ApplyJournal: Sendable {
             ).map(Self.edit)
             return JournalBatch(
                 id: id, layer: row["layer"], useGlobalIds: row["useGlobalIds"], state: JournalBatch.State(rawValue: row["state"]) ?? .planned,
-                edits: edits, atomic: row["atomic"], attachments: row["atomic"] ? try Self.attachments(db, batches: String(id))[id] ?? [] : [])
+                edits: edits, atomic: row["atomic"], attachments: row["atomic"] ? try Self.attachments(db, batches: String(id))[id] ?? [] : [],
+                barrier: row["barrier"])
         }
     }
 

@@ -22,19 +22,21 @@ final class PlannedBatchCache: Sendable {
         self.capacity = capacity
     }
 
-    /// Keeps `edits` of plain batches, in plan order, each with whether its row was inserted just now.
-    func keep(_ edits: [(edit: PlannedEdit, batch: Int, inserted: Bool)]) {
+    /// Keeps the edits of plain batches (those with a batch) among `edits`, in plan order; `inserted` tells of each
+    /// whether its row was inserted just now.
+    func keep(_ edits: [(edit: PlannedEdit, batch: Int?)], inserted: [Bool]) {
         state.withLock { state in
-            for (edit, batch, inserted) in edits where !state.incomplete.contains(batch) {
-                let size = edit.payload.utf8.count + 128
-                guard inserted, state.bytes + size <= capacity else {
+            for index in edits.indices {
+                guard let batch = edits[index].batch, !state.incomplete.contains(batch) else { continue }
+                let size = edits[index].edit.payload.utf8.count + 128
+                guard inserted[index], state.bytes + size <= capacity else {
                     state.incomplete.insert(batch)
                     if let dropped = state.batches.removeValue(forKey: batch) { state.bytes -= dropped.bytes }
                     continue
                 }
-                var kept = edit
+                var kept = edits[index].edit
                 kept.source = ""
-                kept.position = InputPosition(index: edit.position.index)
+                kept.position = InputPosition(index: kept.position.index)
                 state.batches[batch, default: ([], 0)].edits.append(kept)
                 state.batches[batch]?.bytes += size
                 state.bytes += size

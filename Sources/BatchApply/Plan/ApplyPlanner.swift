@@ -22,7 +22,7 @@ import Foundation
 ///
 /// A value owned by one task; it streams: at most one page of edits is held before it is written (with groups, the
 /// positions of grouped edits and the keys of parents are held too).
-public struct ApplyPlanner {
+public struct ApplyPlanner: Sendable {
     /// The layers edits may go to, by id.
     public let layers: [Int: LayerInfo]
     /// The layer of records that name none.
@@ -40,6 +40,13 @@ public struct ApplyPlanner {
     public var uploadThreshold: Int64 = 10_000_000
     /// The most bytes of files an atomic batch carries inside its request, whatever its edit count.
     public var inlineBytesPerBatch: Int64 = 32 << 20
+    /// Threads that decode and check records (parse, convert, check against the layer, write the payload) while
+    /// planning: the machine's cores by default. Records are read, and planned, in input order on the calling thread;
+    /// the plan is the same whatever the number.
+    public var checkingThreads = ProcessInfo.processInfo.activeProcessorCount
+
+    /// Records read, then decoded and checked together (on ``checkingThreads`` threads).
+    static let checkingChunk = 256
 
     /// Edits written to the journal per transaction.
     static let pageSize = 2_000
@@ -167,94 +174,101 @@ public struct ApplyPlanner {
             return slot.id
         }
 
-        while true {
-            if stop() { throw CancellationError() }
-            guard let record = source.next() else { break }
+        // Records are read here in chunks, decoded and checked on `checkingThreads` threads, then planned here in order.
+        let checker = self
+        let threads = max(1, min(checkingThreads, 16))
+        var chunk: [ReadRecord] = []
+        // The chunk's records checked, last first: taken with `popLast()`, which moves them out instead of copying.
+        var checked: [Checked] = []
+        func nextChecked() throws -> Checked? {
+            if checked.isEmpty {
+                chunk.removeAll(keepingCapacity: true)
+                while chunk.count < Self.checkingChunk {
+                    if stop() { throw CancellationError() }
+                    guard let read = source.nextRead() else { break }
+                    chunk.append(read)
+                }
+                if chunk.isEmpty { return nil }
+                checked = checker.check(chunk, threads: threads)
+                checked.reverse()
+            }
+            return checked.popLast()
+        }
+
+        while let record = try nextChecked() {
             summary.records += 1
             switch record {
-            case .failure(let failure):
+            case .unreadable(let failure):
                 problem(failure)
-            case .success(var edit):
-                let layerId = edit.layer ?? defaultLayer
-                // The attachment key is an input attribute; unless the layer has such a field it is not sent.
-                var attachmentKey: JSONValue?
-                if let (_, keyField) = attachments {
-                    if edit.kind == .add, layers[layerId]?.hasAttachments == true { attachmentKey = edit.feature[attribute: keyField] }
-                    if layers[layerId]?.field(named: keyField) == nil {
-                        edit.feature.attributes = edit.feature.attributes.filter { !$0.key.caseInsensitiveEquals(keyField) }
-                    }
+            case .refused(let failure, let edit):
+                problem(failure)
+                if edit.kind == .add {
+                    for key in links.parentKeys(of: edit.feature, layer: edit.layer ?? defaultLayer) { groups.invalidParents[key] = edit.position.index }
                 }
-                switch prepare(edit) {
-                case .failure(let failure):
-                    problem(failure)
-                    if edit.kind == .add {
-                        for key in links.parentKeys(of: edit.feature, layer: layerId) { groups.invalidParents[key] = edit.position.index }
-                    }
-                case .success(let (planned, givenGlobalId, feature)):
-                    // An add whose GlobalID is derived cannot be named by another edit of the input.
-                    let key = planned.kind == .add && !givenGlobalId ? nil : FeatureKey(planned)
-                    let earlier = key.flatMap { keyed[$0] }
-                    if planned.kind == .add, let added = earlier?.addedAt, let globalId = planned.globalId {
-                        problem(
-                            InputProblem(
-                                position: edit.position, reason: "its GlobalID \(globalId) is that of record \(added + 1) too; each add needs its own",
-                                source: edit.source, kind: edit.kind, layer: edit.layer))
-                        for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
-                        continue
-                    }
-                    if planned.kind != .add, let earlier, earlier.batch == nil {
-                        problem(
-                            InputProblem(
-                                position: edit.position,
-                                reason:
-                                    "it edits the feature that record \(earlier.position + 1) adds with its related records or files, which go in a request of their own after the other edits. Fix: apply this edit in a second run",
-                                source: edit.source, kind: edit.kind, layer: edit.layer))
-                        continue
-                    }
-                    var files: [PlannedAttachment] = []
-                    if let attachmentKey, let (directory, _) = attachments, let globalId = planned.globalId {
-                        files = directory.attachments(for: attachmentKey, layer: planned.layer, position: planned.position.index, parentGlobalId: globalId)
-                    }
-                    let parentKeys = planned.kind == .add ? links.parentKeys(of: feature, layer: planned.layer) : []
-                    let childKeys = planned.kind == .add ? links.childKeys(of: feature, layer: planned.layer) : []
-                    if let invalid = childKeys.lazy.compactMap({ groups.invalidParents[$0] }).first {
-                        problem(
-                            InputProblem(
-                                position: edit.position,
-                                reason: "its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all", source: edit.source,
-                                kind: edit.kind, layer: edit.layer))
-                        for key in parentKeys { groups.invalidParents[key] = edit.position.index }
-                        continue
-                    }
-                    if parentKeys.isEmpty && childKeys.isEmpty && files.isEmpty {
-                        // Within one batch the service applies adds, then updates, then deletes: an edit that must come
-                        // after an edit of the same feature that the batch would apply later (a delete, then an update or
-                        // an add again) starts a batch of its own.
-                        let outOfOrder = earlier.map { $0.kind.order > planned.kind.order && $0.batch == open[BatchKey(planned)]?.id } ?? false
-                        let id = batch(planned, fresh: outOfOrder)
-                        // An edit of a feature that an earlier batch edits waits for it.
-                        if let before = earlier?.batch, before != id { barriers.insert(id) }
-                        if let key {
-                            keyed[key] = KeyUse(
-                                position: planned.position.index, batch: id, kind: planned.kind,
-                                addedAt: planned.kind == .add ? planned.position.index : earlier?.addedAt)
-                        }
-                        page.append((planned, id))
-                    } else {
-                        if let key { keyed[key] = KeyUse(position: planned.position.index, batch: nil, kind: .add, addedAt: planned.position.index) }
-                        // Batched once the whole input is read: its children may come later, or its parent.
-                        page.append((planned, nil))
-                        pageAttachments += files
-                        summary.attachments += files.count
-                        let inline = files.reduce(Int64(0)) { total, file in
-                            let size = attachments?.directory.size(of: file) ?? 0
-                            return total + (size <= uploadThreshold ? size : 0)
-                        }
-                        groups.add(
-                            planned.position.index, layer: planned.layer, weight: 1 + files.count, bytes: inline, parentKeys: parentKeys, childKeys: childKeys)
-                    }
-                    summary.edits[planned.kind, default: 0] += 1
+            case .ready(let edit, let planned, let givenGlobalId, let feature, let attachmentKey):
+                // An add whose GlobalID is derived cannot be named by another edit of the input.
+                let key = planned.kind == .add && !givenGlobalId ? nil : FeatureKey(planned)
+                let earlier = key.flatMap { keyed[$0] }
+                if planned.kind == .add, let added = earlier?.addedAt, let globalId = planned.globalId {
+                    problem(
+                        InputProblem(
+                            position: edit.position, reason: "its GlobalID \(globalId) is that of record \(added + 1) too; each add needs its own",
+                            source: edit.source, kind: edit.kind, layer: edit.layer))
+                    for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
+                    continue
                 }
+                if planned.kind != .add, let earlier, earlier.batch == nil {
+                    problem(
+                        InputProblem(
+                            position: edit.position,
+                            reason:
+                                "it edits the feature that record \(earlier.position + 1) adds with its related records or files, which go in a request of their own after the other edits. Fix: apply this edit in a second run",
+                            source: edit.source, kind: edit.kind, layer: edit.layer))
+                    continue
+                }
+                var files: [PlannedAttachment] = []
+                if let attachmentKey, let (directory, _) = attachments, let globalId = planned.globalId {
+                    files = directory.attachments(for: attachmentKey, layer: planned.layer, position: planned.position.index, parentGlobalId: globalId)
+                }
+                let parentKeys = planned.kind == .add ? links.parentKeys(of: feature, layer: planned.layer) : []
+                let childKeys = planned.kind == .add ? links.childKeys(of: feature, layer: planned.layer) : []
+                if let invalid = childKeys.lazy.compactMap({ groups.invalidParents[$0] }).first {
+                    problem(
+                        InputProblem(
+                            position: edit.position,
+                            reason: "its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all", source: edit.source,
+                            kind: edit.kind, layer: edit.layer))
+                    for key in parentKeys { groups.invalidParents[key] = edit.position.index }
+                    continue
+                }
+                if parentKeys.isEmpty && childKeys.isEmpty && files.isEmpty {
+                    // Within one batch the service applies adds, then updates, then deletes: an edit that must come
+                    // after an edit of the same feature that the batch would apply later (a delete, then an update or
+                    // an add again) starts a batch of its own.
+                    let outOfOrder = earlier.map { $0.kind.order > planned.kind.order && $0.batch == open[BatchKey(planned)]?.id } ?? false
+                    let id = batch(planned, fresh: outOfOrder)
+                    // An edit of a feature that an earlier batch edits waits for it.
+                    if let before = earlier?.batch, before != id { barriers.insert(id) }
+                    if let key {
+                        keyed[key] = KeyUse(
+                            position: planned.position.index, batch: id, kind: planned.kind,
+                            addedAt: planned.kind == .add ? planned.position.index : earlier?.addedAt)
+                    }
+                    page.append((planned, id))
+                } else {
+                    if let key { keyed[key] = KeyUse(position: planned.position.index, batch: nil, kind: .add, addedAt: planned.position.index) }
+                    // Batched once the whole input is read: its children may come later, or its parent.
+                    page.append((planned, nil))
+                    pageAttachments += files
+                    summary.attachments += files.count
+                    let inline = files.reduce(Int64(0)) { total, file in
+                        let size = attachments?.directory.size(of: file) ?? 0
+                        return total + (size <= uploadThreshold ? size : 0)
+                    }
+                    groups.add(
+                        planned.position.index, layer: planned.layer, weight: 1 + files.count, bytes: inline, parentKeys: parentKeys, childKeys: childKeys)
+                }
+                summary.edits[planned.kind, default: 0] += 1
             }
             if page.count >= Self.pageSize || problems.count >= Self.pageSize { try flush() }
         }
@@ -325,6 +339,57 @@ public struct ApplyPlanner {
         var batch: Int?
         var kind: InputEdit.Kind
         var addedAt: Int?
+    }
+
+    /// A record read and checked, ready to plan.
+    enum Checked: Sendable {
+        /// The record could not be read or decoded.
+        case unreadable(InputProblem)
+        /// The record does not fit its layer (`edit` as checked: without an attachment key the layer lacks).
+        case refused(InputProblem, InputEdit)
+        /// The record made into a planned edit; `feature` is its converted feature, `attachmentKey` the value that
+        /// names its files.
+        case ready(edit: InputEdit, planned: PlannedEdit, givenGlobalId: Bool, feature: Feature, attachmentKey: JSONValue?)
+    }
+
+    /// `records` decoded and checked, in their order, the work shared out over `threads` threads (the calling one
+    /// among them) in contiguous runs.
+    func check(_ records: [ReadRecord], threads: Int) -> [Checked] {
+        let threads = min(threads, records.count)
+        guard threads > 1 else { return records.map(check) }
+        return [Checked](unsafeUninitializedCapacity: records.count) { buffer, initialized in
+            // Each thread initializes only its own run of the buffer, which outlives them all.
+            nonisolated(unsafe) let start = buffer.baseAddress!
+            DispatchQueue.concurrentPerform(iterations: threads) { part in
+                for index in (records.count * part / threads)..<(records.count * (part + 1) / threads) {
+                    (start + index).initialize(to: check(records[index]))
+                }
+            }
+            initialized = records.count
+        }
+    }
+
+    /// One record decoded and checked.
+    func check(_ record: ReadRecord) -> Checked {
+        switch record.decode() {
+        case .failure(let problem):
+            return .unreadable(problem)
+        case .success(var edit):
+            let layerId = edit.layer ?? defaultLayer
+            // The attachment key is an input attribute; unless the layer has such a field it is not sent.
+            var attachmentKey: JSONValue?
+            if let (_, keyField) = attachments {
+                if edit.kind == .add, layers[layerId]?.hasAttachments == true { attachmentKey = edit.feature[attribute: keyField] }
+                if layers[layerId]?.field(named: keyField) == nil {
+                    edit.feature.attributes = edit.feature.attributes.filter { !$0.key.caseInsensitiveEquals(keyField) }
+                }
+            }
+            switch prepare(edit) {
+            case .failure(let problem): return .refused(problem, edit)
+            case .success(let (planned, givenGlobalId, feature)):
+                return .ready(edit: edit, planned: planned, givenGlobalId: givenGlobalId, feature: feature, attachmentKey: attachmentKey)
+            }
+        }
     }
 
     /// One record checked against its layer and made into a planned edit; `givenGlobalId` tells whether the record

@@ -202,10 +202,10 @@ private struct RetriedEdits {
             let query = FeatureQuery(whereClause: RelationshipKey.whereIn(globalIdField, chunk.map(JSONValue.string)), outFields: ["*"], returnGeometry: false)
             let request = HTTPRequest.form(url: client.exchangeURL("query"), fields: query.formFields)
             let response = try await client.exchange.send(request, operation: "applyEdits check", purpose: .verification, log: &log)
-            let set = try FeatureServiceExchange.decode(response, as: FeatureSet.self, operation: "applyEdits check", url: request.url)
+            let set = try FeatureServiceExchange.decode(response, as: FoundRows.self, operation: "applyEdits check", url: request.url)
             let oidField = set.objectIdFieldName ?? "OBJECTID"
             objectIdField = oidField
-            for feature in set.features {
+            for feature in set.rows {
                 guard let text = feature[attribute: set.globalIdFieldName ?? globalIdField]?.stringValue,
                     let globalId = GlobalID.normalized(text), let objectId = feature[attribute: oidField]?.intValue
                 else { continue }
@@ -255,5 +255,33 @@ extension RetryPolicy.Decision {
     var stopReason: RetryPolicy.StopReason? {
         if case .stop(let reason) = self { return reason }
         return nil
+    }
+}
+
+/// The rows a look-up by GlobalID found: only their attributes and the names of the key fields. Read with the
+/// byte-level parser, not `JSONDecoder`: a run over features that are already there (a re-run with a new journal)
+/// looks up every add, and decoding whole feature sets took most of its CPU.
+struct FoundRows: Decodable, JSONValueDecodable {
+    var objectIdFieldName: String?
+    var globalIdFieldName: String?
+    var rows: [Feature]
+
+    init(json: JSONValue) throws(WireDecodingError) {
+        guard case .object(let members) = json else { throw WireDecodingError(path: "", expected: "a feature set object") }
+        guard case .array(let features)? = members["features"] else { throw WireDecodingError(path: ".features", expected: "an array") }
+        objectIdFieldName = members["objectIdFieldName"]?.stringValue
+        globalIdFieldName = members["globalIdFieldName"]?.stringValue
+        rows = []
+        rows.reserveCapacity(features.count)
+        for (index, feature) in features.enumerated() {
+            guard case .object(let parts) = feature, case .object(let attributes)? = parts["attributes"] else {
+                throw WireDecodingError(path: ".features[\(index)].attributes", expected: "an object")
+            }
+            rows.append(Feature(attributes: attributes))
+        }
+    }
+
+    init(from decoder: any Decoder) throws {
+        try self.init(json: JSONValue(from: decoder))
     }
 }
