@@ -40,6 +40,14 @@ static inline CURLcode ccurl_easy_setopt_read_callback(CURL *handle, curl_read_c
     return (curl_easy_setopt)(handle, CURLOPT_READFUNCTION, value);
 }
 
+static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *handle, curl_prereq_callback value) {
+    return (curl_easy_setopt)(handle, CURLOPT_PREREQFUNCTION, value);
+}
+
+// CURL_PREREQFUNC_OK and CURL_PREREQFUNC_ABORT are macros.
+static inline int ccurl_prereq_ok(void) { return CURL_PREREQFUNC_OK; }
+static inline int ccurl_prereq_abort(void) { return CURL_PREREQFUNC_ABORT; }
+
 // MARK: easy getinfo
 
 static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {

@@ -169,6 +169,30 @@ import Testing
         }
     }
 
+    @Test(
+        "a POST whose reused connection closes after the request went out fails as maybe sent, and is not sent again",
+        .timeLimit(.minutes(1)), arguments: [100, 200_000])
+    func deadReusedConnection(size: Int) async throws {
+        // The peer answers a request whose body starts with "a"; on reading one that starts with "b" it closes the
+        // connection without an answer, as a service that dies after committing would.
+        let peer = try LoopbackPeer { request in
+            request.body.first == UInt8(ascii: "a") ? LoopbackPeer.response(body: Array("{}".utf8)) : []
+        }
+        defer { peer.stop() }
+        try await withCurlTransport { transport in
+            let url = "http://127.0.0.1:\(peer.port)/applyEdits"
+            let first = try await transport.send(HTTPRequest(method: .post, url: url, body: [UInt8](repeating: UInt8(ascii: "a"), count: size)))
+            #expect(first.status == 200)
+            // Sent on the same keep-alive connection, which then closes.
+            let error = try await #require(throws: TransportError.self) {
+                try await transport.send(HTTPRequest(method: .post, url: url, body: [UInt8](repeating: UInt8(ascii: "b"), count: size)))
+            }
+            #expect(error.mayHaveBeenSent, "\(error)")
+            let received = peer.requests.filter { $0.body.first == UInt8(ascii: "b") }.count
+            #expect(received == 1, "the request reached the peer once, not again on a new connection")
+        }
+    }
+
     @Test("sequential requests reuse one keep-alive connection", .timeLimit(.minutes(1)))
     func keepAlive() async throws {
         let peer = try LoopbackPeer { _ in LoopbackPeer.response(body: Array(#"{"count":1}"#.utf8)) }

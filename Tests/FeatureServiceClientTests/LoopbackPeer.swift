@@ -30,7 +30,8 @@ final class LoopbackPeer: @unchecked Sendable {
         (listener, port) = try Self.makeListener()
     }
 
-    /// A listener that answers requests; `respond` returns the full raw response bytes.
+    /// A listener that answers requests; `respond` returns the full raw response bytes, or none to close the
+    /// connection without answering.
     init(respond: @escaping @Sendable (Request) -> [UInt8]) throws {
         (listener, port) = try Self.makeListener()
         let thread = Thread { [self] in serve(respond) }
@@ -194,6 +195,8 @@ final class LoopbackPeer: @unchecked Sendable {
                 return
             }
             let response = respond(request)
+            // An empty response closes the connection without an answer.
+            if response.isEmpty { return }
             let written = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
             guard written == response.count else { return }
         }

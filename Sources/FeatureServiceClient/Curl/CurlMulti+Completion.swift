@@ -18,6 +18,14 @@ extension CurlMulti {
         guard result == CURLE_OK else {
             var error = TransportError(
                 curlCode: result, message: handle.errorMessage, url: transfer.request.url, requestBytes: timing.bytesSent)
+            if result == CURLE_ABORTED_BY_CALLBACK && handle.requestsIssued > 1 {
+                // libcurl was about to send the request again on a new connection: the first went out on a reused one
+                // that closed without an answer, so it may have been applied.
+                error = TransportError(
+                    .receiveFailed, url: transfer.request.url, curlCode: Int(result.rawValue),
+                    message: "the connection closed after the request was sent, without an answer; it was not sent again",
+                    mayHaveBeenSent: true)
+            }
             if let failure = handle.writeFailure {
                 error = TransportError(
                     failure.tooLarge ? .responseTooLarge : .writeFailed, url: transfer.request.url, curlCode: Int(result.rawValue),

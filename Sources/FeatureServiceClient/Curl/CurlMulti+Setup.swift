@@ -59,6 +59,17 @@ private let readBody: curl_read_callback = { buffer, size, count, userdata in
     }
 }
 
+/// Lets libcurl issue a request once only (`CURLOPT_PREREQFUNCTION`, called each time it is about to send one);
+/// `userdata` is the handle. When a reused keep-alive connection dies after the request went out and before any
+/// answer, libcurl sends a body it can rewind again on a new connection; a second call aborts that instead, so an
+/// edit is never applied twice behind the caller's back (the caller decides, see ExactlyOnceRule).
+private let issueOnce: curl_prereq_callback = { userdata, _, _, _, _ in
+    guard let userdata else { return ccurl_prereq_abort() }
+    let handle = Unmanaged<CurlEasyHandle>.fromOpaque(userdata).takeUnretainedValue()
+    handle.requestsIssued += 1
+    return handle.requestsIssued == 1 ? ccurl_prereq_ok() : ccurl_prereq_abort()
+}
+
 extension CurlEasyHandle {
     /// Whether the last response head received says `Content-Type: application/json` (an ArcGIS answer, kept in
     /// memory even when the body would go to a file).
@@ -126,19 +137,33 @@ extension CurlMulti {
             _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
         }
         if request.method == .post {
-            // The body goes through a read callback with no seek callback, deliberately. When a reused keep-alive
-            // connection dies after the request went out but before any answer, libcurl silently resends the request
-            // on a new connection — which would apply an edit twice. A body it cannot rewind makes it fail with
-            // CURLE_SEND_FAIL_REWIND instead, and the caller decides (see ExactlyOnceRule). The same holds for
-            // multipart bodies streamed from files: the reader only moves forward, and no seek callback lets libcurl
-            // start it over, so an addAttachment or uploadPart is never repeated behind the caller's back. The exact
-            // length is known up front (file parts are sized when the body is built), so the request carries a
-            // Content-Length and never chunked encoding.
-            handle.upload = BodyReader(request.body)
+            // When a reused keep-alive connection dies after the request went out but before any answer, libcurl
+            // silently resends the request on a new connection — which would apply an edit twice. Two guards keep
+            // every POST to one issue, and the caller decides (see ExactlyOnceRule):
+            // - `issueOnce` aborts a second issue of the request (CURLE_ABORTED_BY_CALLBACK, read as sent);
+            // - a body larger than `singleSendLimit` goes through a read callback with no seek callback, so libcurl
+            //   cannot rewind it either (CURLE_SEND_FAIL_REWIND). The same holds for multipart bodies streamed from
+            //   files: the reader only moves forward, so an addAttachment or uploadPart is never repeated. The exact
+            //   length is known up front (file parts are sized when the body is built), so the request carries a
+            //   Content-Length and never chunked encoding.
+            // A smaller in-memory body is handed over whole (`CURLOPT_COPYPOSTFIELDS`), and libcurl sends it in the
+            // same write as the head: one system call and one segment for a single-edit applyEdits, not two, on the
+            // client and on the service.
             _ = ccurl_easy_setopt_long(easy, CURLOPT_POST, 1)
             _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.contentLength))
-            _ = ccurl_easy_setopt_read_callback(easy, readBody)
-            code = ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
+            _ = ccurl_easy_setopt_prereq_callback(easy, issueOnce)
+            _ = ccurl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
+            if case .bytes(let bytes) = request.body, bytes.count <= Self.singleSendLimit {
+                // Copied by libcurl, so the pointer need not outlive the call.
+                code =
+                    bytes.isEmpty
+                    ? "".withCString { ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0)) }
+                    : bytes.withUnsafeBytes { ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress!)) }
+            } else {
+                handle.upload = BodyReader(request.body)
+                _ = ccurl_easy_setopt_read_callback(easy, readBody)
+                code = ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
+            }
         }
         return code
     }

@@ -50,6 +50,9 @@ final class CurlMulti: @unchecked Sendable {
     /// The most idle easy handles kept for reuse.
     let idleLimit: Int
     static let headerListCacheLimit = 32
+    /// In-memory POST bodies up to this size go out in the same write as the head (libcurl 7.88 joins a body under
+    /// 64 KiB given whole); larger ones are streamed after it.
+    static let singleSendLimit = 32 << 10
 
     init(configuration: CurlTransportConfiguration) throws(TransportError) {
         guard CurlGlobal.initialized else {

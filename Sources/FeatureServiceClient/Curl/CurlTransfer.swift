@@ -62,6 +62,9 @@ final class CurlEasyHandle {
     var fileBytes: Int64 = 0
     /// Why the write callback stopped the transfer, if it did, and whether for the size limit.
     var writeFailure: (message: String, tooLarge: Bool)?
+    /// How many times libcurl was about to issue the current request (`CURLOPT_PREREQFUNCTION`): more than once means
+    /// it tried to send it again on a new connection, which the callback refused.
+    var requestsIssued = 0
 
     init?() {
         guard let easy = curl_easy_init() else { return nil }
@@ -82,6 +85,7 @@ final class CurlEasyHandle {
         bodyToFile = nil
         fileBytes = 0
         writeFailure = nil
+        requestsIssued = 0
         headerBytes.removeAll(keepingCapacity: true)
         if let list = ownedHeaderList {
             curl_slist_free_all(list)
