@@ -278,28 +278,41 @@ struct ApplyJob: Sendable {
         return whole >= 3600 ? "\(whole / 3600)h\(String(format: "%02d", whole % 3600 / 60))m" : whole >= 60 ? "\(whole / 60)m\(String(format: "%02d", whole % 60))s" : "\(whole)s"
     }
 
+    /// `count` and `noun`, plural unless the count is one: "1 batch", "2 batches", "3 retries".
+    static func counted(_ count: Int, _ noun: String) -> String {
+        if count == 1 { return "1 \(noun)" }
+        if noun.hasSuffix("ch") { return "\(count) \(noun)es" }
+        if noun.hasSuffix("y") { return "\(count) \(noun.dropLast())ies" }
+        return "\(count) \(noun)s"
+    }
+
     static func describe(_ plan: ApplyPlanner.Summary, input: String) -> String {
-        let kinds = [InputEdit.Kind.add, .update, .delete].compactMap { kind in plan.edits[kind].map { "\($0) \(kind.rawValue)s" } }
-        var line = "planned \(plan.editCount) edits (\(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))) in \(plan.batches) batches from \(plan.records) records"
+        let kinds = [InputEdit.Kind.add, .update, .delete].compactMap { kind in plan.edits[kind].map { counted($0, kind.rawValue) } }
+        var line = "planned \(counted(plan.editCount, "edit")) (\(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))) in \(counted(plan.batches, "batch")) from \(counted(plan.records, "record"))"
         if plan.groups > 0 {
-            line += "; \(plan.groups) group\(plan.groups == 1 ? "" : "s") sent whole"
-            if plan.attachments > 0 { line += " with \(plan.attachments) file\(plan.attachments == 1 ? "" : "s")" }
+            line += "; \(counted(plan.groups, "group")) sent whole"
+            if plan.attachments > 0 { line += " with \(counted(plan.attachments, "file"))" }
         }
-        if plan.problemCount > 0 { line += "; \(plan.problemCount) record\(plan.problemCount == 1 ? "" : "s") invalid" }
+        if plan.problemCount > 0 { line += "; \(counted(plan.problemCount, "record")) invalid" }
         return line
     }
 
     static func describe(_ summary: BatchApplier.Summary, counts: JournalCounts, problems: Int) -> String {
         let seconds = summary.elapsed.seconds
         var parts = [
-            "applied \(counts.applied) of \(counts.planned) edits", "rejected \(counts.rejected)", "failed \(counts.failed + counts.unknown)",
+            "applied \(counts.applied) of \(counted(counts.planned, "edit"))", "rejected \(counts.rejected)", "failed \(counts.failed + counts.unknown)",
         ]
         if problems > 0 { parts.append("invalid \(problems)") }
         var line = parts.joined(separator: ", ")
-        line += String(format: " in %.2f s (%.0f edits/s); %d requests, %d retries, %.2f s backing off", seconds, summary.editsPerSecond, summary.requests, summary.retries,
-            summary.backoff.seconds)
-        if summary.alreadyPresent > 0 { line += "; \(summary.alreadyPresent) adds were found applied already (by an earlier attempt or run)" }
-        if summary.reconciledBatches > 0 { line += "; \(summary.reconciledBatches) batches in doubt settled, \(summary.reconciledApplied) edits found applied" }
+        line += String(format: " in %.2f s (%.0f edits/s); ", seconds, summary.editsPerSecond)
+        line += "\(counted(summary.requests, "request")), \(counted(summary.retries, "retry"))"
+        line += String(format: ", %.2f s backing off", summary.backoff.seconds)
+        if summary.alreadyPresent > 0 {
+            line += "; \(counted(summary.alreadyPresent, "add")) \(summary.alreadyPresent == 1 ? "was" : "were") found applied already (by an earlier attempt or run)"
+        }
+        if summary.reconciledBatches > 0 {
+            line += "; \(counted(summary.reconciledBatches, "batch")) in doubt settled, \(counted(summary.reconciledApplied, "edit")) found applied"
+        }
         return line
     }
 }

@@ -183,4 +183,40 @@ import Testing
             }
         }
     }
+
+    @Test(
+        "a run cancelled part-way leaves in doubt only the batches it had sent; those marked but not started go back to planned, and the resume applies every park once",
+        .timeLimit(.minutes(2)))
+    func cancelledRun() async throws {
+        try await Self.server { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let before = try await service.layer(id: 0).count()
+                let (journal, layer) = try await Self.plannedJournal(Self.parks(2_000), service: service, directory: directory, batchSize: 10)
+                let keys = [0: (layer.objectIdField, layer.globalIdField)]
+                // 200 batches, marked 20 at a time; paced at 1,000 edits/s, so the run takes about 2 s unless stopped.
+                let paced = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 2, rate: 1_000), retry: Self.fastRetry,
+                    keys: keys)
+                let run = Task { try await paced.run() }
+                try await Task.sleep(for: .milliseconds(400))
+                run.cancel()
+                let stopped = try await run.value
+                #expect(stopped.interrupted)
+                let inDoubt = try journal.openBatches().filter { $0.state == .sending }.count
+                #expect(inDoubt <= 2, "at most the batches in flight are in doubt, not the window marked with them: \(inDoubt)")
+                #expect(try journal.openEditCount() > 0, "stopped before the end")
+
+                let resumed = try await BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 4), retry: Self.fastRetry, keys: keys
+                ).run()
+                #expect(!resumed.interrupted && resumed.reconciledBatches == inDoubt)
+                #expect(try journal.openEditCount() == 0)
+                #expect(try await service.layer(id: 0).count() - before == 2_000)
+                let counts = try await Self.occurrences(journal: journal, layer: service.layer(id: 0))
+                #expect(counts.count == 2_000 && counts.values.allSatisfy { $0 == 1 }, "every park once")
+            }
+        }
+    }
 }

@@ -71,6 +71,37 @@ import Testing
         }
     }
 
+    static func delete(_ index: Int, at position: Int) -> Result<InputEdit, InputProblem> {
+        let feature = Feature(attributes: ["GlobalID": .string(globalId(index))])
+        return .success(InputEdit(kind: .delete, feature: feature, position: InputPosition(index: position), source: "delete \(index)"))
+    }
+
+    @Test("verify expects an add that the input deletes later to be gone, and an add after a delete of its GlobalID to be there", .timeLimit(.minutes(2)))
+    func verifyAddThenDelete() async throws {
+        try await Support.server { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let (journal, layer) = try await Support.emptyJournal(service: service, directory: directory, batchSize: 2)
+                // Park 900 is added, then deleted; park 901 stays; park 902 is deleted before it is ever added, then added.
+                var source = ArrayEditReader([Self.add(900, at: 0), Self.add(901, at: 1), Self.delete(900, at: 2), Self.delete(902, at: 3), Self.add(902, at: 4)])
+                let plan = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 2).plan(&source, into: journal)
+                try journal.finishPlan()
+                #expect(plan.problemCount == 0)
+                let applier = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 2, concurrency: 4), retry: Support.fastRetry,
+                    keys: [0: (layer.objectIdField, layer.globalIdField)])
+                _ = try await applier.run()
+                #expect(try journal.counts().applied == 5)
+                let finding = try await JournalVerifier(journal: journal, service: service).verify()
+                #expect(finding.passed, "\(finding.summary)")
+                // The add of 900 is checked through its delete; the delete of 902 through its later add.
+                #expect(finding.appliedAdds == 2 && finding.foundOnce == 2 && finding.superseded == 2, "\(finding)")
+                #expect(finding.appliedDeletes == 1 && finding.deletesPresent == 0, "\(finding)")
+            }
+        }
+    }
+
     @Test(
         "adds and then updates of the same features by GlobalID, interleaved, 8 batches in flight under 20 % 503s: every update lands after its add",
         .timeLimit(.minutes(2)))

@@ -25,7 +25,8 @@ import Foundation
 /// in flight, so the earlier edit has its outcome first.
 ///
 /// Cancelling the task (Ctrl-C) stops new batches; batches in flight are cancelled and stay in doubt, to be settled
-/// by `--resume`. Only the parent writes to the journal.
+/// by `--resume`, while batches marked with their window but not started go back to planned. Only the parent writes
+/// to the journal.
 public struct BatchApplier: Sendable {
     public let journal: ApplyJournal
     public let service: FeatureService
@@ -267,6 +268,9 @@ public struct BatchApplier: Sendable {
                 progress(current)
                 while inFlight < concurrency, try await startNext() {}
             }
+            // Stopped early (Ctrl-C): batches marked with their window but never started did not go out.
+            let unsent = ready[min(readyIndex, ready.count)...].map(\.id) + (held.map { [$0.id] } ?? [])
+            if Task.isCancelled || summary.interrupted { try journal.unmarkUnsent(unsent) }
         }
         // Also after Ctrl-C: what finished is written; batches marked and never answered stay in doubt.
         try recordOutcomes()

@@ -501,6 +501,16 @@ public final class ApplyJournal: Sendable {
         }
     }
 
+    /// Puts batches marked as being sent, whose requests never went out (a run stopped with them still waiting their
+    /// turn), back to planned, so that a resume need not look them up first.
+    public func unmarkUnsent(_ ids: [Int]) throws {
+        guard !ids.isEmpty else { return }
+        try database.write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE batch SET state = 'planned', sends = max(0, sends - 1) WHERE id = ? AND state = 'sending'")
+            for id in ids { try statement.execute(arguments: [id]) }
+        }
+    }
+
     /// Records what became of edits of batch `id`, and the batch's new state, in one transaction.
     /// - Parameters:
     ///   - records: The outcomes; edits not named keep theirs.

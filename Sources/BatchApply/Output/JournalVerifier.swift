@@ -1,8 +1,9 @@
 public import FeatureServiceClient
 import FeatureModel
 
-/// Checks a journal against the service: every applied add is there exactly once with the objectId recorded, no
-/// add that did not apply is there, and every applied delete is gone.
+/// Checks a journal against the service: every applied add is there exactly once with the objectId recorded, no add
+/// that did not apply is there, and every applied delete is gone; an add that a later delete of the same input removed,
+/// and a delete whose GlobalID a later add of the input used again, are checked as the later edit left them.
 public struct JournalVerifier: Sendable {
     public let journal: ApplyJournal
     public let service: FeatureService
@@ -21,6 +22,9 @@ public struct JournalVerifier: Sendable {
         public var duplicated = 0
         /// Applied adds found under another objectId than the one recorded.
         public var otherObjectId = 0
+        /// Applied edits that a later applied edit of the same feature in the input superseded (an add, then its delete;
+        /// a delete by GlobalID, then an add with that GlobalID): checked through the later edit, not on their own.
+        public var superseded = 0
         /// Adds that did not apply (rejected, failed, unknown) and whether any is there after all.
         public var unappliedAdds = 0
         public var unappliedPresent = 0
@@ -36,6 +40,7 @@ public struct JournalVerifier: Sendable {
         /// One line for people.
         public var summary: String {
             var line = "\(foundOnce) of \(appliedAdds) applied adds found once"
+            if superseded > 0 { line += " (\(superseded) edits superseded by later edits of the input)" }
             if missing > 0 { line += ", \(missing) missing" }
             if duplicated > 0 { line += ", \(duplicated) more than once" }
             if otherObjectId > 0 { line += ", \(otherObjectId) under another objectId than recorded" }
@@ -50,25 +55,54 @@ public struct JournalVerifier: Sendable {
     public func verify() async throws -> Finding {
         let header = try journal.header()
         var finding = Finding()
-        var applied: [Int: [(globalId: String, objectId: Int64?)]] = [:]
+        var applied: [Int: [(globalId: String, objectId: Int64?, position: Int)]] = [:]
         var unapplied: [Int: [String]] = [:]
         var deletedIds: [Int: [Int64]] = [:]
         var deletedGlobalIds: [Int: [String]] = [:]
+        // The last applied delete of each key, and the last applied add of each GlobalID, by input position.
+        var lastDeleteById: [Int: [Int64: Int]] = [:]
+        var lastDeleteByGlobalId: [Int: [String: Int]] = [:]
+        var lastAddByGlobalId: [Int: [String: Int]] = [:]
+        var deletedGlobalIdPositions: [Int: [(globalId: String, position: Int)]] = [:]
         try journal.forEachEdit(in: EditStatus.allCases) { edit in
             let layer = edit.planned.layer
+            let position = edit.planned.position.index
             switch (edit.planned.kind, edit.status) {
             case (.add, .applied):
-                if let id = edit.planned.globalId { applied[layer, default: []].append((id, edit.resultObjectId)) }
+                if let id = edit.planned.globalId {
+                    applied[layer, default: []].append((id, edit.resultObjectId, position))
+                    lastAddByGlobalId[layer, default: [:]][id] = max(position, lastAddByGlobalId[layer]?[id] ?? -1)
+                }
             case (.add, _):
                 if let id = edit.planned.globalId { unapplied[layer, default: []].append(id) }
             case (.delete, .applied):
-                if let id = edit.planned.objectId { deletedIds[layer, default: []].append(id) } else if let id = edit.planned.globalId { deletedGlobalIds[layer, default: []].append(id) }
+                if let id = edit.planned.objectId {
+                    deletedIds[layer, default: []].append(id)
+                    lastDeleteById[layer, default: [:]][id] = max(position, lastDeleteById[layer]?[id] ?? -1)
+                } else if let id = edit.planned.globalId {
+                    deletedGlobalIdPositions[layer, default: []].append((id, position))
+                    lastDeleteByGlobalId[layer, default: [:]][id] = max(position, lastDeleteByGlobalId[layer]?[id] ?? -1)
+                }
             default: break
             }
         }
-        for (layerId, adds) in applied {
+        for (layerId, deletes) in deletedGlobalIdPositions {
+            // A delete whose GlobalID a later add of the input used again is not expected to leave it gone.
+            let kept = deletes.filter { delete in (lastAddByGlobalId[layerId]?[delete.globalId] ?? -1) < delete.position }
+            finding.superseded += deletes.count - kept.count
+            if !kept.isEmpty { deletedGlobalIds[layerId] = kept.map(\.globalId) }
+        }
+        for (layerId, all) in applied {
+            // An add that a later delete of the input removed is not expected to be there.
+            let adds = all.filter { add in
+                let byGlobalId = lastDeleteByGlobalId[layerId]?[add.globalId].map { $0 > add.position } ?? false
+                let byObjectId = add.objectId.flatMap { lastDeleteById[layerId]?[$0] }.map { $0 > add.position } ?? false
+                return !(byGlobalId || byObjectId)
+            }
+            finding.superseded += all.count - adds.count
+            if adds.isEmpty { continue }
             let rows = try await globalIdRows(layer: layerId, adds.map(\.globalId), header: header)
-            for (globalId, objectId) in adds {
+            for (globalId, objectId, _) in adds {
                 finding.appliedAdds += 1
                 let found = rows[globalId] ?? []
                 switch found.count {

@@ -52,7 +52,7 @@ struct TargetOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "SQLite file for the embedded service (created if missing, kept afterwards). Default: a temporary file.",
+            "SQLite file for the embedded service (created if missing, kept afterwards). Default: run, a temporary file; apply, <input>.sqlite, which `serve --data` can serve afterwards.",
             valueName: "path"))
     var data: String?
 
