@@ -316,8 +316,8 @@ public struct BatchApplier: Sendable {
         var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
         let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
         var edits = LayerEdits()
-        // Positions in `batch.edits` (edits are not copied: a batch holds a thousand of them, each with its texts), in
-        // the order of the request's results: adds sent as features (none, when every add has its GlobalID), then the
+        // Positions in `batch.edits` (rather than filtered copies of the edits, up to `batchSize` of them), in the
+        // order of the request's results: adds sent as features (none, when every add has its GlobalID), then the
         // encoded ones; updates; deletes. `sent` is every edit that goes, in the batch's order.
         var plainAdds: [Int] = []
         var encodedAdds: [Int] = []

@@ -19,7 +19,7 @@
 /// }
 /// ```
 public protocol EditReader {
-    /// The next record, or nil when the input is exhausted.
+    /// The next record, or nil when the input is exhausted (and nil again when asked after that).
     mutating func next() -> Result<InputEdit, InputProblem>?
 
     /// The next record as read from the file, perhaps not decoded yet, or nil when the input is exhausted. Readers
@@ -64,13 +64,23 @@ extension EditReader {
 /// the text and its position, so any thread may do it).
 public enum ReadRecord: Sendable {
     case decoded(Result<InputEdit, InputProblem>)
-    case deferred(@Sendable () -> Result<InputEdit, InputProblem>)
+    /// The record's text, `byteCount` bytes long, and how to decode it.
+    case deferred(byteCount: Int, decode: @Sendable () -> Result<InputEdit, InputProblem>)
+
+    /// About how many bytes the record holds: its text's.
+    public var byteCount: Int {
+        switch self {
+        case .decoded(.success(let edit)): edit.source.utf8.count
+        case .decoded(.failure(let problem)): problem.source?.utf8.count ?? 0
+        case .deferred(let byteCount, _): byteCount
+        }
+    }
 
     /// The record, decoded.
     public func decode() -> Result<InputEdit, InputProblem> {
         switch self {
         case .decoded(let result): result
-        case .deferred(let decode): decode()
+        case .deferred(_, let decode): decode()
         }
     }
 }

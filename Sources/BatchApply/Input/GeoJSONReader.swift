@@ -95,7 +95,9 @@ public struct GeoJSONReader: EditReader {
                 index += 1
                 splitter = current
                 let (spatialReference, kindField) = (spatialReference, kindField)
-                return .deferred { Self.decode(bytes, position: position, spatialReference: spatialReference, kindField: kindField) }
+                return .deferred(byteCount: bytes.count) {
+                    Self.decode(bytes, position: position, spatialReference: spatialReference, kindField: kindField)
+                }
             }
             return nil
         } catch {

@@ -51,7 +51,7 @@ public struct GeoJSONSeqReader: EditReader {
             let position = InputPosition(index: index, line: line)
             index += 1
             let kindField = kindField
-            return .deferred { [bytes] in Self.decode(bytes, position: position, kindField: kindField) }
+            return .deferred(byteCount: bytes.count) { [bytes] in Self.decode(bytes, position: position, kindField: kindField) }
         }
         return nil
     }

@@ -25,6 +25,7 @@ final class PlannedBatchCache: Sendable {
     /// Keeps the edits of plain batches (those with a batch) among `edits`, in plan order; `inserted` tells of each
     /// whether its row was inserted just now.
     func keep(_ edits: [(edit: PlannedEdit, batch: Int?)], inserted: [Bool]) {
+        precondition(inserted.count == edits.count, "one inserted flag per edit")
         state.withLock { state in
             for index in edits.indices {
                 guard let batch = edits[index].batch, !state.incomplete.contains(batch) else { continue }

@@ -20,8 +20,9 @@ import Foundation
 /// sent only once no batch before it is in flight. Within one batch ArcGIS applies adds, then updates, then deletes.
 /// An update or delete of a feature added in a group is refused as a problem: groups go after the other batches.
 ///
-/// A value owned by one task; it streams: at most one page of edits is held before it is written (with groups, the
-/// positions of grouped edits and the keys of parents are held too).
+/// A value owned by one task; it streams: at most one chunk of records being checked (256, or 8 MiB of text) and one
+/// page of edits are held before they are written (with groups, the positions of grouped edits and the keys of parents
+/// are held too).
 public struct ApplyPlanner: Sendable {
     /// The layers edits may go to, by id.
     public let layers: [Int: LayerInfo]
@@ -29,7 +30,8 @@ public struct ApplyPlanner: Sendable {
     public let defaultLayer: Int
     public let batchSize: Int
     /// Checks and converts a feature's attributes for its layer (types, domains, required fields): the converted
-    /// feature and every problem found.
+    /// feature and every problem found. Called on several threads at once, in no fixed order: it must be a pure
+    /// function of its arguments.
     public typealias Coercion = @Sendable (Feature, LayerInfo, InputEdit.Kind) -> (Feature, [String])
     let coerce: Coercion
     /// Whether adds keyed to a parent in the same input go with it.
@@ -41,12 +43,14 @@ public struct ApplyPlanner: Sendable {
     /// The most bytes of files an atomic batch carries inside its request, whatever its edit count.
     public var inlineBytesPerBatch: Int64 = 32 << 20
     /// Threads that decode and check records (parse, convert, check against the layer, write the payload) while
-    /// planning: the machine's cores by default. Records are read, and planned, in input order on the calling thread;
-    /// the plan is the same whatever the number.
+    /// planning: the machine's cores by default, at most 16. Records are read, and planned, in input order on the
+    /// calling thread; the plan is the same whatever the number.
     public var checkingThreads = ProcessInfo.processInfo.activeProcessorCount
 
-    /// Records read, then decoded and checked together (on ``checkingThreads`` threads).
+    /// Records read, then decoded and checked together (on ``checkingThreads`` threads): up to this many, and up to
+    /// ``checkingChunkBytes`` of their text, so a chunk of large polygons stays small.
     static let checkingChunk = 256
+    static let checkingChunkBytes = 8 << 20
 
     /// Edits written to the journal per transaction.
     static let pageSize = 2_000
@@ -175,21 +179,27 @@ public struct ApplyPlanner: Sendable {
         }
 
         // Records are read here in chunks, decoded and checked on `checkingThreads` threads, then planned here in order.
-        let checker = self
         let threads = max(1, min(checkingThreads, 16))
         var chunk: [ReadRecord] = []
+        var exhausted = false
         // The chunk's records checked, last first: taken with `popLast()`, which moves them out instead of copying.
         var checked: [Checked] = []
         func nextChecked() throws -> Checked? {
+            if stop() { throw CancellationError() }
             if checked.isEmpty {
+                guard !exhausted else { return nil }
                 chunk.removeAll(keepingCapacity: true)
-                while chunk.count < Self.checkingChunk {
-                    if stop() { throw CancellationError() }
-                    guard let read = source.nextRead() else { break }
+                var bytes = 0
+                while chunk.count < Self.checkingChunk && bytes < Self.checkingChunkBytes {
+                    guard let read = source.nextRead() else {
+                        exhausted = true
+                        break
+                    }
+                    bytes += read.byteCount
                     chunk.append(read)
                 }
                 if chunk.isEmpty { return nil }
-                checked = checker.check(chunk, threads: threads)
+                checked = checkAll(chunk, threads: threads)
                 checked.reverse()
             }
             return checked.popLast()
@@ -342,25 +352,26 @@ public struct ApplyPlanner: Sendable {
     }
 
     /// A record read and checked, ready to plan.
-    enum Checked: Sendable {
+    package enum Checked: Sendable {
         /// The record could not be read or decoded.
         case unreadable(InputProblem)
         /// The record does not fit its layer (`edit` as checked: without an attachment key the layer lacks).
         case refused(InputProblem, InputEdit)
-        /// The record made into a planned edit; `feature` is its converted feature, `attachmentKey` the value that
-        /// names its files.
+        /// The record made into a planned edit; `edit` is the record without its feature (planning needs its
+        /// position, text, kind and layer), `feature` its converted feature, `attachmentKey` the value that names its
+        /// files.
         case ready(edit: InputEdit, planned: PlannedEdit, givenGlobalId: Bool, feature: Feature, attachmentKey: JSONValue?)
     }
 
     /// `records` decoded and checked, in their order, the work shared out over `threads` threads (the calling one
     /// among them) in contiguous runs.
-    func check(_ records: [ReadRecord], threads: Int) -> [Checked] {
+    package func checkAll(_ records: [ReadRecord], threads: Int) -> [Checked] {
         let threads = min(threads, records.count)
         guard threads > 1 else { return records.map(check) }
         return [Checked](unsafeUninitializedCapacity: records.count) { buffer, initialized in
             // Each thread initializes only its own run of the buffer, which outlives them all.
             nonisolated(unsafe) let start = buffer.baseAddress!
-            DispatchQueue.concurrentPerform(iterations: threads) { part in
+            DispatchQueue.concurrentPerform(iterations: threads) { @Sendable part in
                 for index in (records.count * part / threads)..<(records.count * (part + 1) / threads) {
                     (start + index).initialize(to: check(records[index]))
                 }
@@ -370,7 +381,7 @@ public struct ApplyPlanner: Sendable {
     }
 
     /// One record decoded and checked.
-    func check(_ record: ReadRecord) -> Checked {
+    package func check(_ record: ReadRecord) -> Checked {
         switch record.decode() {
         case .failure(let problem):
             return .unreadable(problem)
@@ -387,6 +398,8 @@ public struct ApplyPlanner: Sendable {
             switch prepare(edit) {
             case .failure(let problem): return .refused(problem, edit)
             case .success(let (planned, givenGlobalId, feature)):
+                // The record's own feature is not needed any more: the chunk holds less.
+                edit.feature = Feature(attributes: [:])
                 return .ready(edit: edit, planned: planned, givenGlobalId: givenGlobalId, feature: feature, attachmentKey: attachmentKey)
             }
         }

@@ -260,7 +260,9 @@ extension RetryPolicy.Decision {
 
 /// The rows a look-up by GlobalID found: only their attributes and the names of the key fields. Read with the
 /// byte-level parser, not `JSONDecoder`: a run over features that are already there (a re-run with a new journal)
-/// looks up every add, and decoding whole feature sets took most of its CPU.
+/// looks up every add, and decoding whole feature sets took most of its CPU. As lenient as ``FeatureSet``: no
+/// `features` is none, and a feature without attributes is passed over. (`Decodable` only because
+/// `FeatureServiceExchange.decode` asks for it; the byte-level path is the one taken.)
 struct FoundRows: Decodable, JSONValueDecodable {
     var objectIdFieldName: String?
     var globalIdFieldName: String?
@@ -268,16 +270,18 @@ struct FoundRows: Decodable, JSONValueDecodable {
 
     init(json: JSONValue) throws(WireDecodingError) {
         guard case .object(let members) = json else { throw WireDecodingError(path: "", expected: "a feature set object") }
-        guard case .array(let features)? = members["features"] else { throw WireDecodingError(path: ".features", expected: "an array") }
         objectIdFieldName = members["objectIdFieldName"]?.stringValue
         globalIdFieldName = members["globalIdFieldName"]?.stringValue
         rows = []
-        rows.reserveCapacity(features.count)
-        for (index, feature) in features.enumerated() {
-            guard case .object(let parts) = feature, case .object(let attributes)? = parts["attributes"] else {
-                throw WireDecodingError(path: ".features[\(index)].attributes", expected: "an object")
+        switch members["features"] {
+        case nil, .null?: return
+        case .array(let features)?:
+            rows.reserveCapacity(features.count)
+            for feature in features {
+                if case .object(let parts) = feature, case .object(let attributes)? = parts["attributes"] { rows.append(Feature(attributes: attributes)) }
             }
-            rows.append(Feature(attributes: attributes))
+        default:
+            throw WireDecodingError(path: ".features", expected: "an array")
         }
     }
 
