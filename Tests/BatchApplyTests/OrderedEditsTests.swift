@@ -93,6 +93,9 @@ import Testing
                     keys: [0: (layer.objectIdField, layer.globalIdField)])
                 _ = try await applier.run()
                 #expect(try journal.counts().applied == 5)
+                var reasons: [Int: String] = [:]
+                try journal.forEachEdit(in: [.applied]) { reasons[$0.planned.position.index] = $0.reason }
+                #expect(reasons[3]?.hasPrefix("already gone") == true, "a delete that found nothing says so: \(reasons)")
                 let finding = try await JournalVerifier(journal: journal, service: service).verify()
                 #expect(finding.passed, "\(finding.summary)")
                 // The add of 900 is checked through its delete; the delete of 902 through its later add.

@@ -420,9 +420,13 @@ public struct BatchApplier: Sendable {
         case .applied:
             return EditRecord(index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.objectId)
         case .appliedByEarlierAttempt:
-            return EditRecord(
-                index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.objectId,
-                reason: edit.kind == .add ? "already in the service (its GlobalID was there)" : "applied by an earlier attempt")
+            let reason =
+                switch edit.kind {
+                case .add: "already in the service (its GlobalID was there)"
+                case .delete: "already gone (deleted by an earlier attempt or run, or never there)"
+                case .update: "applied by an earlier attempt"
+                }
+            return EditRecord(index: index, status: .applied, objectId: outcome.result?.objectId ?? edit.objectId, reason: reason)
         case .failed:
             let error = outcome.result?.error
             return EditRecord(index: index, status: .rejected, code: error?.code, reason: error?.description ?? "rejected by the service")
