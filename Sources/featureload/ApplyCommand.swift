@@ -39,8 +39,9 @@ struct ApplyCommand: AsyncParsableCommand {
             --to local applies to the embedded service over an SQLite file (--data, default <input>.sqlite), which \
             `featureload serve --data FILE --dataset NAME` serves afterwards.
 
-            Exit codes: 0 every edit applied; 1 some edits were rejected or failed (see the rejects file) or \
-            --verify found a mismatch; 2 invalid input or the run could not start; 64 usage error; 130 interrupted \
+            Exit codes: 0 every edit applied; 1 some edits were rejected or failed, or invalid records were skipped \
+            (--skip-invalid; all are in the rejects file), or --verify found a mismatch; 2 invalid input or the run \
+            could not start; 64 usage error; 130 interrupted \
             (the journal is consistent: resume it).
 
             Examples:

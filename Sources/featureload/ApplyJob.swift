@@ -229,7 +229,7 @@ struct ApplyJob: Sendable {
         }
         let plan = try planner.plan(&reader, into: journal, recordProblems: skipInvalid, stop: stop, ready: ready)
         guard let journal else { return plan }
-        if plan.problemCount > 0 && !skipInvalid { throw ApplyError.invalidInput(plan.problems, file: header.input) }
+        if plan.problemCount > 0 && !skipInvalid { throw ApplyError.invalidInput(plan.problems, file: header.input, total: plan.problemCount) }
         var learnt = header
         learnt.reading.rejectsHeader = reader.rejectsHeader
         try journal.update(learnt)
@@ -302,6 +302,9 @@ struct ApplyJob: Sendable {
         var parts = [
             "applied \(counts.applied) of \(counted(counts.planned, "edit"))", "rejected \(counts.rejected)", "failed \(counts.failed + counts.unknown)",
         ]
+        // A resumed run: the counts are the journal's, the rate this run's.
+        let appliedNow = summary.settled[.applied] ?? 0
+        if appliedNow != counts.applied { parts[0] += " (\(appliedNow) in this run)" }
         if problems > 0 { parts.append("invalid \(problems)") }
         var line = parts.joined(separator: ", ")
         line += String(format: " in %.2f s (%.0f edits/s); ", seconds, summary.editsPerSecond)

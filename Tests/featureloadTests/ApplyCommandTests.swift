@@ -44,6 +44,7 @@ import Testing
         #expect(refused.errorOutput.contains("line 9, record 8"), "\(refused.errorOutput)")
         #expect(refused.errorOutput.contains("line 252, record 251"))
         #expect(refused.errorOutput.contains("state"))
+        #expect(refused.errorOutput.contains("2 records are invalid, so nothing was sent"), "\(refused.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: journal), "no journal is left for a run that sent nothing")
         #expect(try await Self.parks(in: data, prefix: "Park").count == 0, "nothing was sent")
 
