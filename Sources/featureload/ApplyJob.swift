@@ -192,10 +192,6 @@ struct ApplyJob: Sendable {
             result.lines.append("files: \(result.files.applied) of \(result.files.planned) attached (each with its feature: a file of a refused group is not sent)")
         }
         if summary.interrupted { return result }
-        if let reason = summary.unreachable {
-            result.lines.append(
-                "stopped: the service could not be reached (\(reason)), batch after batch; the edits not sent wait in the journal: resume with `featureload apply --resume \(journalPath)` once it is back")
-        }
         result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
         if let rejects = result.rejects {
             result.lines.append("rejects: \(rejects.count) records in \(rejects.path) (reasons: \(rejects.reasonsPath))")

@@ -219,49 +219,4 @@ import Testing
             }
         }
     }
-
-    @Test(
-        "a service that cannot be reached stops the run after a few batches, with the reason; the rest waits, and the resume applies every park once",
-        .timeLimit(.minutes(2)))
-    func unreachableService() async throws {
-        try await Self.server { endpoint in
-            try await withCurlTransport { transport in
-                let directory = try TemporaryDirectory()
-                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let before = try await service.layer(id: 0).count()
-                let (journal, layer) = try await Self.plannedJournal(Self.parks(500), service: service, directory: directory, batchSize: 10)
-                let keys = [0: (layer.objectIdField, layer.globalIdField)]
-                // A port nothing listens on: every attempt fails to connect.
-                let gone = FeatureService(url: "http://127.0.0.1:\(try Self.closedPort())/arcgis/rest/services/parks/FeatureServer", transport: transport)
-                let stopped = try await BatchApplier(
-                    journal: journal, service: gone, settings: ApplySettings(batchSize: 10, concurrency: 2), retry: Self.fastRetry, keys: keys
-                ).run()
-                let reason = try #require(stopped.unreachable)
-                #expect(reason.contains("connect"), "\(reason)")
-                let failed = stopped.settled[.failed] ?? 0
-                #expect(failed >= 40 && failed <= 60, "4 to 6 batches failed before the run stopped, not all 50: \(failed)")
-                #expect(try journal.openBatches().allSatisfy { $0.state != .sending }, "nothing is in doubt: no attempt reached the service")
-
-                let resumed = try await BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 4), retry: Self.fastRetry, keys: keys
-                ).run()
-                #expect(resumed.unreachable == nil && resumed.reconciledBatches == 0)
-                #expect(try journal.openEditCount() == 0)
-                #expect(try await service.layer(id: 0).count() - before == 500)
-            }
-        }
-    }
-
-    /// A local port nothing listens on.
-    static func closedPort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }

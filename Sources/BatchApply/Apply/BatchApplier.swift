@@ -82,10 +82,6 @@ public struct BatchApplier: Sendable {
         public var elapsed: Duration = .zero
         /// Whether the run stopped early (cancelled).
         public var interrupted = false
-        /// Set when the run stopped because the service could not be reached: every attempt of
-        /// ``BatchApplier/unreachableLimit`` batches in a row failed to connect. What they carried is recorded as failed;
-        /// the rest waits for `--resume`.
-        public var unreachable: String?
 
         /// Edits applied in this run per second of it.
         public var editsPerSecond: Double {
@@ -108,14 +104,7 @@ public struct BatchApplier: Sendable {
         var files: [FileRecord] = []
         /// The features of the edits sent that did not apply (failed, or of unknown outcome).
         var unsettled: [FeatureKey] = []
-        /// Why the batch failed, when no attempt of it reached the service (it could not connect, or not resolve the
-        /// host).
-        var unreachable: String?
     }
-
-    /// Batches in a row whose every attempt failed to reach the service, after which a run stops (see
-    /// ``Summary/unreachable``): failing the rest one retry budget at a time would take hours and tell nothing new.
-    static let unreachableLimit = 4
 
     /// Settles batches in doubt, then sends every open batch.
     /// - Parameters:
@@ -167,8 +156,6 @@ public struct BatchApplier: Sendable {
             var inFlight = 0
             // A barrier batch waiting for the batches before it to finish.
             var held: JournalBatch?
-            // Batches in a row that could not reach the service.
-            var unreachableInRow = 0
             // The features whose edits in this run did not apply (failed, or of unknown outcome): a later edit of such
             // a feature is not sent, since it would reach the service before the earlier one, which `--resume` sends again.
             var unsettled: Set<FeatureKey> = []
@@ -205,7 +192,7 @@ public struct BatchApplier: Sendable {
             /// Starts the next batch; false when there is none, or when it is a barrier and batches are still in flight
             /// (it starts once they have finished).
             func startNext() async throws -> Bool {
-                guard !Task.isCancelled, summary.unreachable == nil else { return false }
+                guard !Task.isCancelled else { return false }
                 let batch: JournalBatch
                 if let waiting = held {
                     guard inFlight == 0 else { return false }
@@ -262,12 +249,6 @@ public struct BatchApplier: Sendable {
                     continue
                 }
                 unsettled.formUnion(result.unsettled)
-                if let reason = result.unreachable {
-                    unreachableInRow += 1
-                    if unreachableInRow >= Self.unreachableLimit { summary.unreachable = reason }
-                } else if !result.records.isEmpty {
-                    unreachableInRow = 0
-                }
                 unrecorded.append((result.id, result.records, result.state))
                 unrecordedFiles += result.files
                 if unrecorded.count >= window || lastRecorded.duration(to: clock.now) >= .milliseconds(100) { try recordOutcomes() }
@@ -289,7 +270,7 @@ public struct BatchApplier: Sendable {
             }
             // Stopped early (Ctrl-C): batches marked with their window but never started did not go out.
             let unsent = ready[min(readyIndex, ready.count)...].map(\.id) + (held.map { [$0.id] } ?? [])
-            if Task.isCancelled || summary.interrupted || summary.unreachable != nil { try journal.unmarkUnsent(unsent) }
+            if Task.isCancelled || summary.interrupted { try journal.unmarkUnsent(unsent) }
         }
         // Also after Ctrl-C: what finished is written; batches marked and never answered stay in doubt.
         try recordOutcomes()
@@ -418,9 +399,6 @@ public struct BatchApplier: Sendable {
                 }
                 // An attempt may have reached the service: keep the batch in doubt, to look it up before resending.
                 result.state = error.mayHaveBeenApplied ? .sending : .done
-                if !error.mayHaveBeenApplied, case .transport(let kind, _) = error.attemptFailure, kind == .couldNotConnect || kind == .couldNotResolveHost {
-                    result.unreachable = reason
-                }
             }
         } catch {
             if Task.isCancelled {
