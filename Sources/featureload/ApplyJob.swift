@@ -194,7 +194,7 @@ struct ApplyJob: Sendable {
         if summary.interrupted { return result }
         result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
         if let rejects = result.rejects {
-            result.lines.append("rejects: \(rejects.count) records in \(rejects.path) (reasons: \(rejects.reasonsPath))")
+            result.lines.append("rejects: \(Self.counted(rejects.count, "record")) in \(rejects.path) (reasons: \(rejects.reasonsPath))")
         }
         if counts.open > 0 || counts.rejected > 0 || problems > 0 { result.status = .failed }
         if verify {
@@ -212,7 +212,7 @@ struct ApplyJob: Sendable {
 
     /// Reads the input as `header` records it and plans it into `journal` (nil: only checks it). Records what the
     /// reader learnt for the rejects file, and marks the plan complete.
-    /// - Throws: ``ApplyError/invalidInput(_:file:)`` when a record is invalid and invalid records are not skipped
+    /// - Throws: ``ApplyError/invalidInput(_:file:total:)`` when a record is invalid and invalid records are not skipped
     ///   (only with a journal: a dry run reports them); the reader's and the journal's errors.
     func makePlan(
         _ header: JournalHeader, layers: [Int: LayerInfo], into journal: ApplyJournal?, stop: () -> Bool = { false },

@@ -195,7 +195,8 @@ import Testing
                 let before = try await service.layer(id: 0).count()
                 let (journal, layer) = try await Self.plannedJournal(Self.parks(2_000), service: service, directory: directory, batchSize: 10)
                 let keys = [0: (layer.objectIdField, layer.globalIdField)]
-                // 200 batches, marked 20 at a time; paced at 1,000 edits/s, so the run takes about 2 s unless stopped.
+                // 200 batches, all marked with the first window (up to 256); paced at 1,000 edits/s, so the run takes about
+                // 2 s unless stopped.
                 let paced = BatchApplier(
                     journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 2, rate: 1_000), retry: Self.fastRetry,
                     keys: keys)

@@ -210,7 +210,11 @@ public struct BatchApplier: Sendable {
                     // Open-model pacing: batch k starts when the edits before it are due at `rate`.
                     let due = start.advanced(by: .seconds(Double(editsStarted) / rate))
                     if clock.now < due { try? await clock.sleep(until: due, tolerance: nil) }
-                    if Task.isCancelled { return false }
+                    if Task.isCancelled {
+                        // Not started: it goes back to planned with the rest of the window.
+                        held = batch
+                        return false
+                    }
                 }
                 var toSend = batch
                 var withheld: [EditRecord] = []
@@ -268,7 +272,7 @@ public struct BatchApplier: Sendable {
                 progress(current)
                 while inFlight < concurrency, try await startNext() {}
             }
-            // Stopped early (Ctrl-C): batches marked with their window but never started did not go out.
+            // Stopped early (cancelled, as by Ctrl-C): batches marked with their window but never started did not go out.
             let unsent = ready[min(readyIndex, ready.count)...].map(\.id) + (held.map { [$0.id] } ?? [])
             if Task.isCancelled || summary.interrupted { try journal.unmarkUnsent(unsent) }
         }

@@ -39,8 +39,8 @@ public struct JournalVerifier: Sendable {
 
         /// One line for people.
         public var summary: String {
-            var line = "\(foundOnce) of \(appliedAdds) applied adds found once"
-            if superseded > 0 { line += " (\(superseded) edits superseded by later edits of the input)" }
+            var line = "\(foundOnce) of \(appliedAdds) applied \(appliedAdds == 1 ? "add" : "adds") found once"
+            if superseded > 0 { line += " (\(superseded) \(superseded == 1 ? "edit" : "edits") superseded by later edits of the input)" }
             if missing > 0 { line += ", \(missing) missing" }
             if duplicated > 0 { line += ", \(duplicated) more than once" }
             if otherObjectId > 0 { line += ", \(otherObjectId) under another objectId than recorded" }

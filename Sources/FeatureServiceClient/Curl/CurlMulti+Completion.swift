@@ -19,11 +19,12 @@ extension CurlMulti {
             var error = TransportError(
                 curlCode: result, message: handle.errorMessage, url: transfer.request.url, requestBytes: timing.bytesSent)
             if result == CURLE_ABORTED_BY_CALLBACK && handle.requestsIssued > 1 {
-                // libcurl was about to send the request again on a new connection: the first went out on a reused one
-                // that closed without an answer, so it may have been applied.
+                // libcurl was about to issue the request again on a new connection after the first failed without an
+                // answer (a reused connection that closed, an HTTP/2 stream refused): the first may have reached the
+                // service, so it counts as sent.
                 error = TransportError(
                     .receiveFailed, url: transfer.request.url, curlCode: Int(result.rawValue),
-                    message: "the connection closed after the request was sent, without an answer; it was not sent again",
+                    message: "its connection failed without an answer and it was not sent again; the first attempt may have reached the service",
                     mayHaveBeenSent: true)
             }
             if let failure = handle.writeFailure {
