@@ -58,6 +58,11 @@ public struct InputEdit: Sendable, Hashable {
         self.position = position
         self.source = source
     }
+
+    /// This record refused for `reason`, with its position, text, kind and layer (for the rejects file).
+    public func problem(_ reason: String) -> InputProblem {
+        InputProblem(position: position, reason: reason, source: source, kind: kind, layer: layer)
+    }
 }
 
 /// A record that could not be read, with its position and why.

@@ -235,7 +235,7 @@ public final class ApplyJournal: Sendable {
         _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = [],
         barriers: [Int] = []
     ) throws {
-        // Whether each edit's row was inserted just now (not planned before). Edits are read in place, not copied.
+        // Whether each edit's row was inserted just now (not planned before).
         var inserted: [Bool] = []
         inserted.reserveCapacity(edits.count)
         try database.write { db in
@@ -255,15 +255,12 @@ public final class ApplyJournal: Sendable {
                     INSERT OR IGNORE INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
-            for index in edits.indices {
-                let batch = edits[index].batch
+            for (edit, batch) in edits {
                 try statement.execute(
-                    binding: edits[index].edit.position.index, edits[index].edit.position.line, edits[index].edit.position.table, batch,
-                    edits[index].edit.group, edits[index].edit.kind.rawValue, edits[index].edit.layer, edits[index].edit.globalId,
-                    edits[index].edit.objectId, edits[index].edit.payload, edits[index].edit.source)
+                    binding: edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer,
+                    edit.globalId, edit.objectId, edit.payload, edit.source)
                 inserted.append(db.changesCount > 0)
                 if db.changesCount == 0 {
-                    let edit = edits[index].edit
                     // Planned before: it must plan the same (a grouped edit's batch is assigned later).
                     guard let row = try Row.fetchOne(db, sql: "SELECT batch, kind, layer, globalId FROM edit WHERE position = ?", arguments: [edit.position.index])
                     else { throw Self.replanned("record \(edit.position.index + 1)") }

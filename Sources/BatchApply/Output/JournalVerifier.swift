@@ -59,7 +59,8 @@ public struct JournalVerifier: Sendable {
         var unapplied: [Int: [String]] = [:]
         var deletedIds: [Int: [Int64]] = [:]
         var deletedGlobalIds: [Int: [String]] = [:]
-        // The last applied delete of each key, and the last applied add of each GlobalID, by input position.
+        // The last applied delete of each key, and the last applied add of each GlobalID, by input position (edits come in
+        // input order, so the last one seen).
         var lastDeleteById: [Int: [Int64: Int]] = [:]
         var lastDeleteByGlobalId: [Int: [String: Int]] = [:]
         var lastAddByGlobalId: [Int: [String: Int]] = [:]
@@ -71,17 +72,17 @@ public struct JournalVerifier: Sendable {
             case (.add, .applied):
                 if let id = edit.planned.globalId {
                     applied[layer, default: []].append((id, edit.resultObjectId, position))
-                    lastAddByGlobalId[layer, default: [:]][id] = max(position, lastAddByGlobalId[layer]?[id] ?? -1)
+                    lastAddByGlobalId[layer, default: [:]][id] = position
                 }
             case (.add, _):
                 if let id = edit.planned.globalId { unapplied[layer, default: []].append(id) }
             case (.delete, .applied):
                 if let id = edit.planned.objectId {
                     deletedIds[layer, default: []].append(id)
-                    lastDeleteById[layer, default: [:]][id] = max(position, lastDeleteById[layer]?[id] ?? -1)
+                    lastDeleteById[layer, default: [:]][id] = position
                 } else if let id = edit.planned.globalId {
                     deletedGlobalIdPositions[layer, default: []].append((id, position))
-                    lastDeleteByGlobalId[layer, default: [:]][id] = max(position, lastDeleteByGlobalId[layer]?[id] ?? -1)
+                    lastDeleteByGlobalId[layer, default: [:]][id] = position
                 }
             default: break
             }

@@ -220,20 +220,15 @@ public struct ApplyPlanner: Sendable {
                 let key = planned.kind == .add && !givenGlobalId ? nil : FeatureKey(planned)
                 let earlier = key.flatMap { keyed[$0] }
                 if planned.kind == .add, let added = earlier?.addedAt, let globalId = planned.globalId {
-                    problem(
-                        InputProblem(
-                            position: edit.position, reason: "its GlobalID \(globalId) is that of record \(added + 1) too; each add needs its own",
-                            source: edit.source, kind: edit.kind, layer: edit.layer))
+                    problem(edit.problem("its GlobalID \(globalId) is that of record \(added + 1) too; each add needs its own"))
                     for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
                     continue
                 }
                 if planned.kind != .add, let earlier, earlier.batch == nil {
                     problem(
-                        InputProblem(
-                            position: edit.position,
-                            reason:
-                                "it edits the feature that record \(earlier.position + 1) adds with its related records or files, which go in a request of their own after the other edits. Fix: apply this edit in a second run",
-                            source: edit.source, kind: edit.kind, layer: edit.layer))
+                        edit.problem(
+                            "it edits the feature that record \(earlier.position + 1) adds with its related records or files, which go in a request of their own after the other edits. Fix: apply this edit in a second run"
+                        ))
                     continue
                 }
                 var files: [PlannedAttachment] = []
@@ -243,11 +238,7 @@ public struct ApplyPlanner: Sendable {
                 let parentKeys = planned.kind == .add ? links.parentKeys(of: feature, layer: planned.layer) : []
                 let childKeys = planned.kind == .add ? links.childKeys(of: feature, layer: planned.layer) : []
                 if let invalid = childKeys.lazy.compactMap({ groups.invalidParents[$0] }).first {
-                    problem(
-                        InputProblem(
-                            position: edit.position,
-                            reason: "its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all", source: edit.source,
-                            kind: edit.kind, layer: edit.layer))
+                    problem(edit.problem("its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all"))
                     for key in parentKeys { groups.invalidParents[key] = edit.position.index }
                     continue
                 }
@@ -410,7 +401,7 @@ public struct ApplyPlanner: Sendable {
     func prepare(_ edit: InputEdit) -> Result<(edit: PlannedEdit, givenGlobalId: Bool, feature: Feature), InputProblem> {
         let layerId = edit.layer ?? defaultLayer
         func fail(_ reason: String) -> Result<(edit: PlannedEdit, givenGlobalId: Bool, feature: Feature), InputProblem> {
-            .failure(InputProblem(position: edit.position, reason: reason, source: edit.source, kind: edit.kind, layer: edit.layer))
+            .failure(edit.problem(reason))
         }
         guard let layer = layers[layerId] else {
             return fail("layer \(layerId) is not in the service; layers are \(layers.keys.sorted().map(String.init).joined(separator: ", "))")
