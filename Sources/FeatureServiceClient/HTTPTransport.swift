@@ -10,4 +10,12 @@ public protocol HTTPTransport: Sendable {
     /// - Throws: ``TransportError`` when no response arrived; `CancellationError` when the calling task was
     ///   cancelled before the response arrived.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// An executor on which tasks that wait on this transport one request after another may run, to save the thread
+    /// hops of each round trip; nil (the default) when the transport has none.
+    var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension HTTPTransport {
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }

@@ -102,7 +102,8 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         }
 
         let context = RunContext(
-            plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy, segment: segment)
+            plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy, segment: segment,
+            executor: connection.transport.taskExecutor)
         // A generator sees its share of counts and rates, so on a split test only latency thresholds (which a share
         // measures as the whole does) may stop it early; the rest are judged once the reports are merged.
         let abortable = segment.sequence.count > 1 ? plan.thresholds.filter { $0.metric.kind == .trend } : plan.thresholds

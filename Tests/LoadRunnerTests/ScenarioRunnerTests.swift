@@ -169,4 +169,65 @@ import Testing
         let failing = ReportAssembly.compare([.init(baseline: "a", candidate: "b", minRatio: 20)], views: views)
         #expect(failing.first?.passed == false)
     }
+
+    /// A serial executor on a thread of its own, named so a task can tell it runs there.
+    final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+        static let name = "test-executor"
+        private let queue = Mutex<[UnownedJob]>([])
+        private let ready = DispatchSemaphore(value: 0)
+
+        init() {
+            Thread { [self] in
+                Thread.current.name = Self.name
+                while true {
+                    ready.wait()
+                    guard let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
+                    job.runSynchronously(on: asUnownedTaskExecutor())
+                }
+            }.start()
+        }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.withLock { $0.append(job) }
+            ready.signal()
+        }
+    }
+
+    /// A transport that offers an executor and notes, for each applyEdits request, whether it was sent from there.
+    final class ExecutorTransport: HTTPTransport {
+        let inner: InMemoryTransport
+        let executor: ThreadExecutor
+        let sentFrom = Mutex<[String]>([])
+
+        init(inner: InMemoryTransport, executor: ThreadExecutor) {
+            self.inner = inner
+            self.executor = executor
+        }
+
+        var taskExecutor: (any TaskExecutor)? { executor }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            if request.url.hasSuffix("/applyEdits") {
+                let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                sentFrom.withLock { $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            }
+            return try await inner.send(request)
+        }
+    }
+
+    @Test("VUs run on the transport's executor when it offers one: every applyEdits request is sent from there", .timeLimit(.minutes(1)))
+    func vusRunOnTransportExecutor() async throws {
+        let service = FakeService()
+        let transport = ExecutorTransport(inner: InMemoryTransport { request in try service.handle(request) }, executor: ThreadExecutor())
+        let runner = ScenarioRunner(
+            plan: Self.plan(), planFile: "fake.yaml", connection: ServiceConnection(url: Self.serviceURL, transport: transport),
+            target: RunReport.TargetInfo(kind: "live", serviceURL: Self.serviceURL), clock: ContinuousClock(), toolVersion: "test")
+        let report = try await runner.run()
+        #expect(report.verdict.passed, "\(report.verdict.failures)")
+        #expect(report.views.map(\.requests) == [40, 4])
+        let threads = transport.sentFrom.withLock { $0 }
+        #expect(threads.count == 44)
+        #expect(Set(threads) == [ThreadExecutor.name])
+    }
 }

@@ -38,7 +38,8 @@ struct ClientLoad {
             let deadline = start.advanced(by: duration)
             let perWorker = try await withThrowingTaskGroup(of: (latencies: [Int64], errors: Int).self) { group in
                 for _ in 0..<connections {
-                    group.addTask {
+                    // As the runner runs its VUs: on the transport's driver thread.
+                    group.addTask(executorPreference: transport.taskExecutor) {
                         var latencies: [Int64] = []
                         latencies.reserveCapacity(65_536)
                         var errors = 0

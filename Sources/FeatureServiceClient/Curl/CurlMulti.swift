@@ -23,6 +23,8 @@ final class CurlMulti: @unchecked Sendable {
     struct Inbox {
         var submissions: [CurlTransfer] = []
         var cancellations: [CurlTransfer] = []
+        /// Jobs of tasks that prefer this driver as their executor (``CurlTransport/taskExecutor``).
+        var jobs: [UnownedJob] = []
         /// The driver is in, or about to enter, `curl_multi_poll` and needs a wakeup for new work.
         var driverSleeping = false
         var stopRequested = false
@@ -166,8 +168,15 @@ final class CurlMulti: @unchecked Sendable {
     private func run() {
         var incoming: [CurlTransfer] = []
         var cancelled: [CurlTransfer] = []
+        var runnable: [UnownedJob] = []
         incoming.reserveCapacity(64)
+        runnable.reserveCapacity(64)
+        let executor = asUnownedTaskExecutor()
         while true {
+            // Tasks running here submit their requests without waking anyone: the loop picks them up below.
+            inbox.withLock { box in swap(&box.jobs, &runnable) }
+            for job in runnable { job.runSynchronously(on: executor) }
+            runnable.removeAll(keepingCapacity: true)
             let stop = inbox.withLock { box -> Bool in
                 swap(&box.submissions, &incoming)
                 swap(&box.cancellations, &cancelled)
@@ -185,7 +194,7 @@ final class CurlMulti: @unchecked Sendable {
             collectCompleted()
 
             let sleep = inbox.withLock { box -> Bool in
-                guard box.submissions.isEmpty, box.cancellations.isEmpty, !box.stopRequested else { return false }
+                guard box.submissions.isEmpty, box.cancellations.isEmpty, box.jobs.isEmpty, !box.stopRequested else { return false }
                 box.driverSleeping = true
                 return true
             }
@@ -278,12 +287,40 @@ final class CurlMulti: @unchecked Sendable {
         }
         for handle in idle { handle.destroy() }
         idle = []
-        let waiters = inbox.withLock { box -> [CheckedContinuation<Void, Never>] in
+        let (waiters, jobs) = inbox.withLock { box -> ([CheckedContinuation<Void, Never>], [UnownedJob]) in
             box.finished = true
-            defer { box.shutdownWaiters = [] }
-            return box.shutdownWaiters
+            defer {
+                box.shutdownWaiters = []
+                box.jobs = []
+            }
+            return (box.shutdownWaiters, box.jobs)
         }
+        // Tasks that preferred this driver go on on the global executor.
+        for job in jobs { globalConcurrentExecutor.enqueue(job) }
         for waiter in waiters { waiter.resume() }
+    }
+}
+
+extension CurlMulti: TaskExecutor {
+    /// Runs `job` on the driver thread between libcurl's rounds, or on the global executor once the driver has stopped.
+    ///
+    /// A task whose requests follow one another (a VU) runs best here: its response resumes it on the thread that
+    /// received it, and its next request is queued without waking another thread.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        enum Outcome { case queued, queuedAndWake, finished }
+        let outcome = inbox.withLock { box -> Outcome in
+            if box.finished { return .finished }
+            box.jobs.append(job)
+            guard box.driverSleeping else { return .queued }
+            box.driverSleeping = false
+            return .queuedAndWake
+        }
+        switch outcome {
+        case .queued: break
+        case .queuedAndWake: curl_multi_wakeup(multi)
+        case .finished: globalConcurrentExecutor.enqueue(job)
+        }
     }
 }
 

@@ -67,6 +67,11 @@ public final class CurlTransport: HTTPTransport {
         }
     }
 
+    /// The driver thread as a task executor: tasks that send one request after another (load-generating VUs) and
+    /// prefer it run between libcurl's rounds on the thread that receives their responses, so no thread is woken to
+    /// resume them or to send their next request. Work that computes for long or blocks belongs elsewhere.
+    public var taskExecutor: (any TaskExecutor)? { multi }
+
     /// Stops the driver thread after failing every outstanding request with ``TransportError/Kind/shutdown``;
     /// later calls to ``send(_:)`` fail the same way. Idempotent; returns once libcurl's handles are released.
     public func shutdown() async {

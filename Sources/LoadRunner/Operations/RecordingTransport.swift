@@ -33,6 +33,8 @@ public struct RecordingTransport: HTTPTransport {
         self.inner = inner
     }
 
+    public var taskExecutor: (any TaskExecutor)? { inner.taskExecutor }
+
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let log = RequestLog.current else { return try await inner.send(request) }
         let start = clock.now

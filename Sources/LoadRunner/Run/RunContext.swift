@@ -32,6 +32,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
     let policy: RetryPolicy
     /// This generator's execution segment (the whole test by default).
     var segment: ExecutionTuple = .whole
+    /// Where the schedulers run iterations (``ScenarioScheduler/executor``).
+    var executor: (any TaskExecutor)?
     /// Existing-feature pools, one per layer, shared by every scenario of the run so that one scenario's deletes
     /// take features out of the others' reach.
     let pools = PoolRegistry()
@@ -134,7 +136,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         defer { running.scenarios.withLock { _ = $0.removeValue(forKey: spec.name) } }
         let scheduler = ScenarioScheduler(
             spec: spec, operations: prepared, picker: OperationPicker(weights: spec.operations.map(\.weight), seed: plan.seed ^ 0x5EED),
-            recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed, segment: segment)
+            recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed, segment: segment, executor: executor)
         let stop = await scheduler.run()
         let end = runStart.duration(to: clock.now)
         running.finished.withLock { $0[spec.name] = recorder }

@@ -22,6 +22,9 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
     /// This generator's execution segment: its share of the VUs, and which of the whole test's iterations are its own
     /// (their numbers are the whole test's, so payloads never meet another generator's).
     var segment: ExecutionTuple = .whole
+    /// Where iterations run: the transport's driver thread when it offers one (a VU's round trip then wakes no other
+    /// thread), else the global executor.
+    var executor: (any TaskExecutor)?
 
     /// Runs the scenario from now until its schedule ends (or the hard stop) and returns why it stopped.
     func run() async -> StopReason {
@@ -58,7 +61,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         return await withTaskGroup(of: Event.self) { group in
             for vu in 0..<vuTasks {
                 let number = vuNumbering.global(vu)
-                group.addTask { .vuFinished(await runVU(number, schedule: schedule, start: start, counter: counter, numbering: numbering)) }
+                group.addTask(executorPreference: executor) { .vuFinished(await runVU(number, schedule: schedule, start: start, counter: counter, numbering: numbering)) }
             }
             group.addTask { await deadline(start.advanced(by: schedule.end + spec.gracefulStop)) }
             var running = vuTasks
@@ -139,7 +142,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
                             poolSize = inFlight
                             recorder.recordPoolSize(poolSize)
                         }
-                        group.addTask {
+                        group.addTask(executorPreference: executor) {
                             let log = RequestLog()
                             await RequestLog.$current.withValue(log) { await iterate(index: index, intended: intendedInstant, log: log) }
                             return .iterationFinished

@@ -1,0 +1,108 @@
+import FeatureModel
+import FeatureServiceClient
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// CurlTransport's driver thread as a task executor: tasks that prefer it run there, and go on elsewhere once the
+/// transport has stopped.
+@Suite struct CurlDriverExecutorTests {
+    /// The calling thread's name (Linux keeps 15 characters); nil where names cannot be read.
+    static func threadName() -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) else { return nil }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("tasks that prefer the driver run on its thread between their requests, and every request completes", .timeLimit(.minutes(1)))
+    func tasksRunOnDriver() async throws {
+        let peer = try LoopbackPeer { request in LoopbackPeer.response(body: request.body) }
+        defer { peer.stop() }
+        try await withCurlTransport(configuration: .init(maxConnections: 4)) { transport in
+            let executor = try #require(transport.taskExecutor)
+            let results = try await withThrowingTaskGroup(of: (task: Int, bodies: [String], threads: Set<String>).self) { group in
+                for task in 0..<4 {
+                    group.addTask(executorPreference: executor) {
+                        var bodies: [String] = []
+                        var threads: Set<String> = []
+                        for index in 0..<25 {
+                            let response = try await transport.send(
+                                .form(url: "http://127.0.0.1:\(peer.port)/echo", fields: [.init("t", String(task)), .init("i", String(index))]))
+                            #expect(response.status == 200)
+                            bodies.append(String(decoding: response.body, as: UTF8.self))
+                            if let name = Self.threadName() { threads.insert(name) }
+                        }
+                        return (task, bodies, threads)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 4)
+            for result in results {
+                #expect(result.bodies == (0..<25).map { "t=\(result.task)&i=\($0)" })
+                if Self.threadName() != nil {
+                    // Resumed by the response on the thread that received it, every time.
+                    #expect(result.threads == ["featureload-crl"])
+                }
+            }
+            #expect(transport.statistics.transfersCompleted == 100)
+            #expect(transport.statistics.connectionsOpened <= 4)
+        }
+        #expect(peer.requests.count == 100)
+    }
+
+    @Test("a task that prefers the driver goes on after shutdown: its request fails and it finishes elsewhere", .timeLimit(.minutes(1)))
+    func goesOnAfterShutdown() async throws {
+        let peer = try LoopbackPeer()
+        defer { peer.stop() }
+        let transport = try CurlTransport()
+        let executor = try #require(transport.taskExecutor)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask(executorPreference: executor) {
+                let error = try await #require(throws: TransportError.self) {
+                    try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(peer.port)/slow"))
+                }
+                #expect(error.kind == .shutdown)
+                // The driver has stopped: what the task does next still runs, on another thread.
+                try await Task.sleep(for: .milliseconds(10))
+                if Self.threadName() != nil { #expect(Self.threadName() != "featureload-crl") }
+            }
+            let connection = try #require(try await peer.acceptPending(within: .seconds(10)))
+            defer { close(connection) }
+            await transport.shutdown()
+            try await group.waitForAll()
+        }
+        // A task started after the shutdown runs too.
+        let value = await Task(executorPreference: executor) { () async -> Int in
+            try? await Task.sleep(for: .milliseconds(1))
+            return 42
+        }.value
+        #expect(value == 42)
+    }
+
+    @Test("a cancelled task that prefers the driver ends with CancellationError", .timeLimit(.minutes(1)))
+    func cancelledOnDriver() async throws {
+        let peer = try LoopbackPeer()
+        defer { peer.stop() }
+        try await withCurlTransport { transport in
+            let executor = try #require(transport.taskExecutor)
+            let task = Task(executorPreference: executor) { () async -> (any Error)? in
+                do {
+                    _ = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(peer.port)/never"))
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            let connection = try #require(try await peer.acceptPending(within: .seconds(10)))
+            defer { close(connection) }
+            task.cancel()
+            let error = await task.value
+            #expect(error is CancellationError)
+        }
+    }
+}
