@@ -40,9 +40,14 @@ struct ApplyCommand: AsyncParsableCommand {
             `featureload serve --data FILE --dataset NAME` serves afterwards.
 
             Exit codes: 0 every edit applied; 1 some edits were rejected or failed, or invalid records were skipped \
-            (--skip-invalid; all are in the rejects file), or --verify found a mismatch; 2 invalid input or the run \
-            could not start; 64 usage error; 130 interrupted \
-            (the journal is consistent: resume it).
+            (--skip-invalid; all are in the rejects file), or --verify found a mismatch, or the service could not be \
+            reached for --wait-for-service (the journal is consistent: resume it); 2 invalid input or the run could \
+            not start; 64 usage error; 130 interrupted (the journal is consistent: resume it).
+
+            A service that cannot be reached (no connection, timeouts, HTTP 502, 503 or 504 once a batch's \
+            retries gave up) pauses the run instead of failing batch after batch: nothing new is sent, the service \
+            is probed until it answers, and the batches it stopped go again (looked up by GlobalID first when an \
+            attempt may have reached it). After --wait-for-service (default 15m) the run stops with exit code 1.
 
             Examples:
               featureload apply parks.geojson --to local --layer 0
@@ -121,8 +126,25 @@ struct ApplyCommand: AsyncParsableCommand {
         transform: ProgressDisplay.interval)
     var progressInterval: Duration = .seconds(10)
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "How long to wait for a service that cannot be reached (no connection, timeouts, HTTP 502/503/504) before stopping, resumable; meanwhile nothing is sent and the service is probed (default 15m; 0 fails the batches instead).",
+            valueName: "duration"),
+        transform: ApplyCommand.serviceWait)
+    var waitForService: Duration = .seconds(900)
+
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var logging: LoggingOptions
+
+    /// `0`, or a duration above 0 (`90s`, `15m`, `2h`).
+    static func serviceWait(_ text: String) throws -> Duration {
+        if text.trimmingCharacters(in: .whitespaces) == "0" { return .zero }
+        guard let duration = DurationText.parse(text), duration >= .zero else {
+            throw ValidationError("--wait-for-service '\(text)' is not a duration; write e.g. 0, 90s, 15m or 2h")
+        }
+        return duration
+    }
 
     func validate() throws {
         if let resume {
@@ -223,7 +245,7 @@ struct ApplyCommand: AsyncParsableCommand {
                 concurrency: header.settings.concurrency)
             return ApplyJob(
                 mode: .resume(journal, header), journalPath: resume, targetSettings: settings, verify: verify,
-                rejectsPath: rejects ?? header.rejects ?? Self.rejectsPath(for: header))
+                rejectsPath: rejects ?? header.rejects ?? Self.rejectsPath(for: header), serviceWait: waitForService)
         }
         let input = self.input ?? ""
         guard FileManager.default.isReadableFile(atPath: input) else {
@@ -256,7 +278,8 @@ struct ApplyCommand: AsyncParsableCommand {
             settings: applySettings, access: access, to: to ?? "local", localData: options.data.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
             dataset: dataset ?? "parks", dryRun: dryRun, skipInvalid: skipInvalid)
         let rejectsPath = rejects ?? name + ".rejects." + RejectsWriter.fileExtension(for: format)
-        return ApplyJob(mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath)
+        return ApplyJob(
+            mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath, serviceWait: waitForService)
     }
 
     static func rejectsPath(for header: JournalHeader) -> String {

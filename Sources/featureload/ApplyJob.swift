@@ -31,6 +31,8 @@ struct ApplyJob: Sendable {
     let targetSettings: TargetSettings
     let verify: Bool
     let rejectsPath: String
+    /// How long a run waits for a service that cannot be reached (``BatchApplier/serviceWait``).
+    var serviceWait: Duration = .seconds(900)
 
     /// What the run did, for the summary and the report.
     struct Result: Sendable {
@@ -154,7 +156,8 @@ struct ApplyJob: Sendable {
         var result = result
         var keys: [Int: (objectIdField: String, globalIdField: String?)] = [:]
         for (id, layer) in layers { keys[id] = (layer.objectIdField, layer.globalIdField) }
-        let applier = BatchApplier(journal: journal, service: service, settings: header.settings, keys: keys)
+        var applier = BatchApplier(journal: journal, service: service, settings: header.settings, keys: keys)
+        applier.serviceWait = serviceWait
         let summary: BatchApplier.Summary
         if streamingPlan {
             let (ready, continuation) = AsyncStream.makeStream(of: ApplyPlanner.ReadyBatches.self)
@@ -170,12 +173,14 @@ struct ApplyJob: Sendable {
                 stopped.withLock { $0 = true }
             }
             summary = try await applier.run(plan: ready) { progress in display.show([Self.describe(progress)]) }
+            // Stopped for a service out of reach: planning stops too, between records.
+            if summary.unavailable != nil { stopped.withLock { $0 = true } }
             do {
                 let plan = try await planned
                 result.plan = plan
                 display.message(Self.describe(plan, input: header.input))
-            } catch is CancellationError where summary.interrupted {
-                // Ctrl-C: the journal holds whole pages of the plan; --resume makes the rest.
+            } catch is CancellationError where summary.interrupted || summary.unavailable != nil {
+                // Ctrl-C, or the service out of reach: the journal holds whole pages of the plan; --resume makes the rest.
             }
         } else {
             summary = try await applier.run { progress in display.show([Self.describe(progress)]) }
@@ -192,6 +197,14 @@ struct ApplyJob: Sendable {
             result.lines.append("files: \(result.files.applied) of \(result.files.planned) attached (each with its feature: a file of a refused group is not sent)")
         }
         if summary.interrupted { return result }
+        if let unavailable = summary.unavailable {
+            // Nothing more can be learnt from the service now: what was not applied waits for --resume.
+            result.status = .failed
+            result.lines.append(
+                "stopped: \(unavailable); \(Self.counted(counts.open, "edit")) not applied yet. Fix: when the service is back, run `featureload apply --resume \(journalPath)`")
+            result.lines.append("journal: \(journalPath)")
+            return result
+        }
         result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
         if let rejects = result.rejects {
             result.lines.append("rejects: \(Self.counted(rejects.count, "record")) in \(rejects.path) (reasons: \(rejects.reasonsPath))")
@@ -259,6 +272,9 @@ struct ApplyJob: Sendable {
     /// `1200/6000 edits (20%)  3512 edits/s  ETA 2s  applied 1200  rejected 0  failed 0  retries 3`; while the input is
     /// still being planned, `1200/6000+ edits (planning)  3512 edits/s  applied 1200 …`.
     static func describe(_ progress: BatchApplier.Progress) -> String {
+        if let unavailable = progress.unavailable {
+            return "\(progress.settled)/\(progress.total) edits  waiting for the service, which cannot be reached (\(unavailable)); no batch is sent meanwhile"
+        }
         let seconds = progress.elapsed.seconds
         let rate = seconds > 0 ? Double(progress.settled) / seconds : 0
         if progress.planning {
@@ -315,6 +331,9 @@ struct ApplyJob: Sendable {
         }
         if summary.reconciledBatches > 0 {
             line += "; \(counted(summary.reconciledBatches, "batch")) in doubt settled, \(counted(summary.reconciledApplied, "edit")) found applied"
+        }
+        if summary.outages > 0 {
+            line += "; waited \(BatchApplier.spoken(summary.outageTime)) for the service (out of reach \(summary.outages == 1 ? "once" : "\(summary.outages) times"))"
         }
         return line
     }

@@ -239,6 +239,15 @@ import Testing
         }
     }
 
+    @Test("--wait-for-service takes 0 or a duration; anything else is a usage error that says what to write", .timeLimit(.minutes(1)))
+    func waitForServiceOption() async throws {
+        let result = try await Featureload.run(["apply", "parks.geojson", "--to", "local", "--layer", "0", "--wait-for-service", "soon"])
+        #expect(result.status == 64, "\(result.output)\(result.errorOutput)")
+        #expect(result.errorOutput.contains("--wait-for-service 'soon' is not a duration; write e.g. 0, 90s, 15m or 2h"), "\(result.errorOutput)")
+        let help = try await Featureload.run(["apply", "--help"])
+        #expect(help.output.contains("--wait-for-service <duration>"), "\(help.output)")
+    }
+
     /// Runs `featureload serve` with `arguments` until `body` returns, handing it the service URL it prints.
     static func withServe<T>(_ arguments: [String], _ body: (String) async throws -> T) async throws -> T {
         let process = Process()

@@ -15,6 +15,7 @@ extension BatchApplier {
     /// the reason), the others go through. Never throws.
     func sendAtomic(_ batch: JournalBatch) async -> BatchResult {
         var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
+        result.layer = batch.layer
         var groups: [[JournalEdit]] = []
         var groupOf: [Int: Int] = [:]
         for edit in batch.edits {
@@ -39,6 +40,12 @@ extension BatchApplier {
                     pending.append(next[half...])
                     pending.append(next[..<half])
                     continue
+                }
+                if result.unavailable != nil {
+                    // The service cannot be reached: the whole batch goes back, looked up first (a group sent before
+                    // may have been applied).
+                    result.state = .sending
+                    return result
                 }
                 if records.contains(where: { $0.status == .unknown }) { inDoubt = true }
                 result.records += records
@@ -125,9 +132,16 @@ extension BatchApplier {
             }
             filesSettled(.rejected, "refused with its group (record \(parent + 1))")
         case .failed(let reason):
+            if serviceWait > .zero, let failure = outcome.lastFailure, let unavailable = Self.unavailability(failure) {
+                result.unavailable = unavailable
+            }
             records += sent.map { EditRecord(index: $0.planned.position.index, status: .failed, reason: "failed after retries: \(reason)") }
             filesSettled(.failed, reason)
         case .unknown(let reason):
+            if serviceWait > .zero, let failure = outcome.lastFailure, let unavailable = Self.unavailability(failure) {
+                // Whether it arrived could not be checked either: looked up once the service answers.
+                result.unavailable = unavailable
+            }
             filesSettled(.unknown, reason)
             records += sent.map { edit in
                 objectId(edit).map { EditRecord(index: edit.planned.position.index, status: .applied, objectId: $0) }

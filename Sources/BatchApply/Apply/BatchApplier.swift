@@ -24,6 +24,12 @@ import Foundation
 /// Batches start in plan order. A barrier batch (it edits a feature an earlier batch edits) waits until no batch is
 /// in flight, so the earlier edit has its outcome first.
 ///
+/// A service that cannot be reached (no connection, timeouts, HTTP 502, 503 or 504 once a batch's retries gave up)
+/// pauses the run rather than failing batch after batch: no new batch starts, the batches it stopped go back to be
+/// sent again (those that may have reached the service are looked up by GlobalID first), and the service is probed
+/// with a growing pause until it answers, when the run goes on. After ``serviceWait`` of that the run stops, every
+/// batch not applied left for `--resume` (``Summary/unavailable``).
+///
 /// Cancelling the task (Ctrl-C) stops new batches; batches in flight are cancelled and stay in doubt, to be settled
 /// by `--resume`, while batches marked with their window but not started go back to planned. Only the parent writes
 /// to the journal.
@@ -34,6 +40,11 @@ public struct BatchApplier: Sendable {
     public let retry: RetryPolicy
     /// The GlobalID and object-ID fields of each layer the plan names.
     public let keys: [Int: (objectIdField: String, globalIdField: String?)]
+    /// How long a run waits for a service that cannot be reached before it stops; zero fails the batches instead, each
+    /// after its retries.
+    public var serviceWait: Duration = .seconds(900)
+    /// The longest pause between two probes of a service that cannot be reached.
+    public var probeInterval: Duration = .seconds(30)
 
     /// The default retry policy of an apply: patient enough for an overnight run against a throttling service.
     public static let defaultRetry = RetryPolicy(
@@ -63,6 +74,8 @@ public struct BatchApplier: Sendable {
         public var elapsed: Duration
         /// Whether the input is still being planned (the total still grows).
         public var planning = false
+        /// How the service could not be reached, while the run waits for it.
+        public var unavailable: String?
     }
 
     /// What a run did.
@@ -82,6 +95,12 @@ public struct BatchApplier: Sendable {
         public var elapsed: Duration = .zero
         /// Whether the run stopped early (cancelled).
         public var interrupted = false
+        /// Why the run stopped early because the service could not be reached for ``BatchApplier/serviceWait``; nil
+        /// when it did not. The batches not applied are left for `--resume`.
+        public var unavailable: String?
+        /// Times the service could not be reached and the run waited for it, and how long in all.
+        public var outages = 0
+        public var outageTime: Duration = .zero
 
         /// Edits applied in this run per second of it.
         public var editsPerSecond: Double {
@@ -93,6 +112,10 @@ public struct BatchApplier: Sendable {
     /// What one child did with one batch.
     struct BatchResult: Sendable {
         var id: Int
+        /// The layer it went to (an atomic batch's first).
+        var layer = 0
+        /// How many edits of it were sent (for pacing).
+        var sentEdits = 0
         var records: [EditRecord]
         var state: JournalBatch.State
         var requests: Int
@@ -104,6 +127,23 @@ public struct BatchApplier: Sendable {
         var files: [FileRecord] = []
         /// The features of the edits sent that did not apply (failed, or of unknown outcome).
         var unsettled: [FeatureKey] = []
+        /// How the service could not be reached when the batch gave up for that: it goes back to be sent again, its
+        /// records unwritten (``state`` says whether an attempt may have reached the service).
+        var unavailable: String?
+    }
+
+    /// How the last attempt failed, when that says the service cannot be reached now (rather than that it refused the
+    /// request): no connection, a timeout or broken exchange, HTTP (or ArcGIS error code) 502, 503 or 504.
+    static func unavailability(_ failure: AttemptFailure) -> String? {
+        let gateway: Set<Int> = [502, 503, 504]
+        switch failure {
+        case .transport(let kind, _):
+            let unreachable: [TransportError.Kind] = [.couldNotResolveHost, .couldNotConnect, .timedOut, .sendFailed, .receiveFailed, .emptyReply]
+            return unreachable.contains(kind) ? "\(failure)" : nil
+        case .httpStatus(let status): return gateway.contains(status) ? "\(failure)" : nil
+        case .arcgis(let code, let status): return gateway.contains(code) || gateway.contains(status) ? "\(failure)" : nil
+        case .undecodable, .invalidRequest: return nil
+        }
     }
 
     /// Settles batches in doubt, then sends every open batch.
@@ -159,6 +199,11 @@ public struct BatchApplier: Sendable {
             // The features whose edits in this run did not apply (failed, or of unknown outcome): a later edit of such
             // a feature is not sent, since it would reach the service before the earlier one, which `--resume` sends again.
             var unsettled: Set<FeatureKey> = []
+            // The service cannot be reached: since when (from the run's start) and how, and the batches that found it so.
+            var outageBegan: Duration?
+            var outageReason = ""
+            var pausedFor = Duration.zero
+            var waiting: [(id: Int, layer: Int, inDoubt: Bool)] = []
             /// The next batch with open edits, marked as being sent; nil when there is none (or the run is cancelled).
             func nextOpen() async throws -> JournalBatch? {
                 while !Task.isCancelled {
@@ -192,7 +237,7 @@ public struct BatchApplier: Sendable {
             /// Starts the next batch; false when there is none, or when it is a barrier and batches are still in flight
             /// (it starts once they have finished).
             func startNext() async throws -> Bool {
-                guard !Task.isCancelled else { return false }
+                guard !Task.isCancelled, outageBegan == nil else { return false }
                 let batch: JournalBatch
                 if let waiting = held {
                     guard inFlight == 0 else { return false }
@@ -207,8 +252,9 @@ public struct BatchApplier: Sendable {
                     batch = next
                 }
                 if let rate = settings.rate, rate > 0 {
-                    // Open-model pacing: batch k starts when the edits before it are due at `rate`.
-                    let due = start.advanced(by: .seconds(Double(editsStarted) / rate))
+                    // Open-model pacing: batch k starts when the edits before it are due at `rate` (the time spent
+                    // waiting for the service left out).
+                    let due = start.advanced(by: pausedFor + .seconds(Double(editsStarted) / rate))
                     if clock.now < due { try? await clock.sleep(until: due, tolerance: nil) }
                     if Task.isCancelled {
                         // Not started: it goes back to planned with the rest of the window.
@@ -231,6 +277,7 @@ public struct BatchApplier: Sendable {
                 let send = self.send
                 group.addTask {
                     var result = await send(toSend)
+                    result.sentEdits = toSend.edits.count
                     let notApplied = Set(result.records.lazy.filter { $0.status == .failed || $0.status == .unknown }.map(\.index))
                     if !notApplied.isEmpty {
                         result.unsettled = toSend.edits.filter { notApplied.contains($0.planned.position.index) }.compactMap { FeatureKey($0.planned) }
@@ -241,40 +288,101 @@ public struct BatchApplier: Sendable {
                 inFlight += 1
                 return true
             }
-            while inFlight < concurrency, try await startNext() {}
-            while inFlight > 0, let result = try await group.next() {
-                inFlight -= 1
-                summary.requests += result.requests
-                summary.retries += result.retries
-                summary.backoff += result.backoff
-                summary.alreadyPresent += result.alreadyPresent
-                if result.cancelled {
-                    summary.interrupted = true
-                    continue
-                }
-                unsettled.formUnion(result.unsettled)
-                unrecorded.append((result.id, result.records, result.state))
-                unrecordedFiles += result.files
-                if unrecorded.count >= window || lastRecorded.duration(to: clock.now) >= .milliseconds(100) { try recordOutcomes() }
-                summary.batchesSent += 1
-                for record in result.records {
-                    summary.settled[record.status, default: 0] += 1
-                    current.settled += 1
-                    switch record.status {
-                    case .applied: current.applied += 1
-                    case .rejected: current.rejected += 1
-                    case .failed, .unknown: current.failed += 1
-                    case .pending: break
-                    }
-                }
-                current.retries = summary.retries
-                current.elapsed = start.duration(to: clock.now)
-                progress(current)
+            sending: while true {
                 while inFlight < concurrency, try await startNext() {}
+                while inFlight > 0, let result = try await group.next() {
+                    inFlight -= 1
+                    summary.requests += result.requests
+                    summary.retries += result.retries
+                    summary.backoff += result.backoff
+                    summary.alreadyPresent += result.alreadyPresent
+                    if result.cancelled {
+                        summary.interrupted = true
+                        continue
+                    }
+                    if let unavailable = result.unavailable {
+                        // Nothing of it is written: it goes again once the service answers. No batch starts meanwhile.
+                        waiting.append((result.id, result.layer, inDoubt: result.state == .sending))
+                        editsStarted -= result.sentEdits
+                        if outageBegan == nil {
+                            outageBegan = start.duration(to: clock.now)
+                            summary.outages += 1
+                        }
+                        outageReason = unavailable
+                        current.unavailable = unavailable
+                        current.elapsed = start.duration(to: clock.now)
+                        progress(current)
+                        continue
+                    }
+                    unsettled.formUnion(result.unsettled)
+                    unrecorded.append((result.id, result.records, result.state))
+                    unrecordedFiles += result.files
+                    if unrecorded.count >= window || lastRecorded.duration(to: clock.now) >= .milliseconds(100) { try recordOutcomes() }
+                    summary.batchesSent += 1
+                    for record in result.records {
+                        summary.settled[record.status, default: 0] += 1
+                        current.settled += 1
+                        switch record.status {
+                        case .applied: current.applied += 1
+                        case .rejected: current.rejected += 1
+                        case .failed, .unknown: current.failed += 1
+                        case .pending: break
+                        }
+                    }
+                    current.retries = summary.retries
+                    current.elapsed = start.duration(to: clock.now)
+                    progress(current)
+                    while inFlight < concurrency, try await startNext() {}
+                }
+                // Every batch in flight has come back. When the service could not be reached, wait for it, then send the
+                // batches it stopped before the rest (those that may have reached it are looked up by GlobalID first).
+                guard let began = outageBegan, !Task.isCancelled, !summary.interrupted, let probe = waiting.first?.layer else { break sending }
+                // What has come back is written first: the wait may be long.
+                if !unrecorded.isEmpty || !unrecordedFiles.isEmpty { try recordOutcomes() }
+                let answered = await awaitService(layer: probe, clock: clock, until: start.advanced(by: began + serviceWait))
+                guard answered else {
+                    summary.outageTime += start.duration(to: clock.now) - began
+                    if !Task.isCancelled {
+                        summary.unavailable = "the service could not be reached for \(Self.spoken(start.duration(to: clock.now) - began)) (\(outageReason))"
+                    }
+                    break sending
+                }
+                do {
+                    for index in waiting.indices where waiting[index].inDoubt {
+                        let found = try await reconcile(waiting[index].id)
+                        waiting[index].inDoubt = false
+                        summary.reconciledBatches += 1
+                        summary.reconciledApplied += found
+                        summary.settled[.applied, default: 0] += found
+                        current.settled += found
+                        current.applied += found
+                    }
+                } catch is CancellationError {
+                    summary.outageTime += start.duration(to: clock.now) - began
+                    break sending
+                } catch let error as FeatureServiceError where Self.unavailability(error.attemptFailure) != nil {
+                    // Out of reach again while they were looked up: wait on, to the same deadline. (Other errors end the
+                    // run, as when looking up in-doubt batches at its start.)
+                    outageReason = "\(error.attemptFailure)"
+                    continue sending
+                }
+                summary.outageTime += start.duration(to: clock.now) - began
+                pausedFor += start.duration(to: clock.now) - began
+                var again = try journal.startSending(waiting.map(\.id)).filter { !$0.edits.isEmpty || !$0.attachments.isEmpty }
+                if let waitingBarrier = held {
+                    again.append(waitingBarrier)
+                    held = nil
+                }
+                ready.insert(contentsOf: again, at: min(readyIndex, ready.count))
+                waiting = []
+                outageBegan = nil
+                current.unavailable = nil
             }
-            // Stopped early (cancelled, as by Ctrl-C): batches marked with their window but never started did not go out.
-            let unsent = ready[min(readyIndex, ready.count)...].map(\.id) + (held.map { [$0.id] } ?? [])
-            if Task.isCancelled || summary.interrupted { try journal.unmarkUnsent(unsent) }
+            // Stopped early (cancelled, as by Ctrl-C, or the service out of reach for too long): batches marked with
+            // their window but never started did not go out, nor did those the service could not be reached for
+            // (unless one of their attempts may have reached it: those stay in doubt, to be looked up on resume).
+            let unsent = ready[min(readyIndex, ready.count)...].map(\.id) + (held.map { [$0.id] } ?? []) + waiting.filter { !$0.inDoubt }.map(\.id)
+            if Task.isCancelled || summary.interrupted || summary.unavailable != nil { try journal.unmarkUnsent(unsent) }
         }
         // Also after Ctrl-C: what finished is written; batches marked and never answered stay in doubt.
         try recordOutcomes()
@@ -318,6 +426,7 @@ public struct BatchApplier: Sendable {
     @Sendable func send(_ batch: JournalBatch) async -> BatchResult {
         if batch.atomic { return await sendAtomic(batch) }
         var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
+        result.layer = batch.layer
         let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
         var edits = LayerEdits()
         // Positions in `batch.edits` (rather than filtered copies of the edits, up to `batchSize` of them), in the
@@ -397,6 +506,9 @@ public struct BatchApplier: Sendable {
                 }
             } else {
                 let reason = error.stopReason.map { "\(error.attemptFailure) (\($0))" } ?? "\(error.attemptFailure)"
+                if serviceWait > .zero, let unavailable = Self.unavailability(error.attemptFailure) {
+                    result.unavailable = unavailable
+                }
                 for index in sent {
                     result.records.append(
                         EditRecord(index: batch.edits[index].planned.position.index, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)"))
@@ -415,6 +527,44 @@ public struct BatchApplier: Sendable {
             }
         }
         return result
+    }
+
+    /// Probes the service (a count of `layer`, one attempt each) until it answers, pausing 1 s, then twice as long each
+    /// time up to ``probeInterval``, and never past `deadline`. Says whether it answered; any answer will do, even a
+    /// refusal, since the batches' own requests then say what is wrong.
+    func awaitService<C: Clock<Duration>>(layer: Int, clock: C, until deadline: C.Instant) async -> Bool {
+        var pause = min(Duration.seconds(1), probeInterval)
+        while !Task.isCancelled {
+            let now = clock.now
+            guard now < deadline else { return false }
+            let wake = now.advanced(by: pause) < deadline ? now.advanced(by: pause) : deadline
+            do {
+                try await clock.sleep(until: wake, tolerance: nil)
+            } catch {
+                return false
+            }
+            do {
+                _ = try await service.layer(id: layer).count()
+                return true
+            } catch let error as FeatureServiceError {
+                if Self.unavailability(error.attemptFailure) == nil { return true }
+            } catch is CancellationError {
+                return false
+            } catch {
+                // Not an answer: probe again.
+            }
+            pause = min(pause * 2, probeInterval)
+        }
+        return false
+    }
+
+    /// `duration` as people say it: `45 s`, `3 min 20 s`, `2 h 5 min`.
+    public static func spoken(_ duration: Duration) -> String {
+        let seconds = Int(duration.seconds.rounded())
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3600 { return seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds / 60) min \(seconds % 60) s" }
+        let minutes = seconds / 60
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }
 
     /// The journal record of `edit`'s outcome.

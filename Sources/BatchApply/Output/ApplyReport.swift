@@ -18,6 +18,9 @@ public struct ApplyReport: Sendable, Codable {
     public var retries: Int
     public var backoffSeconds: Double
     public var reconciledBatches: Int
+    /// Seconds spent waiting for a service that could not be reached, and why the run stopped waiting, if it did.
+    public var serviceWaitSeconds: Double
+    public var stoppedBecause: String?
     /// Files planned to be attached (`--attachments`), and those attached (their feature was applied).
     public var files: Int
     public var filesAttached: Int
@@ -45,6 +48,8 @@ public struct ApplyReport: Sendable, Codable {
         retries = summary?.retries ?? 0
         backoffSeconds = summary?.backoff.seconds ?? 0
         reconciledBatches = summary?.reconciledBatches ?? 0
+        serviceWaitSeconds = summary?.outageTime.seconds ?? 0
+        stoppedBecause = summary?.unavailable
         self.verification = verification
         self.rejects = rejects
         exitCode = status
@@ -66,6 +71,8 @@ public struct ApplyReport: Sendable, Codable {
         ]
         lines.append(
             "| \(planned) | \(applied) | \(rejected) | \(failed) | \(invalid) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |")
+        if serviceWaitSeconds > 0 { lines += ["", String(format: "Waited %.1f s for the service, which could not be reached.", serviceWaitSeconds)] }
+        if let stoppedBecause { lines += ["", "Stopped: \(stoppedBecause); resume the journal when the service is back."] }
         if files > 0 { lines += ["", "Files attached: \(filesAttached) of \(files)."] }
         if let verification { lines += ["", "Verification: \(verification.summary)"] }
         if let rejects { lines += ["", "Rejected and failed edits: `\(rejects)`"] }

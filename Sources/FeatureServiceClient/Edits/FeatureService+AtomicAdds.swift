@@ -71,6 +71,9 @@ public struct AtomicAddsOutcome: Sendable {
     public var alreadyPresent: Int
     /// Every exchange made.
     public var attempts: [Attempt]
+    /// For ``Status/failed(_:)`` after retries gave up, and ``Status/unknown(_:)`` when the check whether an attempt
+    /// was applied failed too: how the last attempt failed.
+    public var lastFailure: AttemptFailure?
 
     public var isApplied: Bool { status == .applied || status == .appliedEarlier }
 }
@@ -207,7 +210,9 @@ extension FeatureService {
             let decision = log.decide(after: failure, policy: policy, using: &jitter)
             if ambiguous {
                 guard let checked = await check() else {
-                    return outcome(.unknown("\(failure.attemptFailure), and the check whether it was applied failed"))
+                    var unknown = outcome(.unknown("\(failure.attemptFailure), and the check whether it was applied failed"))
+                    unknown.lastFailure = failure.attemptFailure
+                    return unknown
                 }
                 if checked.count == checked.expected && checked.expected > 0 { return outcome(.appliedEarlier, checked.found) }
                 if checked.count > 0 {
@@ -222,7 +227,9 @@ extension FeatureService {
             case .retry(let delay):
                 try await log.sleep(delay)
             case .stop(let reason):
-                return outcome(.failed("\(failure.attemptFailure) (\(reason))"))
+                var failed = outcome(.failed("\(failure.attemptFailure) (\(reason))"))
+                failed.lastFailure = failure.attemptFailure
+                return failed
             }
         }
     }

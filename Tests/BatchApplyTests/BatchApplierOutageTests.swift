@@ -1,0 +1,192 @@
+@testable import BatchApply
+import FeatureModel
+import FeatureServiceClient
+import FeatureloadTestSupport
+import Foundation
+import LocalFeatureServer
+import Testing
+
+/// A service that cannot be reached for a while: the applier waits for it instead of failing batch after batch, and
+/// stops, resumable, when it waits too long.
+@Suite struct BatchApplierOutageTests {
+    /// Sets the server's faults through its admin endpoint while a run goes on: every request fails as `kind` says, or
+    /// none with no kind.
+    static func setOutage(_ kind: String?, endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws {
+        let json = kind.map { #"{"faults":[{"kind":"\#($0)","rate":1}]}"# } ?? #"{"faults":[]}"#
+        let response = try await transport.send(
+            HTTPRequest(
+                method: .post, url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/faults", headers: [HTTPHeader("Content-Type", "application/json")],
+                body: Array(json.utf8)))
+        #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+    }
+
+    /// The applyEdits requests the server has seen so far.
+    static func applyEditsSeen(endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
+        let response = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats"))
+        guard case .object(let stats) = try JSONReader.parse(bytes: response.body), case .object(let operations)? = stats["requestsByOperation"] else {
+            Issue.record("no statistics: \(String(decoding: response.body, as: UTF8.self))")
+            return 0
+        }
+        return Int(operations["applyEdits"]?.intValue ?? 0)
+    }
+
+    static let quickRetry = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20), budget: .seconds(10))
+
+    @Test("what says the service is out of reach: no connection, timeouts, broken exchanges, 502/503/504; not a refusal or a bad answer")
+    func classification() {
+        for failure: AttemptFailure in [
+            .transport(.couldNotConnect, mayHaveBeenSent: false), .transport(.timedOut, mayHaveBeenSent: true), .transport(.emptyReply, mayHaveBeenSent: true),
+            .transport(.receiveFailed, mayHaveBeenSent: true), .transport(.couldNotResolveHost, mayHaveBeenSent: false), .httpStatus(502), .httpStatus(503),
+            .httpStatus(504), .arcgis(code: 503, httpStatus: 200), .arcgis(code: 500, httpStatus: 504),
+        ] {
+            #expect(BatchApplier.unavailability(failure) != nil, "\(failure)")
+        }
+        for failure: AttemptFailure in [
+            .transport(.tlsFailed, mayHaveBeenSent: false), .transport(.responseTooLarge, mayHaveBeenSent: true), .httpStatus(500), .httpStatus(429),
+            .httpStatus(400), .arcgis(code: 500, httpStatus: 200), .arcgis(code: 498, httpStatus: 200), .undecodable(httpStatus: 200), .invalidRequest,
+        ] {
+            #expect(BatchApplier.unavailability(failure) == nil, "\(failure)")
+        }
+        #expect(BatchApplier.spoken(.seconds(45)) == "45 s")
+        #expect(BatchApplier.spoken(.seconds(200)) == "3 min 20 s")
+        #expect(BatchApplier.spoken(.seconds(900)) == "15 min")
+        #expect(BatchApplier.spoken(.seconds(7500)) == "2 h 5 min")
+    }
+
+    @Test(
+        "a service answering 503 to everything for a while: the run sends nothing meanwhile, goes on once it answers, and applies every edit once",
+        .timeLimit(.minutes(2)))
+    func ridesOutAnOutage() async throws {
+        try await BatchApplierIntegrationTests.server { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let before = try await service.layer(id: 0).count()
+                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
+                    BatchApplierIntegrationTests.parks(1_000), service: service, directory: directory, batchSize: 20)
+                var applier = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 2_000), retry: Self.quickRetry,
+                    keys: [0: (layer.objectIdField, layer.globalIdField)])
+                applier.probeInterval = .milliseconds(200)
+                applier.serviceWait = .seconds(60)
+                let run = Task { try await applier.run() }
+                // Paced at 2,000 edits/s, the run is under way when the service goes away, for about 1.5 s.
+                try await Task.sleep(for: .milliseconds(150))
+                try await Self.setOutage("http503", endpoint: endpoint, transport: transport)
+                try await Task.sleep(for: .milliseconds(500))
+                // By now the batches in flight have given up (3 attempts within ~30 ms): nothing more is sent, only probes.
+                let early = try await Self.applyEditsSeen(endpoint: endpoint, transport: transport)
+                try await Task.sleep(for: .milliseconds(1_000))
+                let late = try await Self.applyEditsSeen(endpoint: endpoint, transport: transport)
+                #expect(late == early, "no applyEdits while the service is out of reach: \(late - early) were sent")
+                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+                let summary = try await run.value
+                #expect(summary.unavailable == nil && !summary.interrupted)
+                #expect(summary.outages >= 1, "the run waited for the service")
+                #expect(summary.outageTime >= .milliseconds(500))
+                let counts = try journal.counts()
+                #expect(counts.applied == 1_000 && counts.failed == 0 && counts.unknown == 0 && counts.open == 0, "\(counts)")
+                let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: journal, layer: service.layer(id: 0))
+                #expect(occurrences.count == 1_000 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
+                #expect(try await service.layer(id: 0).count() == before + 1_000)
+            }
+        }
+    }
+
+    @Test(
+        "a service that commits, then drops every connection for a while: once it answers, the stopped batches are looked up by GlobalID in the run, and every edit is there once",
+        .timeLimit(.minutes(2)))
+    func looksUpInDoubtBatchesInRun() async throws {
+        try await BatchApplierIntegrationTests.server { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let before = try await service.layer(id: 0).count()
+                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
+                    BatchApplierIntegrationTests.parks(1_000), service: service, directory: directory, batchSize: 20)
+                var applier = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 2_000), retry: Self.quickRetry,
+                    keys: [0: (layer.objectIdField, layer.globalIdField)])
+                applier.probeInterval = .milliseconds(200)
+                applier.serviceWait = .seconds(60)
+                let run = Task { try await applier.run() }
+                try await Task.sleep(for: .milliseconds(150))
+                // Edits are committed, then the connection drops; the check whether they were applied drops too.
+                try await Self.setOutage("dropAfterCommit", endpoint: endpoint, transport: transport)
+                try await Task.sleep(for: .milliseconds(1_000))
+                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+                let summary = try await run.value
+                #expect(summary.unavailable == nil && summary.outages >= 1)
+                #expect(summary.reconciledBatches > 0 && summary.reconciledApplied > 0, "the batches in doubt were looked up: \(summary)")
+                let counts = try journal.counts()
+                #expect(counts.applied == 1_000 && counts.failed == 0 && counts.unknown == 0 && counts.open == 0, "\(counts)")
+                #expect(summary.settled[.applied] == 1_000, "each edit counted once in the run")
+                let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: journal, layer: service.layer(id: 0))
+                #expect(occurrences.count == 1_000 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
+                #expect(try await service.layer(id: 0).count() == before + 1_000)
+            }
+        }
+    }
+
+    @Test(
+        "connections dropped for too long: the run stops with the reason, fails no edit, leaves what may have arrived in doubt, and a resume applies everything once",
+        .timeLimit(.minutes(2)))
+    func givesUpThenResumes() async throws {
+        try await BatchApplierIntegrationTests.server { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let before = try await service.layer(id: 0).count()
+                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
+                    BatchApplierIntegrationTests.parks(600), service: service, directory: directory, batchSize: 20)
+                let keys = [0: (layer.objectIdField, layer.globalIdField)]
+                var applier = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 2_000), retry: Self.quickRetry,
+                    keys: keys)
+                applier.probeInterval = .milliseconds(100)
+                applier.serviceWait = .milliseconds(600)
+                let run = Task { try await applier.run() }
+                try await Task.sleep(for: .milliseconds(100))
+                // The connection closes before the service reads the request: an attempt that may have reached it.
+                try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
+                let stopped = try await run.value
+                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+                let reason = try #require(stopped.unavailable)
+                #expect(reason.contains("could not be reached for") && reason.contains("empty reply"), "\(reason)")
+                let counts = try journal.counts()
+                #expect(counts.failed == 0 && counts.unknown == 0, "no edit is failed for the outage: \(counts)")
+                #expect(counts.open > 0 && counts.applied < 600)
+                let states = try journal.openBatches().map(\.state)
+                #expect(states.contains(.sending), "the batches that may have reached the service are in doubt")
+
+                let resumed = try await BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4), retry: Self.quickRetry, keys: keys
+                ).run()
+                #expect(resumed.unavailable == nil && resumed.reconciledBatches > 0)
+                #expect(try journal.counts().applied == 600)
+                let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: journal, layer: service.layer(id: 0))
+                #expect(occurrences.count == 600 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
+                #expect(try await service.layer(id: 0).count() == before + 600)
+            }
+        }
+    }
+
+    @Test("with --wait-for-service 0 a batch that cannot reach the service fails after its retries, as each edit's outcome", .timeLimit(.minutes(1)))
+    func noWaitFailsBatches() async throws {
+        try await BatchApplierIntegrationTests.server(faults: [FaultRule(kind: .http503, rate: 1, scope: FaultScope(operation: "applyEdits"))]) { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
+                    BatchApplierIntegrationTests.parks(40), service: service, directory: directory, batchSize: 20)
+                var applier = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 2), retry: Self.quickRetry,
+                    keys: [0: (layer.objectIdField, layer.globalIdField)])
+                applier.serviceWait = .zero
+                let summary = try await applier.run()
+                #expect(summary.unavailable == nil && summary.outages == 0)
+                #expect(try journal.counts().failed == 40)
+            }
+        }
+    }
+}
