@@ -70,10 +70,10 @@ import Testing
                 applier.probeInterval = .milliseconds(200)
                 applier.serviceWait = .seconds(60)
                 let run = Task { try await applier.run() }
-                // Paced at 2,000 edits/s, the run is under way when the service goes away, for about 1.5 s.
+                // Paced at 2,000 edits/s, the run is under way when the service goes away, for about 2 s.
                 try await Task.sleep(for: .milliseconds(150))
                 try await Self.setOutage("http503", endpoint: endpoint, transport: transport)
-                try await Task.sleep(for: .milliseconds(500))
+                try await Task.sleep(for: .milliseconds(1_000))
                 // By now the batches in flight have given up (3 attempts within ~30 ms): nothing more is sent, only probes.
                 let early = try await Self.applyEditsSeen(endpoint: endpoint, transport: transport)
                 try await Task.sleep(for: .milliseconds(1_000))
@@ -186,6 +186,78 @@ import Testing
                 let summary = try await applier.run()
                 #expect(summary.unavailable == nil && summary.outages == 0)
                 #expect(try journal.counts().failed == 40)
+            }
+        }
+    }
+
+    @Test(
+        "an outage while adds and their updates go out (each update a barrier after its add): once the service answers, every park carries its update",
+        .timeLimit(.minutes(2)))
+    func barriersAcrossAnOutage() async throws {
+        try await BatchApplierIntegrationTests.server { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let (journal, layer) = try await BatchApplierIntegrationTests.emptyJournal(service: service, directory: directory, batchSize: 10)
+                var source = ArrayEditReader(OrderedEditsTests.addsThenUpdates(blocks: 20))
+                _ = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)
+                try journal.finishPlan()
+                var applier = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 8, rate: 400), retry: Self.quickRetry,
+                    keys: [0: (layer.objectIdField, layer.globalIdField)])
+                applier.probeInterval = .milliseconds(200)
+                let run = Task { try await applier.run() }
+                try await Task.sleep(for: .milliseconds(200))
+                try await Self.setOutage("dropAfterCommit", endpoint: endpoint, transport: transport)
+                try await Task.sleep(for: .milliseconds(700))
+                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+                let summary = try await run.value
+                #expect(summary.outages >= 1 && summary.unavailable == nil)
+                let counts = try journal.counts()
+                #expect(counts.applied == 400 && counts.rejected == 0 && counts.failed == 0 && counts.open == 0, "\(counts)")
+                let features = try await service.layer(id: 0).queryAll(
+                    FeatureQuery(whereClause: "name LIKE 'Ordered park %'", outFields: ["visitors"], returnGeometry: false))
+                #expect(features.count == 200)
+                #expect(features.filter { ($0[attribute: "visitors"]?.intValue ?? 0) < 1_000_000 }.count == 0, "every park carries its update")
+            }
+        }
+    }
+
+    @Test("Ctrl-C while waiting for the service: the run stops at once, fails no edit, and a resume applies every edit once", .timeLimit(.minutes(1)))
+    func cancelledWhileWaiting() async throws {
+        try await BatchApplierIntegrationTests.server { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let before = try await service.layer(id: 0).count()
+                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
+                    BatchApplierIntegrationTests.parks(600), service: service, directory: directory, batchSize: 20)
+                let keys = [0: (layer.objectIdField, layer.globalIdField)]
+                let applier = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 2_000), retry: Self.quickRetry,
+                    keys: keys)
+                let run = Task { try await applier.run() }
+                try await Task.sleep(for: .milliseconds(100))
+                try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
+                try await Task.sleep(for: .milliseconds(600))
+                let clock = ContinuousClock()
+                let cancelled = clock.now
+                run.cancel()
+                let stopped = try await run.value
+                #expect(cancelled.duration(to: clock.now) < .seconds(2), "the probe's pause ends with the cancellation")
+                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+                #expect(stopped.interrupted && stopped.unavailable == nil)
+                let counts = try journal.counts()
+                #expect(counts.failed == 0 && counts.unknown == 0 && counts.open > 0, "\(counts)")
+
+                let resumed = try await BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4), retry: Self.quickRetry, keys: keys
+                ).run()
+                #expect(!resumed.interrupted && resumed.unavailable == nil)
+                #expect(try journal.counts().applied == 600)
+                let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: journal, layer: service.layer(id: 0))
+                #expect(occurrences.count == 600 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
+                #expect(try await service.layer(id: 0).count() == before + 600)
             }
         }
     }
