@@ -307,14 +307,15 @@ public struct BatchApplier: Sendable {
                         // Nothing of it is written: it goes again once the service answers. No batch starts meanwhile.
                         waiting.append((result.id, result.layer, inDoubt: result.state == .sending))
                         editsStarted -= result.sentEdits
+                        outageReason = unavailable
                         if outageBegan == nil {
+                            // Said once, not for each batch in flight that finds the service gone.
                             outageBegan = start.duration(to: clock.now)
                             summary.outages += 1
+                            current.unavailable = unavailable
+                            current.elapsed = start.duration(to: clock.now)
+                            progress(current)
                         }
-                        outageReason = unavailable
-                        current.unavailable = unavailable
-                        current.elapsed = start.duration(to: clock.now)
-                        progress(current)
                         continue
                     }
                     unsettled.formUnion(result.unsettled)

@@ -31,6 +31,13 @@ final class CurlMulti: @unchecked Sendable {
         /// The driver has failed every transfer and released every easy handle.
         var finished = false
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Whether whoever just queued work must wake the driver (it sleeps, and is now marked awake).
+        mutating func takeWake() -> Bool {
+            guard driverSleeping else { return false }
+            driverSleeping = false
+            return true
+        }
     }
 
     let configuration: CurlTransportConfiguration
@@ -106,9 +113,7 @@ final class CurlMulti: @unchecked Sendable {
             // Checked under the lock: a cancellation handler that runs after this finds the transfer queued.
             if Task.isCancelled { return .cancelled }
             box.submissions.append(transfer)
-            guard box.driverSleeping else { return .queued }
-            box.driverSleeping = false
-            return .queuedAndWake
+            return box.takeWake() ? .queuedAndWake : .queued
         }
         switch outcome {
         case .queued: break
@@ -129,9 +134,7 @@ final class CurlMulti: @unchecked Sendable {
             }
             if box.stopRequested { return .none }  // teardown fails it
             box.cancellations.append(transfer)
-            guard box.driverSleeping else { return .none }
-            box.driverSleeping = false
-            return .wake
+            return box.takeWake() ? .wake : .none
         }
         switch outcome {
         case .none: break
@@ -312,9 +315,7 @@ extension CurlMulti: TaskExecutor {
         let outcome = inbox.withLock { box -> Outcome in
             if box.finished { return .finished }
             box.jobs.append(job)
-            guard box.driverSleeping else { return .queued }
-            box.driverSleeping = false
-            return .queuedAndWake
+            return box.takeWake() ? .queuedAndWake : .queued
         }
         switch outcome {
         case .queued: break
