@@ -27,7 +27,31 @@ import Testing
             Issue.record("no statistics: \(String(decoding: response.body, as: UTF8.self))")
             return 0
         }
-        return Int(operations["applyEdits"]?.intValue ?? 0)
+        return Int(operations["applyedits"]?.intValue ?? 0)
+    }
+
+    /// Waits until the server has seen an applyEdits request (the run is sending), at most 30 s.
+    static func untilSending(endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws {
+        for _ in 0..<3_000 {
+            if try await applyEditsSeen(endpoint: endpoint, transport: transport) > 0 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("the run sent nothing within 30 s")
+    }
+
+    /// Waits until the server sees no new applyEdits request for 300 ms (the batches in flight when the service went
+    /// away have given up, however slow a loaded machine makes them), at most 30 s; returns the count then.
+    @discardableResult
+    static func untilQuiet(endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
+        var last = try await applyEditsSeen(endpoint: endpoint, transport: transport)
+        for _ in 0..<100 {
+            try await Task.sleep(for: .milliseconds(300))
+            let now = try await applyEditsSeen(endpoint: endpoint, transport: transport)
+            if now == last { return now }
+            last = now
+        }
+        Issue.record("applyEdits requests kept coming for 30 s while the service was out of reach")
+        return last
     }
 
     static let quickRetry = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20), budget: .seconds(10))
@@ -65,20 +89,19 @@ import Testing
                 let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
                     BatchApplierIntegrationTests.parks(1_000), service: service, directory: directory, batchSize: 20)
                 var applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 2_000), retry: Self.quickRetry,
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 1_000), retry: Self.quickRetry,
                     keys: [0: (layer.objectIdField, layer.globalIdField)])
                 applier.probeInterval = .milliseconds(200)
                 applier.serviceWait = .seconds(60)
                 let run = Task { try await applier.run() }
-                // Paced at 2,000 edits/s, the run is under way when the service goes away, for about 2 s.
-                try await Task.sleep(for: .milliseconds(150))
+                // Paced at 1,000 edits/s, the run is under way when the service goes away, for about 2 s.
+                try await Self.untilSending(endpoint: endpoint, transport: transport)
                 try await Self.setOutage(fault, endpoint: endpoint, transport: transport)
-                try await Task.sleep(for: .milliseconds(1_000))
-                // By now the batches in flight have given up (3 attempts within ~30 ms): nothing more is sent, only probes.
-                let early = try await Self.applyEditsSeen(endpoint: endpoint, transport: transport)
+                // Once the batches in flight have given up, nothing more is sent, only probes.
+                let early = try await Self.untilQuiet(endpoint: endpoint, transport: transport)
                 try await Task.sleep(for: .milliseconds(1_000))
                 let late = try await Self.applyEditsSeen(endpoint: endpoint, transport: transport)
-                #expect(late == early, "no applyEdits while the service is out of reach: \(late - early) were sent")
+                #expect(early > 0 && late == early, "no applyEdits while the service is out of reach: \(late - early) were sent after \(early)")
                 try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
                 let summary = try await run.value
                 #expect(summary.unavailable == nil && !summary.interrupted)
@@ -109,12 +132,12 @@ import Testing
                     BatchApplierIntegrationTests.parks(600), service: service, directory: directory, batchSize: 20)
                 let keys = [0: (layer.objectIdField, layer.globalIdField)]
                 var applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 2_000), retry: Self.quickRetry,
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 1_000), retry: Self.quickRetry,
                     keys: keys)
                 applier.probeInterval = .milliseconds(100)
                 applier.serviceWait = .milliseconds(600)
                 let run = Task { try await applier.run() }
-                try await Task.sleep(for: .milliseconds(100))
+                try await Self.untilSending(endpoint: endpoint, transport: transport)
                 // The connection closes before the service reads the request: an attempt that may have reached it.
                 try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
                 let stopped = try await run.value
@@ -171,13 +194,13 @@ import Testing
                 _ = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)
                 try journal.finishPlan()
                 var applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 8, rate: 400), retry: Self.quickRetry,
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 8, rate: 200), retry: Self.quickRetry,
                     keys: [0: (layer.objectIdField, layer.globalIdField)])
                 applier.probeInterval = .milliseconds(200)
                 let run = Task { try await applier.run() }
-                try await Task.sleep(for: .milliseconds(200))
+                try await Self.untilSending(endpoint: endpoint, transport: transport)
                 try await Self.setOutage("dropAfterCommit", endpoint: endpoint, transport: transport)
-                try await Task.sleep(for: .milliseconds(700))
+                try await Self.untilQuiet(endpoint: endpoint, transport: transport)
                 try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
                 let summary = try await run.value
                 #expect(summary.outages >= 1 && summary.unavailable == nil)
@@ -202,12 +225,13 @@ import Testing
                     BatchApplierIntegrationTests.parks(600), service: service, directory: directory, batchSize: 20)
                 let keys = [0: (layer.objectIdField, layer.globalIdField)]
                 let applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 2_000), retry: Self.quickRetry,
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 1_000), retry: Self.quickRetry,
                     keys: keys)
                 let run = Task { try await applier.run() }
-                try await Task.sleep(for: .milliseconds(100))
+                try await Self.untilSending(endpoint: endpoint, transport: transport)
                 try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
-                try await Task.sleep(for: .milliseconds(600))
+                // The run now waits for the service.
+                try await Self.untilQuiet(endpoint: endpoint, transport: transport)
                 let clock = ContinuousClock()
                 let cancelled = clock.now
                 run.cancel()
