@@ -33,8 +33,6 @@ struct ApplyJob: Sendable {
     let rejectsPath: String
     /// How long a run waits for a service that cannot be reached (``BatchApplier/serviceWait``).
     var serviceWait: Duration = .seconds(900)
-    /// Where batches are sent from (``BatchApplier/executor``); set when the target is connected.
-    var executor: (any TaskExecutor)?
 
     /// What the run did, for the summary and the report.
     struct Result: Sendable {
@@ -62,12 +60,6 @@ struct ApplyJob: Sendable {
     }
 
     func run(on connected: ConnectedTarget, display: ProgressDisplay) async throws -> Result {
-        var job = self
-        job.executor = connected.transport.taskExecutor
-        return try await job.runConnected(connected, display: display)
-    }
-
-    private func runConnected(_ connected: ConnectedTarget, display: ProgressDisplay) async throws -> Result {
         var result = Result()
         result.target = connected.serviceURL
         let service = connected.service
@@ -166,7 +158,6 @@ struct ApplyJob: Sendable {
         for (id, layer) in layers { keys[id] = (layer.objectIdField, layer.globalIdField) }
         var applier = BatchApplier(journal: journal, service: service, settings: header.settings, keys: keys)
         applier.serviceWait = serviceWait
-        applier.executor = executor
         let summary: BatchApplier.Summary
         if streamingPlan {
             let (ready, continuation) = AsyncStream.makeStream(of: ApplyPlanner.ReadyBatches.self)

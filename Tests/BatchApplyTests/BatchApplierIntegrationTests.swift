@@ -5,7 +5,6 @@ import FeatureloadTestSupport
 import Foundation
 import LocalFeatureServer
 import Logging
-import Synchronization
 import Testing
 
 /// The applier over the real libcurl transport against the real local service on port 0, with real SQLite files
@@ -218,44 +217,6 @@ import Testing
                 #expect(try await service.layer(id: 0).count() - before == 2_000)
                 let counts = try await Self.occurrences(journal: journal, layer: service.layer(id: 0))
                 #expect(counts.count == 2_000 && counts.values.allSatisfy { $0 == 1 }, "every park once")
-            }
-        }
-    }
-
-    /// Notes the thread each applyEdits request is sent from.
-    final class ThreadNotingTransport: HTTPTransport {
-        let inner: CurlTransport
-        let threads = Mutex<[String]>([])
-        init(_ inner: CurlTransport) { self.inner = inner }
-        var taskExecutor: (any TaskExecutor)? { inner.taskExecutor }
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            if request.url.hasSuffix("/applyEdits") {
-                let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
-                threads.withLock { $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            }
-            return try await inner.send(request)
-        }
-    }
-
-    @Test("with the transport's executor, every batch is sent from its driver thread, and every edit applied once", .timeLimit(.minutes(1)))
-    func sendsFromDriverThread() async throws {
-        try await Self.server { endpoint in
-            try await withCurlTransport { curl in
-                let transport = ThreadNotingTransport(curl)
-                let directory = try TemporaryDirectory()
-                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let (journal, layer) = try await Self.plannedJournal(Self.parks(400), service: service, directory: directory, batchSize: 10)
-                var applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 4), retry: Self.fastRetry,
-                    keys: [0: (layer.objectIdField, layer.globalIdField)])
-                applier.executor = transport.taskExecutor
-                let summary = try await applier.run()
-                #expect(summary.settled[.applied] == 400)
-                let threads = transport.threads.withLock { $0 }
-                #expect(threads.count == 40)
-                if FileManager.default.fileExists(atPath: "/proc/thread-self/comm") { #expect(Set(threads) == ["featureload-crl"]) }
-                let counts = try await Self.occurrences(journal: journal, layer: service.layer(id: 0))
-                #expect(counts.count == 400 && counts.values.allSatisfy { $0 == 1 })
             }
         }
     }

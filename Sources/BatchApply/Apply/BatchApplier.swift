@@ -45,9 +45,6 @@ public struct BatchApplier: Sendable {
     public var serviceWait: Duration = .seconds(900)
     /// The longest pause between two probes of a service that cannot be reached.
     public var probeInterval: Duration = .seconds(30)
-    /// Where each batch's request is made and answered: the transport's driver thread when it offers one
-    /// (``HTTPTransport/taskExecutor``), so a round trip wakes no other thread. The journal is written by the caller.
-    public var executor: (any TaskExecutor)?
 
     /// The default retry policy of an apply: patient enough for an overnight run against a throttling service.
     public static let defaultRetry = RetryPolicy(
@@ -278,7 +275,7 @@ public struct BatchApplier: Sendable {
                 }
                 editsStarted += toSend.edits.count
                 let send = self.send
-                group.addTask(executorPreference: executor) {
+                group.addTask {
                     var result = await send(toSend)
                     result.sentEdits = toSend.edits.count
                     let notApplied = Set(result.records.lazy.filter { $0.status == .failed || $0.status == .unknown }.map(\.index))
