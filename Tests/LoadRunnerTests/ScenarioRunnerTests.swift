@@ -228,6 +228,21 @@ import Testing
         #expect(report.views.map(\.requests) == [40, 4])
         let threads = transport.sentFrom.withLock { $0 }
         #expect(threads.count == 44)
-        #expect(Set(threads) == [ThreadExecutor.name])
+        if FileManager.default.fileExists(atPath: "/proc/thread-self/comm") { #expect(Set(threads) == [ThreadExecutor.name]) }
+    }
+
+    @Test("only iterations that do little but wait on their request run on the driver thread: edits of at most 100 features")
+    func whatFitsTheDriverThread() {
+        var adds = OperationSpec(kind: .applyEdits)
+        adds.adds = 100
+        #expect(adds.fitsDriverThread)
+        adds.adds = 101
+        #expect(!adds.fitsDriverThread, "writing 1,000 features would hold every other VU's response")
+        var updates = OperationSpec(kind: .updateFeatures)
+        updates.batchSize = 10
+        #expect(updates.fitsDriverThread)
+        for kind: OperationSpec.Kind in [.query, .queryRelatedRecords, .addAttachment, .queryAttachments, .relate, .deepInsert] {
+            #expect(!OperationSpec(kind: kind).fitsDriverThread, "\(kind) reads pages or files")
+        }
     }
 }

@@ -62,6 +62,9 @@ final class CurlMulti: @unchecked Sendable {
     /// In-memory POST bodies up to this size go out in the same write as the head (libcurl 7.88 joins a body under
     /// 64 KiB given whole); larger ones are streamed after it.
     static let singleSendLimit = 32 << 10
+    /// How long queued jobs of tasks on this thread run before libcurl's next round: the most a response waits,
+    /// unread and still being timed, behind other tasks' work (beyond the one job running when it arrived).
+    static let jobBudget = Duration.microseconds(100)
 
     init(configuration: CurlTransportConfiguration) throws(TransportError) {
         guard CurlGlobal.initialized else {
@@ -171,15 +174,37 @@ final class CurlMulti: @unchecked Sendable {
     private func run() {
         var incoming: [CurlTransfer] = []
         var cancelled: [CurlTransfer] = []
+        // Jobs taken from the inbox, in order; those before `nextJob` have run.
         var runnable: [UnownedJob] = []
+        var nextJob = 0
         incoming.reserveCapacity(64)
         runnable.reserveCapacity(64)
         let executor = asUnownedTaskExecutor()
+        let clock = ContinuousClock()
         while true {
-            // Tasks running here submit their requests without waking anyone: the loop picks them up below.
-            inbox.withLock { box in swap(&box.jobs, &runnable) }
-            for job in runnable { job.runSynchronously(on: executor) }
-            runnable.removeAll(keepingCapacity: true)
+            // Tasks running here submit their requests without waking anyone: the loop picks them up below. They run
+            // for at most `jobBudget` before libcurl's next round, so a response that has arrived is read (and timed)
+            // without waiting for every queued task.
+            inbox.withLock { box in
+                guard !box.jobs.isEmpty else { return }
+                runnable.append(contentsOf: box.jobs)
+                box.jobs.removeAll(keepingCapacity: true)
+            }
+            if nextJob < runnable.count {
+                let deadline = clock.now.advanced(by: Self.jobBudget)
+                repeat {
+                    runnable[nextJob].runSynchronously(on: executor)
+                    nextJob += 1
+                } while nextJob < runnable.count && clock.now < deadline
+                if nextJob == runnable.count {
+                    runnable.removeAll(keepingCapacity: true)
+                    nextJob = 0
+                } else if nextJob >= 1024 {
+                    runnable.removeFirst(nextJob)
+                    nextJob = 0
+                }
+            }
+            let jobsWaiting = nextJob < runnable.count
             let stop = inbox.withLock { box -> Bool in
                 swap(&box.submissions, &incoming)
                 swap(&box.cancellations, &cancelled)
@@ -197,7 +222,7 @@ final class CurlMulti: @unchecked Sendable {
             collectCompleted()
 
             let sleep = inbox.withLock { box -> Bool in
-                guard box.submissions.isEmpty, box.cancellations.isEmpty, box.jobs.isEmpty, !box.stopRequested else { return false }
+                guard !jobsWaiting, box.submissions.isEmpty, box.cancellations.isEmpty, box.jobs.isEmpty, !box.stopRequested else { return false }
                 box.driverSleeping = true
                 return true
             }
@@ -207,7 +232,7 @@ final class CurlMulti: @unchecked Sendable {
                 _ = curl_multi_poll(multi, nil, 0, 1000, &descriptors)
             }
         }
-        tearDown()
+        tearDown(unrun: runnable[nextJob...])
     }
 
     /// Adds a transfer to the multi handle, or fails it.
@@ -269,7 +294,9 @@ final class CurlMulti: @unchecked Sendable {
         if idle.count < idleLimit { idle.append(handle) } else { handle.destroy() }
     }
 
-    private func tearDown() {
+    /// Fails what is outstanding and releases the handles; `unrun` jobs, and those queued since, go to the global
+    /// executor.
+    private func tearDown(unrun: ArraySlice<UnownedJob>) {
         let leftovers = inbox.withLock { box -> [CurlTransfer] in
             defer {
                 box.submissions = []
@@ -299,6 +326,7 @@ final class CurlMulti: @unchecked Sendable {
             return (box.shutdownWaiters, box.jobs)
         }
         // Tasks that preferred this driver go on on the global executor.
+        for job in unrun { globalConcurrentExecutor.enqueue(job) }
         for job in jobs { globalConcurrentExecutor.enqueue(job) }
         for waiter in waiters { waiter.resume() }
     }

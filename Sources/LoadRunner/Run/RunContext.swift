@@ -32,7 +32,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
     let policy: RetryPolicy
     /// This generator's execution segment (the whole test by default).
     var segment: ExecutionTuple = .whole
-    /// Where the schedulers run iterations (``ScenarioScheduler/executor``).
+    /// The transport's driver thread, where the schedulers run the iterations of scenarios whose every operation
+    /// ``OperationSpec/fitsDriverThread`` (``ScenarioScheduler/executor``).
     var executor: (any TaskExecutor)?
     /// Existing-feature pools, one per layer, shared by every scenario of the run so that one scenario's deletes
     /// take features out of the others' reach.
@@ -136,7 +137,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         defer { running.scenarios.withLock { _ = $0.removeValue(forKey: spec.name) } }
         let scheduler = ScenarioScheduler(
             spec: spec, operations: prepared, picker: OperationPicker(weights: spec.operations.map(\.weight), seed: plan.seed ^ 0x5EED),
-            recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed, segment: segment, executor: executor)
+            recorder: recorder, clock: clock, runStart: runStart, indexBase: indexBase, seed: plan.seed, segment: segment,
+            executor: spec.operations.allSatisfy(\.fitsDriverThread) ? executor : nil)
         let stop = await scheduler.run()
         let end = runStart.duration(to: clock.now)
         running.finished.withLock { $0[spec.name] = recorder }
