@@ -54,6 +54,20 @@ import Testing
         return last
     }
 
+    /// An applier of `journal` (layer 0) with the quick retry policy.
+    static func applier(_ journal: ApplyJournal, layer: LayerInfo, service: FeatureService, batchSize: Int, concurrency: Int = 4, rate: Double? = nil) -> BatchApplier {
+        BatchApplier(
+            journal: journal, service: service, settings: ApplySettings(batchSize: batchSize, concurrency: concurrency, rate: rate), retry: quickRetry,
+            keys: [0: (layer.objectIdField, layer.globalIdField)])
+    }
+
+    /// Expects each of the journal's `count` parks in layer 0 once, and nothing else added since `before` rows.
+    static func expectEveryParkOnce(_ count: Int, journal: ApplyJournal, service: FeatureService, before: Int) async throws {
+        let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: journal, layer: service.layer(id: 0))
+        #expect(occurrences.count == count && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
+        #expect(try await service.layer(id: 0).count() == before + count)
+    }
+
     static let quickRetry = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20), budget: .seconds(10))
 
     @Test("what says the service is out of reach: no connection, timeouts, broken exchanges, 502/503/504; not a refusal or a bad answer")
@@ -88,9 +102,7 @@ import Testing
                 let before = try await service.layer(id: 0).count()
                 let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
                     BatchApplierIntegrationTests.parks(1_000), service: service, directory: directory, batchSize: 20)
-                var applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 1_000), retry: Self.quickRetry,
-                    keys: [0: (layer.objectIdField, layer.globalIdField)])
+                var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
                 applier.probeInterval = .milliseconds(200)
                 applier.serviceWait = .seconds(60)
                 let run = Task { try await applier.run() }
@@ -112,9 +124,7 @@ import Testing
                 let counts = try journal.counts()
                 #expect(counts.applied == 1_000 && counts.failed == 0 && counts.unknown == 0 && counts.open == 0, "\(counts)")
                 #expect(summary.settled[.applied] == 1_000, "each edit counted once in the run")
-                let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: journal, layer: service.layer(id: 0))
-                #expect(occurrences.count == 1_000 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
-                #expect(try await service.layer(id: 0).count() == before + 1_000)
+                try await Self.expectEveryParkOnce(1_000, journal: journal, service: service, before: before)
             }
         }
     }
@@ -130,10 +140,7 @@ import Testing
                 let before = try await service.layer(id: 0).count()
                 let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
                     BatchApplierIntegrationTests.parks(600), service: service, directory: directory, batchSize: 20)
-                let keys = [0: (layer.objectIdField, layer.globalIdField)]
-                var applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 1_000), retry: Self.quickRetry,
-                    keys: keys)
+                var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
                 applier.probeInterval = .milliseconds(100)
                 applier.serviceWait = .milliseconds(600)
                 let run = Task { try await applier.run() }
@@ -150,14 +157,10 @@ import Testing
                 let states = try journal.openBatches().map(\.state)
                 #expect(states.contains(.sending), "the batches that may have reached the service are in doubt")
 
-                let resumed = try await BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4), retry: Self.quickRetry, keys: keys
-                ).run()
+                let resumed = try await Self.applier(journal, layer: layer, service: service, batchSize: 20).run()
                 #expect(resumed.unavailable == nil && resumed.reconciledBatches > 0)
                 #expect(try journal.counts().applied == 600)
-                let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: journal, layer: service.layer(id: 0))
-                #expect(occurrences.count == 600 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
-                #expect(try await service.layer(id: 0).count() == before + 600)
+                try await Self.expectEveryParkOnce(600, journal: journal, service: service, before: before)
             }
         }
     }
@@ -170,9 +173,7 @@ import Testing
                 let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
                 let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
                     BatchApplierIntegrationTests.parks(40), service: service, directory: directory, batchSize: 20)
-                var applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 2), retry: Self.quickRetry,
-                    keys: [0: (layer.objectIdField, layer.globalIdField)])
+                var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, concurrency: 2)
                 applier.serviceWait = .zero
                 let summary = try await applier.run()
                 #expect(summary.unavailable == nil && summary.outages == 0)
@@ -193,9 +194,7 @@ import Testing
                 var source = ArrayEditReader(OrderedEditsTests.addsThenUpdates(blocks: 20))
                 _ = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)
                 try journal.finishPlan()
-                var applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 8, rate: 200), retry: Self.quickRetry,
-                    keys: [0: (layer.objectIdField, layer.globalIdField)])
+                var applier = Self.applier(journal, layer: layer, service: service, batchSize: 10, concurrency: 8, rate: 200)
                 applier.probeInterval = .milliseconds(200)
                 let run = Task { try await applier.run() }
                 try await Self.untilSending(endpoint: endpoint, transport: transport)
@@ -223,10 +222,7 @@ import Testing
                 let before = try await service.layer(id: 0).count()
                 let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
                     BatchApplierIntegrationTests.parks(600), service: service, directory: directory, batchSize: 20)
-                let keys = [0: (layer.objectIdField, layer.globalIdField)]
-                let applier = BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4, rate: 1_000), retry: Self.quickRetry,
-                    keys: keys)
+                let applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
                 let run = Task { try await applier.run() }
                 try await Self.untilSending(endpoint: endpoint, transport: transport)
                 try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
@@ -242,14 +238,10 @@ import Testing
                 let counts = try journal.counts()
                 #expect(counts.failed == 0 && counts.unknown == 0 && counts.open > 0, "\(counts)")
 
-                let resumed = try await BatchApplier(
-                    journal: journal, service: service, settings: ApplySettings(batchSize: 20, concurrency: 4), retry: Self.quickRetry, keys: keys
-                ).run()
+                let resumed = try await Self.applier(journal, layer: layer, service: service, batchSize: 20).run()
                 #expect(!resumed.interrupted && resumed.unavailable == nil)
                 #expect(try journal.counts().applied == 600)
-                let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: journal, layer: service.layer(id: 0))
-                #expect(occurrences.count == 600 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
-                #expect(try await service.layer(id: 0).count() == before + 600)
+                try await Self.expectEveryParkOnce(600, journal: journal, service: service, before: before)
             }
         }
     }
