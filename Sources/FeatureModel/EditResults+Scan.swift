@@ -26,21 +26,21 @@ private struct EditAnswerScanner {
     mutating func answer() -> ApplyEditsResult? {
         var result = ApplyEditsResult()
         let complete = object { scanner, key in
-            switch key {
-            case "addResults": return scanner.results().map { result.addResults = $0 } != nil
-            case "updateResults": return scanner.results().map { result.updateResults = $0 } != nil
-            case "deleteResults": return scanner.results().map { result.deleteResults = $0 } != nil
-            case "id":
+            if key == "addResults" { return scanner.results().map { result.addResults = $0 } != nil }
+            if key == "updateResults" { return scanner.results().map { result.updateResults = $0 } != nil }
+            if key == "deleteResults" { return scanner.results().map { result.deleteResults = $0 } != nil }
+            if key == "id" {
                 guard let id = scanner.optionalInteger() else { return false }
                 result.id = id.map { Int($0) }
                 return true
-            case "editMoment":
+            }
+            if key == "editMoment" {
                 guard let moment = scanner.optionalInteger() else { return false }
                 result.editMoment = moment
                 return true
-            case "attachments", "error": return false
-            default: return scanner.skipValue()
             }
+            if key == "attachments" || key == "error" { return false }
+            return scanner.skipValue()
         }
         skipWhitespace()
         return complete && index == bytes.count ? result : nil
@@ -68,16 +68,17 @@ private struct EditAnswerScanner {
         var globalId: String?
         var success: Bool?
         let complete = object { scanner, key in
-            switch key {
-            case "objectId":
+            if key == "objectId" {
                 guard let value = scanner.optionalInteger() else { return false }
                 objectId = value
                 return true
-            case "globalId":
+            }
+            if key == "globalId" {
                 guard let value = scanner.optionalString() else { return false }
                 globalId = value
                 return true
-            case "success":
+            }
+            if key == "success" {
                 scanner.skipWhitespace()
                 if scanner.literal("true") {
                     success = true
@@ -87,25 +88,35 @@ private struct EditAnswerScanner {
                     return false
                 }
                 return true
-            case "error": return false
-            default: return scanner.skipValue()
             }
+            if key == "error" { return false }
+            return scanner.skipValue()
         }
         guard complete, let success else { return nil }
         return EditResult(objectId: objectId, globalId: globalId, success: success)
     }
 
+    /// A member's key as it stands in the answer, compared with the keys the scan knows without making a `String`.
+    struct Key {
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        static func == (key: Key, text: StaticString) -> Bool {
+            key.bytes.count == text.utf8CodeUnitCount
+                && key.bytes.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+    }
+
     /// Reads `{ "key": value, … }`, handing each key to `member`, which reads the value and says whether it could.
-    mutating func object(_ member: (inout EditAnswerScanner, Substring) -> Bool) -> Bool {
+    mutating func object(_ member: (inout EditAnswerScanner, Key) -> Bool) -> Bool {
         skipWhitespace()
         guard consume(UInt8(ascii: "{")) else { return false }
         skipWhitespace()
         if consume(UInt8(ascii: "}")) { return true }
         while true {
             skipWhitespace()
-            guard let key = plainString() else { return false }
+            guard let key = plainStringRange() else { return false }
             skipWhitespace()
-            guard consume(UInt8(ascii: ":")), member(&self, Substring(key)) else { return false }
+            guard consume(UInt8(ascii: ":")), member(&self, Key(bytes: UnsafeBufferPointer(rebasing: bytes[key]))) else { return false }
             skipWhitespace()
             if consume(UInt8(ascii: ",")) { continue }
             return consume(UInt8(ascii: "}"))
@@ -145,14 +156,18 @@ private struct EditAnswerScanner {
 
     /// A string literal without escapes or control characters.
     mutating func plainString() -> String? {
+        plainStringRange().map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+    }
+
+    /// Where the text of a string literal without escapes or control characters lies, the quotes left out.
+    mutating func plainStringRange() -> Range<Int>? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = index
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
-                return text
+                return start..<(index - 1)
             }
             guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { return nil }
             index += 1
@@ -167,7 +182,7 @@ private struct EditAnswerScanner {
         guard index < bytes.count, depth < 64 else { return false }
         switch bytes[index] {
         case UInt8(ascii: "\""):
-            return plainString() != nil
+            return plainStringRange() != nil
         case UInt8(ascii: "{"):
             return object { scanner, _ in scanner.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["):
