@@ -32,6 +32,19 @@ public enum FormEncoding {
         return out
     }
 
+    /// `value` percent-encoded as a form value (the part after `name=`).
+    public static func encodedValue(_ value: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(value.utf8.count * 2)
+        appendEscaped(value.utf8, to: &out)
+        return out
+    }
+
+    /// A form value (the part after `name=`) decoded; bytes that are not UTF-8 once decoded become U+FFFD.
+    public static func decodedValue(_ bytes: [UInt8]) -> String {
+        String(decoding: unescape(bytes, 0, bytes.count), as: UTF8.self)
+    }
+
     /// Decodes `a=1&b=x+y` into fields, in order. `+` is a space; malformed escapes are kept literally.
     public static func decode(_ text: some StringProtocol) -> [FormField] {
         decode(utf8: Array(text.utf8))

@@ -74,18 +74,48 @@ public struct LayerEdits: Sendable, Hashable {
 
 /// Features already written as a JSON array, for callers that generate them at volume (the load generator writes
 /// a batch straight into bytes rather than building a ``Feature`` per add). Sent verbatim: the caller vouches that
-/// `json` is an array of exactly `count` features. The retried, exactly-once applyEdits takes them only with
+/// the array holds exactly `count` features. The retried, exactly-once applyEdits takes them only with
 /// ``globalIds``: the GlobalID each one carries, in order (a journal that planned them already knows).
+///
+/// The array comes as JSON text, or already percent-encoded as a form value (``init(formEncoded:count:globalIds:)``),
+/// which the request body takes as it is. Two values are equal when they were given the same way with the same text.
 public struct EncodedFeatures: Sendable, Hashable {
-    public var json: String
     public var count: Int
     /// The canonical GlobalID of each feature, in order, when each carries one in the layer's GlobalID field.
     public var globalIds: [String]?
+    private var text: Text
+
+    private enum Text: Sendable, Hashable {
+        case json(String)
+        case formEncoded([UInt8])
+    }
 
     public init(json: String, count: Int, globalIds: [String]? = nil) {
-        self.json = json
+        text = .json(json)
         self.count = count
         self.globalIds = globalIds
+    }
+
+    /// Features whose JSON array is given percent-encoded as an `application/x-www-form-urlencoded` value (the bytes
+    /// after `adds=`).
+    public init(formEncoded: [UInt8], count: Int, globalIds: [String]? = nil) {
+        text = .formEncoded(formEncoded)
+        self.count = count
+        self.globalIds = globalIds
+    }
+
+    /// The JSON array.
+    public var json: String {
+        switch text {
+        case .json(let json): json
+        case .formEncoded(let bytes): FormEncoding.decodedValue(bytes)
+        }
+    }
+
+    /// The array percent-encoded as a form value, when it was given so.
+    public var formEncoded: [UInt8]? {
+        if case .formEncoded(let bytes) = text { return bytes }
+        return nil
     }
 }
 
@@ -105,6 +135,28 @@ public struct ApplyEditsOptions: Sendable, Hashable {
 }
 
 extension LayerEdits {
+    /// The body of a layer-level applyEdits request: ``formFields(options:)`` form-encoded, except that adds given
+    /// already encoded (``EncodedFeatures/init(formEncoded:count:globalIds:)``), and no others, are copied in as they are.
+    public func formBody(options: ApplyEditsOptions) -> [UInt8] {
+        guard adds.isEmpty, let encoded = encodedAdds, encoded.count > 0, let value = encoded.formEncoded else {
+            return FormEncoding.encodedBytes(formFields(options: options))
+        }
+        var rest = self
+        rest.encodedAdds = nil
+        var fields = rest.formFields(options: options)
+        // `f=json`, then the adds, then the rest, in the order of formFields(options:).
+        let first = fields.removeFirst()
+        var body = FormEncoding.encodedBytes([first])
+        body.reserveCapacity(body.count + value.count + 160)
+        body.append(contentsOf: "&adds=".utf8)
+        body.append(contentsOf: value)
+        if !fields.isEmpty {
+            body.append(UInt8(ascii: "&"))
+            body.append(contentsOf: FormEncoding.encodedBytes(fields))
+        }
+        return body
+    }
+
     /// The form fields of a layer-level applyEdits request, `f=json` included. Non-finite doubles, which JSON cannot
     /// express, are sent as `null` (see ``JSONWriter``).
     public func formFields(options: ApplyEditsOptions) -> [FormField] {

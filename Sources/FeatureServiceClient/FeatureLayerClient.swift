@@ -128,12 +128,13 @@ public struct FeatureLayerClient: Sendable {
     ///   the batch (rolled back); `CancellationError` when the task was cancelled — the edits may then have been
     ///   applied or not.
     public func applyEdits(_ edits: LayerEdits, options: ApplyEditsOptions = .init()) async throws -> ApplyEditsResult {
-        try await post("applyEdits", fields: applyEditsFields(edits, options: options), as: ApplyEditsResult.self)
+        let request = applyEditsRequest(edits, options: options)
+        return try await exchange.perform(request, operation: "applyEdits", as: ApplyEditsResult.self)
     }
 
-    /// The form fields of an applyEdits request.
-    func applyEditsFields(_ edits: LayerEdits, options: ApplyEditsOptions) -> [FormField] {
-        edits.formFields(options: options)
+    /// The applyEdits request of `edits`.
+    func applyEditsRequest(_ edits: LayerEdits, options: ApplyEditsOptions) -> HTTPRequest {
+        HTTPRequest.form(url: exchangeURL("applyEdits"), encodedBody: edits.formBody(options: options))
     }
 
     func exchangeURL(_ operation: String) -> String {

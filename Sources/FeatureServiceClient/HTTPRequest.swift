@@ -86,6 +86,16 @@ public struct HTTPRequest: Sendable {
             timeout: timeout)
     }
 
+    /// A POST with an `application/x-www-form-urlencoded` body given already encoded.
+    /// - Parameters:
+    ///   - url: The absolute URL.
+    ///   - encodedBody: The encoded fields, `a=1&b=x%20y`.
+    ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
+    /// - Returns: The request.
+    public static func form(url: String, encodedBody: [UInt8], timeout: Duration? = nil) -> HTTPRequest {
+        HTTPRequest(method: .post, url: url, headers: [formContentType], body: encodedBody, timeout: timeout)
+    }
+
     /// A POST with a `multipart/form-data` body whose file parts are read from disk while the request is sent.
     /// - Parameters:
     ///   - url: The absolute URL.

@@ -78,6 +78,46 @@ import Testing
         #expect(try JSONDecoder().decode([Feature].self, from: Data(encodedOnly.value.utf8)).count == 3)
     }
 
+    @Test("formEncoded(from:count:) is encode(from:count:) percent-encoded, byte for byte", arguments: [
+        (GeometryType?.some(.point), Extent?.none, true),
+        (GeometryType?.some(.point), Extent?.some(Extent(xmin: -20_037_508.34, ymin: -0.5, xmax: 20_037_508.34, ymax: 0.5)), true),
+        (GeometryType?.none, Extent?.none, true),
+        (GeometryType?.some(.point), Extent?.none, false),
+    ])
+    func formEncoded(geometry: GeometryType?, extent: Extent?, fastFieldsOnly: Bool) {
+        var layer = Self.layer(geometry: geometry, extent: extent)
+        // Field names that need JSON escapes or are not ASCII take the slow path, and then so does the whole batch.
+        if fastFieldsOnly { layer.fields.removeAll { $0.name == "naïve" || $0.name == "quo\"te" } }
+        let generator = FeatureGenerator(layer: layer, seed: 7)
+        #expect((generator.formPlan != nil) == fastFieldsOnly)
+        for start in [0, 1, 997, 1 << 40] {
+            for count in [1, 25] {
+                let json = generator.encode(from: start, count: count)
+                let form = generator.formEncoded(from: start, count: count)
+                #expect(form == FormEncoding.encodedValue(json))
+                #expect(FormEncoding.decodedValue(form) == json)
+            }
+        }
+    }
+
+    @Test("a body with form-encoded adds is the body of the same edits' form fields")
+    func formBody() throws {
+        let generator = FeatureGenerator(layer: Self.layer(geometry: .point, extent: nil), seed: 3)
+        let json = generator.encode(from: 0, count: 4)
+        let bodies = [
+            LayerEdits(encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4)),
+            LayerEdits(updates: generator.features(from: 4, count: 1), deletes: [7, 8], encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4)),
+            // Adds of both kinds: one array, made through the JSON text.
+            LayerEdits(adds: generator.features(from: 9, count: 2), encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4)),
+        ]
+        for (edits, options) in zip(bodies, [ApplyEditsOptions(), ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true), ApplyEditsOptions(returnEditMoment: true)]) {
+            var asText = edits
+            asText.encodedAdds = EncodedFeatures(json: json, count: 4)
+            #expect(edits.formBody(options: options) == FormEncoding.encodedBytes(asText.formFields(options: options)))
+            #expect(edits.formFields(options: options) == asText.formFields(options: options))
+        }
+    }
+
     @Test("GlobalIDs are canonical version-4 UUIDs in braces")
     func globalIds() {
         var random = SplitMix64(seed: 5)

@@ -79,7 +79,7 @@ private struct RetriedEdits {
     mutating func run() async throws -> ApplyEditsOutcome {
         // The failure that stands when the machine gives up: the last send's, or the last check's before a send.
         var failure: FeatureServiceError?
-        var request = HTTPRequest.form(url: url, fields: client.applyEditsFields(edits, options: options))
+        var request = client.applyEditsRequest(edits, options: options)
         var requestAdds = edits.addCount
         var action = machine.start()
         while true {
@@ -87,7 +87,7 @@ private struct RetriedEdits {
             case .send(let batch):
                 if batch.addCount != requestAdds {
                     // The adds were abandoned: the rest of the batch goes on without them.
-                    request = HTTPRequest.form(url: url, fields: client.applyEditsFields(batch, options: options))
+                    request = client.applyEditsRequest(batch, options: options)
                     requestAdds = batch.addCount
                 }
                 do {

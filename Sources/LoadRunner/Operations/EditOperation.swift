@@ -56,7 +56,7 @@ struct EditOperation: LoadOperation {
             sample.fail("no existing feature left to \(changed.count < updates ? "update" : "delete"); seed more with `setup: { seed: N }`")
         }
         var edits = LayerEdits(adds: newFeatures, updates: changed, deletes: removed)
-        if encoded && adds > 0 { edits.encodedAdds = EncodedFeatures(json: generator.encode(from: first, count: adds), count: adds) }
+        if encoded && adds > 0 { edits.encodedAdds = EncodedFeatures(formEncoded: generator.formEncoded(from: first, count: adds), count: adds) }
         guard edits.count > 0 else { return }
         switch spec.kind {
         case .applyEdits:

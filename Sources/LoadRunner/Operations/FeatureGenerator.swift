@@ -9,6 +9,8 @@ public struct FeatureGenerator: Sendable {
     private let writableFields: [Field]
     /// How ``encode(from:count:)`` writes each of ``writableFields``.
     let fieldPlans: [FieldPlan]
+    /// How ``formEncoded(from:count:)`` writes them; nil when a field takes the slow path.
+    let formPlan: FormPlan?
 
     public init(layer: LayerInfo, seed: UInt64) {
         self.layer = layer
@@ -19,6 +21,7 @@ public struct FeatureGenerator: Sendable {
                 && field.type != .globalID && field.type != .geometry
         }
         fieldPlans = writableFields.map(Self.plan(for:))
+        formPlan = FormPlan(fieldPlans, point: layer.geometryType == .point)
     }
 
     /// The random stream of the feature at `index`.
