@@ -40,6 +40,11 @@ public enum FormEncoding {
         return out
     }
 
+    /// Appends `value` percent-encoded as (part of) a form value.
+    public static func appendEncodedValue(_ value: String, to out: inout [UInt8]) {
+        appendEscaped(value.utf8, to: &out)
+    }
+
     /// A form value (the part after `name=`) decoded; bytes that are not UTF-8 once decoded become U+FFFD.
     public static func decodedValue(_ bytes: [UInt8]) -> String {
         String(decoding: unescape(bytes, 0, bytes.count), as: UTF8.self)

@@ -469,7 +469,16 @@ public struct BatchApplier: Sendable {
             sent.append(index)
         }
         if !addPayloads.isEmpty {
-            edits.encodedAdds = EncodedFeatures(json: "[" + addPayloads.joined(separator: ",") + "]", count: addPayloads.count, globalIds: addIds)
+            // Encoded for the request body as they are joined: the array is not copied into a String first.
+            var array: [UInt8] = []
+            array.reserveCapacity(addPayloads.reduce(6) { $0 + $1.utf8.count * 2 + 3 })
+            array.append(contentsOf: "%5B".utf8)
+            for (offset, payload) in addPayloads.enumerated() {
+                if offset > 0 { array.append(contentsOf: "%2C".utf8) }
+                FormEncoding.appendEncodedValue(payload, to: &array)
+            }
+            array.append(contentsOf: "%5D".utf8)
+            edits.encodedAdds = EncodedFeatures(formEncoded: array, count: addPayloads.count, globalIds: addIds)
         }
         guard edits.count > 0 else { return result }
         let adds = plainAdds + encodedAdds
