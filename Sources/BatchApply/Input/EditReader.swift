@@ -64,15 +64,16 @@ extension EditReader {
 /// the text and its position, so any thread may do it).
 public enum ReadRecord: Sendable {
     case decoded(Result<InputEdit, InputProblem>)
-    /// The record's text, `byteCount` bytes long, and how to decode it.
-    case deferred(byteCount: Int, decode: @Sendable () -> Result<InputEdit, InputProblem>)
+    /// The record's text, `byteCount` bytes long, and how to decode it; for a GeoJSON Feature record that decodes to an
+    /// add, its text (for the planner's fast path, ``PointAdds``).
+    case deferred(byteCount: Int, geoJSON: GeoJSONText? = nil, decode: @Sendable () -> Result<InputEdit, InputProblem>)
 
     /// About how many bytes the record holds: its text's.
     public var byteCount: Int {
         switch self {
         case .decoded(.success(let edit)): edit.source.utf8.count
         case .decoded(.failure(let problem)): problem.source?.utf8.count ?? 0
-        case .deferred(let byteCount, _): byteCount
+        case .deferred(let byteCount, _, _): byteCount
         }
     }
 
@@ -80,7 +81,7 @@ public enum ReadRecord: Sendable {
     public func decode() -> Result<InputEdit, InputProblem> {
         switch self {
         case .decoded(let result): result
-        case .deferred(_, let decode): decode()
+        case .deferred(_, _, let decode): decode()
         }
     }
 }

@@ -95,7 +95,10 @@ public struct GeoJSONReader: EditReader {
                 index += 1
                 splitter = current
                 let (spatialReference, kindField) = (spatialReference, kindField)
-                return .deferred(byteCount: bytes.count) {
+                // Without a kind field every Feature is an add: the planner may take its fast path.
+                let text = kindField == nil && spatialReference.latestWkid == nil
+                    ? spatialReference.wkid.map { GeoJSONText(bytes: bytes, position: position, wkid: $0) } : nil
+                return .deferred(byteCount: bytes.count, geoJSON: text) {
                     Self.decode(bytes, position: position, spatialReference: spatialReference, kindField: kindField)
                 }
             }

@@ -51,7 +51,9 @@ public struct GeoJSONSeqReader: EditReader {
             let position = InputPosition(index: index, line: line)
             index += 1
             let kindField = kindField
-            return .deferred(byteCount: bytes.count) { [bytes] in Self.decode(bytes, position: position, kindField: kindField) }
+            // Without a kind field every GeoJSON Feature is an add: the planner may take its fast path.
+            let text = kindField == nil ? GeoJSONText(bytes: bytes, position: position, wkid: 4326) : nil
+            return .deferred(byteCount: bytes.count, geoJSON: text) { [bytes] in Self.decode(bytes, position: position, kindField: kindField) }
         }
         return nil
     }

@@ -75,12 +75,20 @@ public struct ApplyPlanner: Sendable {
     }
 
     /// A planner for edits to `layers` (records that name no layer go to `defaultLayer`).
-    public init(layers: [Int: LayerInfo], defaultLayer: Int, batchSize: Int, coerce: @escaping Coercion = { feature, layer, kind in FieldCoercion.coerce(feature, kind: kind, layer: layer) }) {
+    /// - Parameter coerce: how attributes are fitted to their layer; nil: ``FieldCoercion/coerce(_:kind:layer:)``.
+    public init(layers: [Int: LayerInfo], defaultLayer: Int, batchSize: Int, coerce: Coercion? = nil) {
         self.layers = layers
         self.defaultLayer = defaultLayer
         self.batchSize = max(1, batchSize)
-        self.coerce = coerce
+        self.coerce = coerce ?? { feature, layer, kind in FieldCoercion.coerce(feature, kind: kind, layer: layer) }
+        // The fast path checks as FieldCoercion does, so it goes only with it.
+        pointAdds = coerce == nil ? layers[defaultLayer].flatMap { PointAdds(layer: $0, id: defaultLayer) } : nil
     }
+
+    /// The fast path for GeoJSON point adds to the default layer, when that layer is one it serves.
+    let pointAdds: PointAdds?
+    /// Whether records may take ``pointAdds`` (for tests that compare it with the general path).
+    package var fastPath = true
 
     /// Batches the plan has made complete and committed to the journal: from then on they may be sent while the rest
     /// of the input is still being planned.
@@ -373,6 +381,11 @@ public struct ApplyPlanner: Sendable {
 
     /// One record decoded and checked.
     package func check(_ record: ReadRecord) -> Checked {
+        // An add with nothing more to it than its feature (no related records or files to find) may take the fast path.
+        if fastPath, related == false, attachments == nil, let pointAdds, case .deferred(_, let text?, _) = record, let planned = pointAdds.plan(text) {
+            let edit = InputEdit(kind: .add, feature: Feature(attributes: [:]), position: text.position, source: planned.source)
+            return .ready(edit: edit, planned: planned, givenGlobalId: false, feature: Feature(attributes: [:]), attachmentKey: nil)
+        }
         switch record.decode() {
         case .failure(let problem):
             return .unreadable(problem)
