@@ -24,7 +24,23 @@ struct TransportBenchmark {
             try await serve()
             return
         }
-        let options = try Options(arguments)
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(UsageError.usage)
+            return
+        }
+        // A problem is said in a line and an exit status (64 for usage), not as a crash with a backtrace.
+        do {
+            try await measure(Options(arguments))
+        } catch let error as UsageError {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(64)
+        } catch {
+            FileHandle.standardError.write(Data("featureload-transport-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func measure(_ options: Options) async throws {
         let server = try ServerProcess.start()
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)/arcgis/rest/info?f=json"
@@ -81,10 +97,8 @@ struct Options {
 /// A usage or environment problem, reported before any measurement.
 struct UsageError: Error, CustomStringConvertible {
     var message: String
-    var description: String {
-        "featureload-transport-bench: \(message). Usage: featureload-transport-bench [--duration 10] [--connections 64] "
-            + "[--wrk-threads 2] [--output Reports/benchmarks]"
-    }
+    static let usage = "Usage: featureload-transport-bench [--duration 10] [--connections 64] [--wrk-threads 2] [--output Reports/benchmarks]"
+    var description: String { "featureload-transport-bench: \(message). \(Self.usage)" }
 }
 
 /// The local service as a child process of this binary.
