@@ -208,7 +208,12 @@ struct FormCursor {
     mutating func put(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { source in
             guard let base = source.baseAddress else { return }
-            at.initialize(from: base, count: source.count)
+            // Keys and codes are a few bytes: a loop costs less than a call to memmove.
+            if source.count <= 32 {
+                for offset in 0..<source.count { (at + offset).initialize(to: base[offset]) }
+            } else {
+                at.initialize(from: base, count: source.count)
+            }
             at += source.count
         }
     }
