@@ -212,6 +212,29 @@ import Testing
         #expect(takenCount > 150 && takenCount < 2850, "\(takenCount) taken")
     }
 
+    @Test("features of a FeatureCollection take it too, in the collection's coordinate system", arguments: [nil, "EPSG:3857"])
+    func collection(crs: String?) throws {
+        let (fast, general) = Self.planners(requiredName: false)
+        let member = crs.map { #""crs": {"type": "name", "properties": {"name": "\#($0)"}}, "# } ?? ""
+        // Records that are JSON on their own (a cut or garbled one would break the whole document).
+        let whole = Self.left.filter { (try? JSONReader.parse(bytes: Array($0.utf8))) != nil }
+        let features = (Self.taken + whole).joined(separator: ",\n")
+        let document = #"{"type": "FeatureCollection", \#(member)"features": [\#(features)]}"#
+        var fastReader = GeoJSONReader(bytes: Array(document.utf8))
+        var generalReader = GeoJSONReader(bytes: Array(document.utf8))
+        var taken = 0
+        var wkids: Set<String> = []
+        while let record = fastReader.nextRead(), let again = generalReader.nextRead() {
+            if case .deferred(_, let text?, _) = record, fast.pointAdds?.plan(text) != nil {
+                taken += 1
+                wkids.insert("\(text.wkid)")
+            }
+            #expect(try Self.describe(fast.check(record)) == Self.describe(general.check(again)))
+        }
+        #expect(taken == Self.taken.count)
+        #expect(wkids == [crs == nil ? "4326" : "3857"])
+    }
+
     @Test("layers it does not serve: not points, no GlobalID field, subtypes, a required field it cannot check")
     func layers() {
         var polygons = Self.layer(requiredName: false)
