@@ -10,15 +10,35 @@ import FeatureModel
 public enum DerivedGlobalID {
     /// The GlobalID of the add at `position` of layer `layer` whose input text is `source`.
     public static func make(layer: Int, position: Int, source: String) -> String {
+        var source = source
+        return source.withUTF8 { make(layer: layer, position: position, utf8: $0) }
+    }
+
+    /// The GlobalID of the add at `position` of layer `layer` whose input text is the UTF-8 bytes `utf8`: the same as
+    /// ``make(layer:position:source:)`` for the same text.
+    public static func make(layer: Int, position: Int, utf8 source: UnsafeBufferPointer<UInt8>) -> String {
         var high: UInt64 = 0xcbf2_9ce4_8422_2325
         var low: UInt64 = 0x8422_2325_cbf2_9ce4 ^ 0x9e37_79b9_7f4a_7c15
-        func mix(_ byte: UInt8) {
+        @inline(__always) func mix(_ byte: UInt8) {
             high = (high ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
             low = (low ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 &+ 0x9e37_79b9
         }
-        for byte in "\(layer):\(position):".utf8 { mix(byte) }
-        for byte in source.utf8 { mix(byte) }
-        let a = finish(high ^ UInt64(source.utf8.count))
+        // `<layer>:<position>:`, as the decimal text of each, without making a String of it.
+        func mixDecimal(_ number: Int) {
+            if number < 0 { mix(UInt8(ascii: "-")) }
+            let magnitude = number.magnitude
+            var divisor: UInt = 1
+            while magnitude / divisor >= 10 { divisor *= 10 }
+            repeat {
+                mix(UInt8(ascii: "0") + UInt8((magnitude / divisor) % 10))
+                divisor /= 10
+            } while divisor > 0
+            mix(UInt8(ascii: ":"))
+        }
+        mixDecimal(layer)
+        mixDecimal(position)
+        for byte in source { mix(byte) }
+        let a = finish(high ^ UInt64(source.count))
         let b = finish(low &+ a)
         // `{XXXXXXXX-XXXX-8XXX-YXXX-XXXXXXXXXXXX}` written byte by byte: formatting through Characters cost more than
         // the hash when planning millions of adds.

@@ -161,7 +161,8 @@ struct PointAdds: Sendable {
             guard let found = reader.feature(rules: rules) else { return nil }
             for index in required where found.present[index] != .some(true) { return nil }
             let source = RecordText.string(text.bytes)
-            let globalId = DerivedGlobalID.make(layer: layer, position: text.position.index, source: source)
+            // A record the fast path reads is ASCII throughout, so its bytes are its text's.
+            let globalId = DerivedGlobalID.make(layer: layer, position: text.position.index, utf8: bytes)
             var payload: [UInt8] = []
             payload.reserveCapacity(bytes.count + 96)
             payload.append(contentsOf: #"{"attributes":{"#.utf8)
