@@ -250,6 +250,13 @@ import Testing
         requiredGUID.fields.append(Field(name: "ticket", type: .guid, nullable: false))
         #expect(PointAdds(layer: requiredGUID, id: 0) == nil)
         #expect(PointAdds(layer: Self.layer(requiredName: true), id: 0) != nil)
+        // A required field named like a key: the general path takes such an attribute out as a key, and so refuses
+        // every add for lacking it; the fast path must not plan them.
+        var keyNamed = Self.layer(requiredName: false)
+        keyNamed.objectIdField = "FID"
+        keyNamed.fields[0].name = "FID"
+        keyNamed.fields.append(Field(name: "OBJECTID", type: .integer, nullable: false))
+        #expect(PointAdds(layer: keyNamed, id: 0) == nil)
         // A planner given its own coercion has no fast path: the fast path checks as FieldCoercion does.
         let custom = ApplyPlanner(layers: [0: Self.layer(requiredName: false)], defaultLayer: 0, batchSize: 1) { feature, _, _ in (feature, []) }
         #expect(custom.pointAdds == nil)

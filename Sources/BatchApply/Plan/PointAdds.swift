@@ -84,7 +84,9 @@ struct PointAdds: Sendable {
         let keyNames = [info.objectIdField, "OBJECTID", globalIdField, "GlobalID"]
         for field in info.fields {
             let isKey = field.type == .oid || field.type == .globalID || keyNames.contains { $0.caseInsensitiveEquals(field.name) }
-            let mustGive = !isKey && field.isEditable && !field.isNullable && (field.defaultValue ?? .null).isNull
+            // As DomainValidator asks of an add: by type only, so a required field named like a key (an OBJECTID
+            // integer beside an FID object-ID field), which the general path takes out as a key, is still required.
+            let mustGive = field.type != .oid && field.type != .globalID && field.isEditable && !field.isNullable && (field.defaultValue ?? .null).isNull
             guard !isKey, field.isEditable, let rule = Self.rule(for: field) else {
                 if mustGive { return nil }
                 continue
