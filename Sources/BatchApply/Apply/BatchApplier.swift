@@ -471,7 +471,7 @@ public struct BatchApplier: Sendable {
         if !addPayloads.isEmpty {
             // Encoded for the request body as they are joined: the array is not copied into a String first.
             var array: [UInt8] = []
-            array.reserveCapacity(addPayloads.reduce(6) { $0 + $1.utf8.count * 2 + 3 })
+            array.reserveCapacity(addPayloads.reduce(6) { $0 + $1.utf8.count * 3 + 3 })
             array.append(contentsOf: "%5B".utf8)
             for (offset, payload) in addPayloads.enumerated() {
                 if offset > 0 { array.append(contentsOf: "%2C".utf8) }
