@@ -34,15 +34,35 @@ public enum FormEncoding {
 
     /// `value` percent-encoded as a form value (the part after `name=`).
     public static func encodedValue(_ value: String) -> [UInt8] {
+        encodedValue(utf8: value.utf8)
+    }
+
+    /// The UTF-8 bytes `utf8` percent-encoded as a form value.
+    public static func encodedValue(utf8: some Sequence<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(value.utf8.count * 2)
-        appendEscaped(value.utf8, to: &out)
+        out.reserveCapacity(utf8.underestimatedCount * 2)
+        appendEscaped(utf8, to: &out)
         return out
     }
 
     /// Appends `value` percent-encoded as (part of) a form value.
     public static func appendEncodedValue(_ value: String, to out: inout [UInt8]) {
         appendEscaped(value.utf8, to: &out)
+    }
+
+    /// Whether `byte` stands for itself in an encoded form value (letters, digits, `-._~`); any other is written `%XX`.
+    public static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+        }
+    }
+
+    /// The upper-case hex digit of `nibble` (0–15), as `%XX` escapes are written.
+    public static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 
     /// A form value (the part after `name=`) decoded; bytes that are not UTF-8 once decoded become U+FFFD.
@@ -127,17 +147,9 @@ public enum FormEncoding {
         return String(decoding: unescape(bytes, 0, bytes.count), as: UTF8.self)
     }
 
-    private static let isUnreserved: [Bool] = (0..<256).map { value in
-        let byte = UInt8(value)
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
-        }
-    }
+    private static let unreservedTable: [Bool] = (0..<256).map { isUnreserved(UInt8($0)) }
 
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    private static let hexDigits: [UInt8] = (0..<16).map { hexDigit(UInt8($0)) }
 
     /// Appends `bytes` percent-encoded. The hot path of every request body: the tables are read once per call (not
     /// once per byte through their lazy initialisers) and the output is written through a buffer, not byte by byte.
@@ -150,7 +162,7 @@ public enum FormEncoding {
 
     private static func appendEscaped(_ input: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         guard !input.isEmpty else { return }
-        let unreserved = isUnreserved
+        let unreserved = unreservedTable
         let hex = hexDigits
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: input.count * 3) { buffer in
             var count = 0

@@ -1,12 +1,17 @@
 import FeatureModel
 
-/// The generator's fast path: features written straight into JSON bytes from a plan made once per layer.
+/// The generator's fast path: features written straight into bytes from a plan made once per layer.
 ///
 /// A batch of 100 adds built as ``Feature`` values costs a dictionary per feature (hashing every field name),
 /// a `String` per number and a second pass to serialise; on the load generator's two shared cores that left the
-/// client, not the service, as the limit. ``encode(from:count:)`` draws the same random values in the same order as
+/// client, not the service, as the limit. The writer draws the same random values in the same order as
 /// ``FeatureGenerator/feature(at:)`` and writes them with precomputed keys, so the service receives the same
 /// features (a test decodes both and compares), only their member order differs, which JSON leaves free.
+///
+/// It writes a batch as JSON text (``encode(from:count:)``) or, for the request body, percent-encoded as a form value
+/// (``formEncoded(from:count:)``): the JSON's syntax and keys are encoded once per layer (``Syntax``), and numbers need
+/// no encoding, so the body is written in one pass rather than written, copied into a `String` and encoded again (at
+/// 100 adds a request that was a quarter of the generator's own CPU).
 extension FeatureGenerator {
     /// How one writable field's value is drawn and written.
     enum ValuePlan: Sendable {
@@ -84,128 +89,314 @@ extension FeatureGenerator {
 
     /// The JSON array of the `count` features from `start`, as ``features(from:count:)`` would give them.
     public func encode(from start: Int, count: Int) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count * (fieldPlans.reduce(48) { $0 + $1.key.count + 24 }) + 2)
-        bytes.append(UInt8(ascii: "["))
-        for index in start..<(start + count) {
-            if index > start { bytes.append(UInt8(ascii: ",")) }
-            encodeFeature(at: index, into: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: write(from: start, count: count, in: jsonSyntax), as: UTF8.self)
     }
 
-    private func encodeFeature(at index: Int, into bytes: inout [UInt8]) {
+    /// That JSON array percent-encoded as an `application/x-www-form-urlencoded` value, as ``FormEncoding`` writes it.
+    public func formEncoded(from start: Int, count: Int) -> [UInt8] {
+        write(from: start, count: count, in: formSyntax)
+    }
+
+    /// The fixed parts of the features' JSON (punctuation, keys, coded values, literals), as JSON text or
+    /// percent-encoded; and whether the parts written per feature (text, a slow field's value) are encoded too.
+    final class Syntax: Sendable {
+        let encodes: Bool
+        let arrayOpen: [UInt8]
+        let arrayClose: [UInt8]
+        let featureOpen: [UInt8]
+        /// Closes the attributes and opens the point: `},"geometry":{"x":`.
+        let geometryX: [UInt8]
+        let geometryY: [UInt8]
+        /// `}}`: the attributes (or the point) and the feature.
+        let closeBoth: [UInt8]
+        let comma: [UInt8]
+        let quote: [UInt8]
+        let braceOpen: [UInt8]
+        let braceClose: [UInt8]
+        /// Each field's `"name":`, in ``FeatureGenerator/fieldPlans`` order.
+        let keys: [[UInt8]]
+        /// Each field's coded values, or its literal; empty for other fields.
+        let values: [[[UInt8]]]
+        /// The most bytes a feature takes, a slow field's value left out (the writer makes room for it when it has it).
+        let featureBound: Int
+
+        /// The most bytes a number takes: 24 characters, or what the general writer gives, each encoded.
+        static let numberBound = 96
+
+        init(_ plans: [FieldPlan], point: Bool, encoded: Bool) {
+            func form(_ text: String) -> [UInt8] { form(Array(text.utf8)) }
+            func form(_ bytes: [UInt8]) -> [UInt8] { encoded ? FormEncoding.encodedValue(utf8: bytes) : bytes }
+            encodes = encoded
+            arrayOpen = form("[")
+            arrayClose = form("]")
+            featureOpen = form(#"{"attributes":{"#)
+            geometryX = form(#"},"geometry":{"x":"#)
+            geometryY = form(#","y":"#)
+            closeBoth = form("}}")
+            comma = form(",")
+            quote = form("\"")
+            braceOpen = form("{")
+            braceClose = form("}")
+            keys = plans.map { form($0.key) }
+            values = plans.map { plan in
+                switch plan.value {
+                case .codes(let codes): codes.map(form)
+                case .literal(let literal): [form(literal)]
+                default: []
+                }
+            }
+            var bound = featureOpen.count + closeBoth.count + (point ? geometryX.count + geometryY.count + 2 * Self.numberBound : 0)
+            for (index, plan) in plans.enumerated() {
+                bound += comma.count + keys[index].count
+                switch plan.value {
+                case .codes, .literal: bound += values[index].map(\.count).max() ?? 0
+                case .integerRange, .constantInteger, .integer: bound += 20
+                case .doubleRange, .double: bound += Self.numberBound
+                case .guid: bound += 2 * quote.count + 3 * 38
+                case .letters(let count): bound += 2 * quote.count + count
+                case .text(let prefix, let limit): bound += 2 * quote.count + 3 * min(limit, prefix.count + 26)
+                case .slow: break
+                }
+            }
+            featureBound = bound
+        }
+    }
+
+    private func write(from start: Int, count: Int, in syntax: Syntax) -> [UInt8] {
+        let framing = syntax.arrayOpen.count + syntax.arrayClose.count
+        var bytes = ByteWriter(capacity: framing + count * (syntax.featureBound + syntax.comma.count))
+        // GlobalID.append's scratch, kept from one GUID to the next.
+        var scratch: [UInt8] = []
+        bytes.put(syntax.arrayOpen)
+        for index in start..<(start + count) {
+            // Room for the feature, and for what is left to write after it: the writes do not check.
+            bytes.reserve(syntax.comma.count + syntax.featureBound + framing)
+            if index > start { bytes.put(syntax.comma) }
+            writeFeature(at: index, in: syntax, to: &bytes, scratch: &scratch)
+        }
+        bytes.put(syntax.arrayClose)
+        return bytes.take()
+    }
+
+    private func writeFeature(at index: Int, in syntax: Syntax, to bytes: inout ByteWriter, scratch: inout [UInt8]) {
         var random = randomStream(for: index)
-        bytes.append(contentsOf: #"{"attributes":{"#.utf8)
+        bytes.put(syntax.featureOpen)
         for (position, field) in fieldPlans.enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: field.key)
+            if position > 0 { bytes.put(syntax.comma) }
+            bytes.put(syntax.keys[position])
             switch field.value {
             case .codes(let codes):
-                bytes.append(contentsOf: codes[Int(random.next() % UInt64(codes.count))])
+                bytes.put(syntax.values[position][Int(random.next() % UInt64(codes.count))])
             case .integerRange(let low, let high):
-                Self.append(Int64.random(in: low...high, using: &random), to: &bytes)
+                bytes.putDecimal(Int64.random(in: low...high, using: &random))
             case .constantInteger(let value):
-                Self.append(value, to: &bytes)
+                bytes.putDecimal(value)
             case .doubleRange(let low, let high):
-                Self.append(hundredths: (Double.random(in: low...high, using: &random) * 100).rounded(), to: &bytes)
+                bytes.put(scaled: (Double.random(in: low...high, using: &random) * 100).rounded(), digits: 2, encoded: syntax.encodes)
             case .integer(let range):
-                Self.append(Int64.random(in: range, using: &random), to: &bytes)
+                bytes.putDecimal(Int64.random(in: range, using: &random))
             case .double:
-                Self.append(hundredths: (Double.random(in: 0...10_000, using: &random) * 100).rounded(), to: &bytes)
+                bytes.put(scaled: (Double.random(in: 0...10_000, using: &random) * 100).rounded(), digits: 2, encoded: syntax.encodes)
             case .guid:
-                bytes.append(UInt8(ascii: "\""))
-                GlobalID.append(using: &random, to: &bytes)
-                bytes.append(UInt8(ascii: "\""))
+                scratch.removeAll(keepingCapacity: true)
+                GlobalID.append(using: &random, to: &scratch)
+                bytes.put(syntax.quote)
+                bytes.put(scratch, encoded: syntax.encodes)
+                bytes.put(syntax.quote)
             case .letters(let count):
-                bytes.append(UInt8(ascii: "\""))
-                for _ in 0..<count { bytes.append(UInt8(ascii: "A") + UInt8(random.next() % 26)) }
-                bytes.append(UInt8(ascii: "\""))
+                bytes.put(syntax.quote)
+                for _ in 0..<count { bytes.put(UInt8(ascii: "A") + UInt8(random.next() % 26)) }
+                bytes.put(syntax.quote)
             case .text(let prefix, let limit):
-                appendText(prefix: prefix, limit: limit, index: index, random: &random, to: &bytes)
+                bytes.put(syntax.quote)
+                putText(prefix: prefix, limit: limit, index: index, random: &random, encoded: syntax.encodes, to: &bytes)
+                bytes.put(syntax.quote)
             case .slow(let field):
                 var writer = JSONWriter(capacity: 64)
                 writer.write(value(for: field, index: index, random: &random))
-                bytes.append(contentsOf: writer.bytes)
-            case .literal(let literal):
-                bytes.append(contentsOf: literal)
+                // Not in the feature's bound: room for it and for the rest of the feature.
+                bytes.reserve(3 * writer.bytes.count + syntax.featureBound)
+                bytes.put(writer.bytes, encoded: syntax.encodes)
+            case .literal:
+                bytes.put(syntax.values[position][0])
             }
         }
-        bytes.append(UInt8(ascii: "}"))
         if let point = pointGeometry(random: &random) {
-            bytes.append(contentsOf: #","geometry":{"x":"#.utf8)
-            Self.append(scaled: point.x, digits: 6, to: &bytes)
-            bytes.append(contentsOf: #","y":"#.utf8)
-            Self.append(scaled: point.y, digits: 6, to: &bytes)
-            bytes.append(UInt8(ascii: "}"))
+            bytes.put(syntax.geometryX)
+            bytes.put(scaled: point.x, digits: 6, encoded: syntax.encodes)
+            bytes.put(syntax.geometryY)
+            bytes.put(scaled: point.y, digits: 6, encoded: syntax.encodes)
         }
-        bytes.append(UInt8(ascii: "}"))
+        bytes.put(syntax.closeBoth)
     }
 
     /// `"<name> <index> <base 36>"` cut to `limit` (ASCII, so bytes are characters).
-    private func appendText(prefix: [UInt8], limit: Int, index: Int, random: inout SplitMix64, to bytes: inout [UInt8]) {
-        var text = prefix
-        text.reserveCapacity(prefix.count + 28)
-        Self.append(Int64(index), to: &text)
-        text.append(UInt8(ascii: " "))
-        var draw = random.next() % 1_000_000
-        var digits: [UInt8] = []
-        repeat {
-            let digit = UInt8(draw % 36)
-            digits.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
-            draw /= 36
-        } while draw > 0
-        text.append(contentsOf: digits.reversed())
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: text.prefix(limit))
-        bytes.append(UInt8(ascii: "\""))
+    private func putText(prefix: [UInt8], limit: Int, index: Int, random: inout SplitMix64, encoded: Bool, to bytes: inout ByteWriter) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + 26) { text in
+            var length = 0
+            for byte in prefix {
+                text[length] = byte
+                length += 1
+            }
+            var digits = String(index).utf8.makeIterator()
+            while let digit = digits.next() {
+                text[length] = digit
+                length += 1
+            }
+            text[length] = UInt8(ascii: " ")
+            length += 1
+            // Base 36, most significant digit first.
+            var draw = random.next() % 1_000_000
+            var base36: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+            var count = 0
+            withUnsafeMutableBytes(of: &base36) { digits in
+                repeat {
+                    let digit = UInt8(draw % 36)
+                    digits[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                    count += 1
+                    draw /= 36
+                } while draw > 0
+                for offset in stride(from: count - 1, through: 0, by: -1) {
+                    text[length] = digits[offset]
+                    length += 1
+                }
+            }
+            bytes.put(UnsafeBufferPointer(rebasing: text[0..<min(limit, length)]), encoded: encoded)
+        }
+    }
+}
+
+/// Bytes written through a pointer into storage that grows on ``reserve(_:)``. The writes themselves do not check
+/// for room (their callers reserve it): the generator's writes are a few bytes each, and an array's checks per
+/// append cost as much as the write.
+struct ByteWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
     }
 
-    /// Appends a whole number in decimal.
-    static func append(_ value: Int64, to bytes: inout [UInt8]) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            var position = 20
-            repeat {
-                position -= 1
-                buffer[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[position...]))
+    deinit { base.deallocate() }
+
+    /// The bytes written.
+    consuming func take() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Room for `extra` more bytes.
+    mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = max(capacity * 2, count + extra)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = grown
+    }
+
+    mutating func put(_ byte: UInt8) {
+        assert(count < capacity, "write past the room reserved")
+        (base + count).initialize(to: byte)
+        count += 1
+    }
+
+    mutating func put(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { put($0) }
+    }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        assert(count + bytes.count <= capacity, "write past the room reserved")
+        // Keys and codes are a few bytes: a loop costs less than a call to memmove.
+        if bytes.count <= 32 {
+            for offset in 0..<bytes.count { (base + count + offset).initialize(to: source[offset]) }
+        } else {
+            (base + count).initialize(from: source, count: bytes.count)
+        }
+        count += bytes.count
+    }
+
+    /// `bytes`, percent-encoded as ``FormEncoding`` writes them when `encoded`.
+    mutating func put(_ bytes: [UInt8], encoded: Bool) {
+        bytes.withUnsafeBufferPointer { put($0, encoded: encoded) }
+    }
+
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>, encoded: Bool) {
+        guard encoded else { return put(bytes) }
+        assert(count + 3 * bytes.count <= capacity, "write past the room reserved")
+        for byte in bytes {
+            if FormEncoding.isUnreserved(byte) {
+                (base + count).initialize(to: byte)
+                count += 1
+            } else {
+                (base + count).initialize(to: UInt8(ascii: "%"))
+                (base + count + 1).initialize(to: FormEncoding.hexDigit(byte >> 4))
+                (base + count + 2).initialize(to: FormEncoding.hexDigit(byte & 0xF))
+                count += 3
+            }
         }
     }
 
-    /// Appends `value / 100` for a whole-number `value`, i.e. the double `value / 100` exactly as a decimal parser
-    /// reads it back (division and parsing both round the same exact quotient to the nearest double).
-    static func append(hundredths value: Double, to bytes: inout [UInt8]) {
-        append(scaled: value, digits: 2, to: &bytes)
+    /// A whole number in decimal (digits and `-` need no encoding), written last digit first: dividing by the constant
+    /// 10 is a multiplication, by a power of ten held in a variable a division.
+    mutating func putDecimal(_ value: Int64) {
+        assert(count + 20 <= capacity, "write past the room reserved")
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits = 1
+        var probe = magnitude
+        while probe >= 10 {
+            probe /= 10
+            digits += 1
+        }
+        count += digits
+        var digit = base + count
+        repeat {
+            digit -= 1
+            digit.initialize(to: UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
     }
 
-    /// Appends `units / 10^digits` for a whole-number `units` as a decimal of at most `digits` fraction digits; numbers
-    /// beyond 2^53 (not whole in a double) or not finite fall back to the general writer.
-    static func append(scaled units: Double, digits: Int, to bytes: inout [UInt8]) {
-        let scale = digits == 2 ? 100.0 : 1_000_000.0
+    /// `units / 10^digits` (2 or 6) for a whole-number `units`, as a decimal of at most `digits` fraction digits,
+    /// trailing zeros dropped but one kept, as Swift writes doubles (12.5, 3400.0): the double `units / 10^digits`
+    /// exactly as a decimal parser reads it back (division and parsing both round the same exact quotient). Numbers
+    /// beyond 2^53 (not whole in a double) or not finite go through the general writer (encoded when `encoded`).
+    mutating func put(scaled units: Double, digits: Int, encoded: Bool) {
         guard units.isFinite, abs(units) < 9_007_199_254_740_992, units == units.rounded() else {
             var writer = JSONWriter(capacity: 32)
-            writer.write(units / scale)
-            bytes.append(contentsOf: writer.bytes)
-            return
+            writer.write(units / (digits == 2 ? 100.0 : 1_000_000.0))
+            return put(writer.bytes, encoded: encoded)
         }
         let whole = Int64(units)
-        if whole < 0 { bytes.append(UInt8(ascii: "-")) }
-        let magnitude = whole.magnitude
-        let divisor: UInt64 = digits == 2 ? 100 : 1_000_000
-        append(Int64(magnitude / divisor), to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        // Trailing zeros dropped but one digit kept, as Swift writes doubles: 12.5, 3400.0.
+        if whole < 0 { put(UInt8(ascii: "-")) }
+        // Each divisor a constant where it is used, so the divisions become multiplications.
+        if digits == 2 {
+            put(fixed: whole.magnitude, divisor: 100)
+        } else {
+            put(fixed: whole.magnitude, divisor: 1_000_000)
+        }
+    }
+
+    /// `magnitude / divisor` with its fraction, trailing zeros dropped but one digit kept.
+    @inline(__always)
+    private mutating func put(fixed magnitude: UInt64, divisor: UInt64) {
+        putDecimal(Int64(magnitude / divisor))
+        put(UInt8(ascii: "."))
         var fraction = magnitude % divisor
-        var place = divisor / 10
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction / place))
-            fraction %= place
-            place /= 10
-        } while fraction > 0
+        var kept = divisor == 100 ? 2 : 6
+        while kept > 1 && fraction % 10 == 0 {
+            fraction /= 10
+            kept -= 1
+        }
+        // Last digit first, as putDecimal writes, with the leading zeros the fraction has.
+        count += kept
+        var digit = base + count
+        for _ in 0..<kept {
+            digit -= 1
+            digit.initialize(to: UInt8(ascii: "0") + UInt8(fraction % 10))
+            fraction /= 10
+        }
     }
 }

@@ -7,10 +7,11 @@ public struct FeatureGenerator: Sendable {
     public let layer: LayerInfo
     public let seed: UInt64
     private let writableFields: [Field]
-    /// How ``encode(from:count:)`` writes each of ``writableFields``.
+    /// How ``encode(from:count:)`` and ``formEncoded(from:count:)`` write each of ``writableFields``.
     let fieldPlans: [FieldPlan]
-    /// How ``formEncoded(from:count:)`` writes them; nil when a field takes the slow path.
-    let formPlan: FormPlan?
+    /// Their fixed parts as JSON text, and percent-encoded.
+    let jsonSyntax: Syntax
+    let formSyntax: Syntax
 
     public init(layer: LayerInfo, seed: UInt64) {
         self.layer = layer
@@ -21,7 +22,8 @@ public struct FeatureGenerator: Sendable {
                 && field.type != .globalID && field.type != .geometry
         }
         fieldPlans = writableFields.map(Self.plan(for:))
-        formPlan = FormPlan(fieldPlans, point: layer.geometryType == .point)
+        jsonSyntax = Syntax(fieldPlans, point: layer.geometryType == .point, encoded: false)
+        formSyntax = Syntax(fieldPlans, point: layer.geometryType == .point, encoded: true)
     }
 
     /// The random stream of the feature at `index`.
