@@ -132,7 +132,7 @@ struct ApplyCommand: AsyncParsableCommand {
             "How long to wait for a service that cannot be reached (no connection, timeouts, HTTP 502/503/504) before stopping, resumable; meanwhile nothing is sent and the service is probed (default 15m; 0 fails the batches instead).",
             valueName: "duration"),
         transform: ApplyCommand.serviceWait)
-    var waitForService: Duration = .seconds(900)
+    var waitForService: Duration = BatchApplier.defaultServiceWait
 
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var logging: LoggingOptions

@@ -32,7 +32,7 @@ struct ApplyJob: Sendable {
     let verify: Bool
     let rejectsPath: String
     /// How long a run waits for a service that cannot be reached (``BatchApplier/serviceWait``).
-    var serviceWait: Duration = .seconds(900)
+    var serviceWait: Duration = BatchApplier.defaultServiceWait
 
     /// What the run did, for the summary and the report.
     struct Result: Sendable {

@@ -132,16 +132,12 @@ extension BatchApplier {
             }
             filesSettled(.rejected, "refused with its group (record \(parent + 1))")
         case .failed(let reason):
-            if serviceWait > .zero, let failure = outcome.lastFailure, let unavailable = Self.unavailability(failure) {
-                result.unavailable = unavailable
-            }
+            result.unavailable = outage(after: outcome.lastFailure)
             records += sent.map { EditRecord(index: $0.planned.position.index, status: .failed, reason: "failed after retries: \(reason)") }
             filesSettled(.failed, reason)
         case .unknown(let reason):
-            if serviceWait > .zero, let failure = outcome.lastFailure, let unavailable = Self.unavailability(failure) {
-                // Whether it arrived could not be checked either: looked up once the service answers.
-                result.unavailable = unavailable
-            }
+            // Whether it arrived could not be checked either: looked up once the service answers.
+            result.unavailable = outage(after: outcome.lastFailure)
             filesSettled(.unknown, reason)
             records += sent.map { edit in
                 objectId(edit).map { EditRecord(index: edit.planned.position.index, status: .applied, objectId: $0) }

@@ -42,7 +42,9 @@ public struct BatchApplier: Sendable {
     public let keys: [Int: (objectIdField: String, globalIdField: String?)]
     /// How long a run waits for a service that cannot be reached before it stops; zero fails the batches instead, each
     /// after its retries.
-    public var serviceWait: Duration = .seconds(900)
+    public var serviceWait: Duration = Self.defaultServiceWait
+    /// The default ``serviceWait``: 15 minutes.
+    public static let defaultServiceWait = Duration.seconds(900)
     /// The longest pause between two probes of a service that cannot be reached.
     public var probeInterval: Duration = .seconds(30)
 
@@ -130,6 +132,13 @@ public struct BatchApplier: Sendable {
         /// How the service could not be reached when the batch gave up for that: it goes back to be sent again, its
         /// records unwritten (``state`` says whether an attempt may have reached the service).
         var unavailable: String?
+    }
+
+    /// How a batch's last attempt failed, when the run is to wait for the service and the failure says it cannot be
+    /// reached; nil otherwise (the batch's edits then fail as they are).
+    func outage(after failure: AttemptFailure?) -> String? {
+        guard serviceWait > .zero, let failure else { return nil }
+        return Self.unavailability(failure)
     }
 
     /// How the last attempt failed, when that says the service cannot be reached now (rather than that it refused the
@@ -516,9 +525,7 @@ public struct BatchApplier: Sendable {
                 }
             } else {
                 let reason = error.stopReason.map { "\(error.attemptFailure) (\($0))" } ?? "\(error.attemptFailure)"
-                if serviceWait > .zero, let unavailable = Self.unavailability(error.attemptFailure) {
-                    result.unavailable = unavailable
-                }
+                result.unavailable = outage(after: error.attemptFailure)
                 for index in sent {
                     result.records.append(
                         EditRecord(index: batch.edits[index].planned.position.index, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)"))
