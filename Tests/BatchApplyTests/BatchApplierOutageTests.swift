@@ -54,6 +54,31 @@ import Testing
         return last
     }
 
+    /// What most tests here start from: a local service (with `faults`) reached through libcurl, its count of parks
+    /// before the test, and a journal planned for `parks` new parks in batches of 20.
+    struct Planned {
+        let endpoint: LocalFeatureServerEndpoint
+        let transport: CurlTransport
+        let service: FeatureService
+        let journal: ApplyJournal
+        let layer: LayerInfo
+        let before: Int
+    }
+
+    static func withPlanned(_ parks: Int, faults: [FaultRule] = [], _ body: @Sendable (Planned) async throws -> Void) async throws {
+        try await BatchApplierIntegrationTests.server(faults: faults) { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let before = try await service.layer(id: 0).count()
+                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
+                    BatchApplierIntegrationTests.parks(parks), service: service, directory: directory, batchSize: 20)
+                try await body(Planned(endpoint: endpoint, transport: transport, service: service, journal: journal, layer: layer, before: before))
+                withExtendedLifetime(directory) {}
+            }
+        }
+    }
+
     /// An applier of `journal` (layer 0) with the quick retry policy.
     static func applier(_ journal: ApplyJournal, layer: LayerInfo, service: FeatureService, batchSize: Int, concurrency: Int = 4, rate: Double? = nil) -> BatchApplier {
         BatchApplier(
@@ -95,37 +120,31 @@ import Testing
         "a service out of reach for a while (answering 503; or committing, then dropping the connection, so the check drops too): the run sends nothing meanwhile, goes on once it answers, looks up the batches in doubt by GlobalID, and applies every edit once",
         .timeLimit(.minutes(2)), arguments: ["http503", "dropAfterCommit"])
     func ridesOutAnOutage(fault: String) async throws {
-        try await BatchApplierIntegrationTests.server { endpoint in
-            try await withCurlTransport { transport in
-                let directory = try TemporaryDirectory()
-                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let before = try await service.layer(id: 0).count()
-                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
-                    BatchApplierIntegrationTests.parks(1_000), service: service, directory: directory, batchSize: 20)
-                var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
-                applier.probeInterval = .milliseconds(200)
-                applier.serviceWait = .seconds(60)
-                let run = Task { try await applier.run() }
-                // Paced at 1,000 edits/s, the run is under way when the service goes away, for about 2 s.
-                try await Self.untilSending(endpoint: endpoint, transport: transport)
-                try await Self.setOutage(fault, endpoint: endpoint, transport: transport)
-                // Once the batches in flight have given up, nothing more is sent, only probes.
-                let early = try await Self.untilQuiet(endpoint: endpoint, transport: transport)
-                try await Task.sleep(for: .milliseconds(1_000))
-                let late = try await Self.applyEditsSeen(endpoint: endpoint, transport: transport)
-                #expect(early > 0 && late == early, "no applyEdits while the service is out of reach: \(late - early) were sent after \(early)")
-                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
-                let summary = try await run.value
-                #expect(summary.unavailable == nil && !summary.interrupted)
-                #expect(summary.outages >= 1 && summary.outageTime >= .milliseconds(500), "the run waited for the service")
-                if fault == "dropAfterCommit" {
-                    #expect(summary.reconciledBatches > 0 && summary.reconciledApplied > 0, "the batches in doubt were looked up: \(summary)")
-                }
-                let counts = try journal.counts()
-                #expect(counts.applied == 1_000 && counts.failed == 0 && counts.unknown == 0 && counts.open == 0, "\(counts)")
-                #expect(summary.settled[.applied] == 1_000, "each edit counted once in the run")
-                try await Self.expectEveryParkOnce(1_000, journal: journal, service: service, before: before)
+        try await Self.withPlanned(1_000) { planned in
+            let (endpoint, transport, service, journal, layer, before) = (planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before)
+            var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
+            applier.probeInterval = .milliseconds(200)
+            applier.serviceWait = .seconds(60)
+            let run = Task { try await applier.run() }
+            // Paced at 1,000 edits/s, the run is under way when the service goes away, for about 2 s.
+            try await Self.untilSending(endpoint: endpoint, transport: transport)
+            try await Self.setOutage(fault, endpoint: endpoint, transport: transport)
+            // Once the batches in flight have given up, nothing more is sent, only probes.
+            let early = try await Self.untilQuiet(endpoint: endpoint, transport: transport)
+            try await Task.sleep(for: .milliseconds(1_000))
+            let late = try await Self.applyEditsSeen(endpoint: endpoint, transport: transport)
+            #expect(early > 0 && late == early, "no applyEdits while the service is out of reach: \(late - early) were sent after \(early)")
+            try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+            let summary = try await run.value
+            #expect(summary.unavailable == nil && !summary.interrupted)
+            #expect(summary.outages >= 1 && summary.outageTime >= .milliseconds(500), "the run waited for the service")
+            if fault == "dropAfterCommit" {
+                #expect(summary.reconciledBatches > 0 && summary.reconciledApplied > 0, "the batches in doubt were looked up: \(summary)")
             }
+            let counts = try journal.counts()
+            #expect(counts.applied == 1_000 && counts.failed == 0 && counts.unknown == 0 && counts.open == 0, "\(counts)")
+            #expect(summary.settled[.applied] == 1_000, "each edit counted once in the run")
+            try await Self.expectEveryParkOnce(1_000, journal: journal, service: service, before: before)
         }
     }
 
@@ -133,52 +152,41 @@ import Testing
         "connections dropped for too long: the run stops with the reason, fails no edit, leaves what may have arrived in doubt, and a resume applies everything once",
         .timeLimit(.minutes(2)))
     func givesUpThenResumes() async throws {
-        try await BatchApplierIntegrationTests.server { endpoint in
-            try await withCurlTransport { transport in
-                let directory = try TemporaryDirectory()
-                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let before = try await service.layer(id: 0).count()
-                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
-                    BatchApplierIntegrationTests.parks(600), service: service, directory: directory, batchSize: 20)
-                var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
-                applier.probeInterval = .milliseconds(100)
-                applier.serviceWait = .milliseconds(600)
-                let run = Task { try await applier.run() }
-                try await Self.untilSending(endpoint: endpoint, transport: transport)
-                // The connection closes before the service reads the request: an attempt that may have reached it.
-                try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
-                let stopped = try await run.value
-                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
-                let reason = try #require(stopped.unavailable)
-                #expect(reason.contains("could not be reached for") && reason.contains("empty reply"), "\(reason)")
-                let counts = try journal.counts()
-                #expect(counts.failed == 0 && counts.unknown == 0, "no edit is failed for the outage: \(counts)")
-                #expect(counts.open > 0 && counts.applied < 600)
-                let states = try journal.openBatches().map(\.state)
-                #expect(states.contains(.sending), "the batches that may have reached the service are in doubt")
+        try await Self.withPlanned(600) { planned in
+            let (endpoint, transport, service, journal, layer, before) = (planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before)
+            var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
+            applier.probeInterval = .milliseconds(100)
+            applier.serviceWait = .milliseconds(600)
+            let run = Task { try await applier.run() }
+            try await Self.untilSending(endpoint: endpoint, transport: transport)
+            // The connection closes before the service reads the request: an attempt that may have reached it.
+            try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
+            let stopped = try await run.value
+            try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+            let reason = try #require(stopped.unavailable)
+            #expect(reason.contains("could not be reached for") && reason.contains("empty reply"), "\(reason)")
+            let counts = try journal.counts()
+            #expect(counts.failed == 0 && counts.unknown == 0, "no edit is failed for the outage: \(counts)")
+            #expect(counts.open > 0 && counts.applied < 600)
+            let states = try journal.openBatches().map(\.state)
+            #expect(states.contains(.sending), "the batches that may have reached the service are in doubt")
 
-                let resumed = try await Self.applier(journal, layer: layer, service: service, batchSize: 20).run()
-                #expect(resumed.unavailable == nil && resumed.reconciledBatches > 0)
-                #expect(try journal.counts().applied == 600)
-                try await Self.expectEveryParkOnce(600, journal: journal, service: service, before: before)
-            }
+            let resumed = try await Self.applier(journal, layer: layer, service: service, batchSize: 20).run()
+            #expect(resumed.unavailable == nil && resumed.reconciledBatches > 0)
+            #expect(try journal.counts().applied == 600)
+            try await Self.expectEveryParkOnce(600, journal: journal, service: service, before: before)
         }
     }
 
     @Test("with --wait-for-service 0 a batch that cannot reach the service fails after its retries, as each edit's outcome", .timeLimit(.minutes(1)))
     func noWaitFailsBatches() async throws {
-        try await BatchApplierIntegrationTests.server(faults: [FaultRule(kind: .http503, rate: 1, scope: FaultScope(operation: "applyEdits"))]) { endpoint in
-            try await withCurlTransport { transport in
-                let directory = try TemporaryDirectory()
-                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
-                    BatchApplierIntegrationTests.parks(40), service: service, directory: directory, batchSize: 20)
-                var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, concurrency: 2)
-                applier.serviceWait = .zero
-                let summary = try await applier.run()
-                #expect(summary.unavailable == nil && summary.outages == 0)
-                #expect(try journal.counts().failed == 40)
-            }
+        try await Self.withPlanned(40, faults: [FaultRule(kind: .http503, rate: 1, scope: FaultScope(operation: "applyEdits"))]) { planned in
+            let (service, journal, layer) = (planned.service, planned.journal, planned.layer)
+            var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, concurrency: 2)
+            applier.serviceWait = .zero
+            let summary = try await applier.run()
+            #expect(summary.unavailable == nil && summary.outages == 0)
+            #expect(try journal.counts().failed == 40)
         }
     }
 
@@ -215,34 +223,28 @@ import Testing
 
     @Test("Ctrl-C while waiting for the service: the run stops at once, fails no edit, and a resume applies every edit once", .timeLimit(.minutes(1)))
     func cancelledWhileWaiting() async throws {
-        try await BatchApplierIntegrationTests.server { endpoint in
-            try await withCurlTransport { transport in
-                let directory = try TemporaryDirectory()
-                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
-                let before = try await service.layer(id: 0).count()
-                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
-                    BatchApplierIntegrationTests.parks(600), service: service, directory: directory, batchSize: 20)
-                let applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
-                let run = Task { try await applier.run() }
-                try await Self.untilSending(endpoint: endpoint, transport: transport)
-                try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
-                // The run now waits for the service.
-                try await Self.untilQuiet(endpoint: endpoint, transport: transport)
-                let clock = ContinuousClock()
-                let cancelled = clock.now
-                run.cancel()
-                let stopped = try await run.value
-                #expect(cancelled.duration(to: clock.now) < .seconds(2), "the probe's pause ends with the cancellation")
-                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
-                #expect(stopped.interrupted && stopped.unavailable == nil)
-                let counts = try journal.counts()
-                #expect(counts.failed == 0 && counts.unknown == 0 && counts.open > 0, "\(counts)")
+        try await Self.withPlanned(600) { planned in
+            let (endpoint, transport, service, journal, layer, before) = (planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before)
+            let applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
+            let run = Task { try await applier.run() }
+            try await Self.untilSending(endpoint: endpoint, transport: transport)
+            try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
+            // The run now waits for the service.
+            try await Self.untilQuiet(endpoint: endpoint, transport: transport)
+            let clock = ContinuousClock()
+            let cancelled = clock.now
+            run.cancel()
+            let stopped = try await run.value
+            #expect(cancelled.duration(to: clock.now) < .seconds(2), "the probe's pause ends with the cancellation")
+            try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+            #expect(stopped.interrupted && stopped.unavailable == nil)
+            let counts = try journal.counts()
+            #expect(counts.failed == 0 && counts.unknown == 0 && counts.open > 0, "\(counts)")
 
-                let resumed = try await Self.applier(journal, layer: layer, service: service, batchSize: 20).run()
-                #expect(!resumed.interrupted && resumed.unavailable == nil)
-                #expect(try journal.counts().applied == 600)
-                try await Self.expectEveryParkOnce(600, journal: journal, service: service, before: before)
-            }
+            let resumed = try await Self.applier(journal, layer: layer, service: service, batchSize: 20).run()
+            #expect(!resumed.interrupted && resumed.unavailable == nil)
+            #expect(try journal.counts().applied == 600)
+            try await Self.expectEveryParkOnce(600, journal: journal, service: service, before: before)
         }
     }
 }
