@@ -51,6 +51,7 @@ public enum FormEncoding {
     }
 
     /// Whether `byte` stands for itself in an encoded form value (letters, digits, `-._~`); any other is written `%XX`.
+    @inlinable
     public static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -61,6 +62,7 @@ public enum FormEncoding {
     }
 
     /// The upper-case hex digit of `nibble` (0–15), as `%XX` escapes are written.
+    @inlinable
     public static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }

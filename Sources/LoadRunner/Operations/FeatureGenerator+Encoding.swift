@@ -238,11 +238,25 @@ extension FeatureGenerator {
                 text[length] = byte
                 length += 1
             }
-            var digits = String(index).utf8.makeIterator()
-            while let digit = digits.next() {
-                text[length] = digit
+            // The index in decimal, last digit first into its place.
+            if index < 0 {
+                text[length] = UInt8(ascii: "-")
                 length += 1
             }
+            var magnitude = index.magnitude
+            var digits = 1
+            var probe = magnitude
+            while probe >= 10 {
+                probe /= 10
+                digits += 1
+            }
+            length += digits
+            var place = length
+            repeat {
+                place -= 1
+                text[place] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
             text[length] = UInt8(ascii: " ")
             length += 1
             // Base 36, most significant digit first.
