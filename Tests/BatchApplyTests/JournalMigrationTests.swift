@@ -28,6 +28,7 @@ import Testing
                 let path = journal.path
                 let queue = try DatabaseQueue(path: path)
                 try await queue.write { db in
+                    try Self.writeAsVersion3(db)
                     try db.execute(
                         sql: """
                             ALTER TABLE batch DROP COLUMN atomic;
@@ -52,5 +53,61 @@ import Testing
                 #expect(occurrences.count == 300 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
             }
         }
+    }
+
+    @Test("a version-3 journal (each edit's texts in its row) with batches in doubt is upgraded in place and resumes", .timeLimit(.minutes(2)))
+    func resumesVersion3() async throws {
+        try await BatchApplierIntegrationTests.server { endpoint in
+            try await withCurlTransport { transport in
+                let directory = try TemporaryDirectory()
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
+                    BatchApplierIntegrationTests.parks(300), service: service, directory: directory, batchSize: 50)
+                let planned = try journal.batch(2).edits
+                // A batch sent by the earlier build (applied) and left in doubt, as a kill -9 would leave it.
+                let inDoubt = try journal.startSending([0])
+                let sent = inDoubt.flatMap(\.edits).compactMap { edit -> Feature? in
+                    guard let value = try? JSONReader.parse(edit.planned.payload) else { return nil }
+                    return try? EsriJSONFeature.feature(value)
+                }
+                #expect(sent.count == 50)
+                _ = try await service.layer(id: 0).applyEdits(LayerEdits(adds: sent), options: ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true))
+                let path = journal.path
+                let queue = try DatabaseQueue(path: path)
+                try await queue.write { db in try Self.writeAsVersion3(db) }
+                try queue.close()
+
+                let reopened = try ApplyJournal.open(at: path)
+                // The texts are read from the rows as version 3 wrote them.
+                #expect(try reopened.batch(2).edits == planned)
+                let keys: [Int: (objectIdField: String, globalIdField: String?)] = [0: (layer.objectIdField, layer.globalIdField)]
+                let summary = try await BatchApplier(journal: reopened, service: service, settings: try reopened.header().settings, keys: keys).run()
+                #expect(summary.reconciledBatches == 1 && summary.reconciledApplied == 50, "the batch in doubt was found applied: \(summary)")
+                #expect(try reopened.counts().applied == 300)
+                let occurrences = try await BatchApplierIntegrationTests.occurrences(journal: reopened, layer: service.layer(id: 0))
+                #expect(occurrences.count == 300 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
+            }
+        }
+    }
+
+    /// Rewrites a journal as version 3 wrote it: each edit's texts in its own row, no pages of texts.
+    static func writeAsVersion3(_ db: Database) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT id, texts FROM planText") {
+            let id: Int64 = row[0]
+            let bytes: Data = row[1]
+            let texts = try PlanTexts([UInt8](bytes))
+            for slot in 0..<texts.count {
+                let (payload, source) = try texts.texts(at: slot)
+                try db.execute(
+                    sql: "UPDATE edit SET payload = ?, source = ?, text = NULL, slot = NULL WHERE text = ? AND slot = ?", arguments: [payload, source, id, slot])
+            }
+        }
+        try db.execute(
+            sql: """
+                ALTER TABLE edit DROP COLUMN text;
+                ALTER TABLE edit DROP COLUMN slot;
+                DROP TABLE planText;
+                UPDATE run SET version = 3;
+                """)
     }
 }

@@ -28,7 +28,7 @@ public final class ApplyJournal: Sendable {
     let plannedBatches = PlannedBatchCache()
 
     /// The schema version this code writes and reads.
-    public static let version = 3
+    public static let version = 4
 
     /// The files to attach, each keyed by its GlobalID, with the position of the add it goes with: made by a new
     /// journal and by the upgrade of a version-1 one.
@@ -39,6 +39,11 @@ public final class ApplyJournal: Sendable {
         );
         CREATE INDEX attachment_position ON attachment(position);
         """
+
+    /// The texts of the plan's edits, a page (``PlanTexts``) per row: an edit whose `text` is not null has its payload
+    /// and input record at `slot` of that page, and empty texts in its own row (version 3 and earlier kept them
+    /// there).
+    static let planTextTable = "CREATE TABLE planText (id INTEGER PRIMARY KEY, texts BLOB NOT NULL);"
 
     /// The open statuses (``EditStatus/isOpen``) as an SQL list.
     static let openStatuses = "(" + EditStatus.allCases.filter(\.isOpen).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
@@ -114,9 +119,12 @@ public final class ApplyJournal: Sendable {
                             status TEXT NOT NULL DEFAULT 'pending',
                             resultObjectId INTEGER,
                             code INTEGER,
-                            reason TEXT
+                            reason TEXT,
+                            text INTEGER,
+                            slot INTEGER
                         );
                         CREATE INDEX edit_batch ON edit(batch);
+                        \(planTextTable)
                         \(attachmentTable)
                         CREATE TABLE problem (
                             position INTEGER PRIMARY KEY,
@@ -162,6 +170,10 @@ public final class ApplyJournal: Sendable {
                 try migrateFromVersion2(database)
                 version = 3
             }
+            if version == 3 {
+                try migrateFromVersion3(database)
+                version = 4
+            }
             guard version == Self.version else {
                 throw ApplyError.journal("\(path) is a journal of version \(version.map(String.init) ?? "?"), this featureload reads version \(Self.version)")
             }
@@ -197,6 +209,20 @@ public final class ApplyJournal: Sendable {
         }
     }
 
+    /// Version 3 kept each edit's texts in its row: adds the pages of texts, empty, and the columns that point into
+    /// them, null for every edit planned then.
+    static func migrateFromVersion3(_ database: DatabaseQueue) throws {
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE edit ADD COLUMN text INTEGER;
+                    ALTER TABLE edit ADD COLUMN slot INTEGER;
+                    \(planTextTable)
+                    UPDATE run SET version = 4 WHERE id = 1;
+                    """)
+        }
+    }
+
     /// The run's header.
     public func header() throws -> JournalHeader {
         let json = try database.read { db in try String.fetchOne(db, sql: "SELECT header FROM run WHERE id = 1") } ?? "{}"
@@ -217,7 +243,7 @@ public final class ApplyJournal: Sendable {
     /// Drops a plan that was interrupted before it was complete (nothing of it was sent), to plan again.
     public func discardPlan() throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM attachment; DELETE FROM edit; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
+            try db.execute(sql: "DELETE FROM attachment; DELETE FROM edit; DELETE FROM planText; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
         }
         plannedBatches.forgetAll()
     }
@@ -250,15 +276,26 @@ public final class ApplyJournal: Sendable {
             }
             let barrierStatement = try db.cachedStatement(sql: "UPDATE batch SET barrier = 1 WHERE id = ?")
             for id in barriers { try barrierStatement.execute(arguments: [id]) }
+            // The texts in a row per page (of at most `PlanTexts.pageBytes`, or one edit), each edit's row pointing at
+            // its slot. A page is never overwritten: rows kept from an interrupted plan keep pointing at theirs.
+            var pages: [(id: Int64, first: Int)] = []
+            let pageStatement = try db.cachedStatement(sql: "INSERT INTO planText (texts) VALUES (?)")
+            for range in PlanTexts.pages(edits) {
+                try pageStatement.execute(binding: PlanTexts.encode(edits[range]))
+                pages.append((db.lastInsertedRowID, range.lowerBound))
+            }
+            var page = pages.startIndex
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT OR IGNORE INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT OR IGNORE INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source, text, slot)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?)
                     """)
-            for (edit, batch) in edits {
+            for index in edits.indices {
+                if page + 1 < pages.endIndex && pages[page + 1].first == index { page += 1 }
+                let (edit, batch) = (edits[index].edit, edits[index].batch)
                 try statement.execute(
                     binding: edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer,
-                    edit.globalId, edit.objectId, edit.payload, edit.source)
+                    edit.globalId, edit.objectId, pages[page].id, index - pages[page].first)
                 inserted.append(db.changesCount > 0)
                 if db.changesCount == 0 {
                     // Planned before: it must plan the same (a grouped edit's batch is assigned later).
@@ -313,14 +350,19 @@ public final class ApplyJournal: Sendable {
     public func remove(_ edits: [(position: Int, reason: String)], asProblems: Bool) throws {
         try database.write { db in
             let problem = try db.cachedStatement(
-                sql: """
-                    INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source, kind, layer)
-                    SELECT position, line, sourceTable, ?, source, kind, layer FROM edit WHERE position = ?
-                    """)
+                sql: "INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source, kind, layer) VALUES (?, ?, ?, ?, ?, ?, ?)")
             let attachment = try db.cachedStatement(sql: "DELETE FROM attachment WHERE position = ?")
             let edit = try db.cachedStatement(sql: "DELETE FROM edit WHERE position = ?")
+            var pages = TextPages()
             for (position, reason) in edits {
-                if asProblems { try problem.execute(arguments: [reason, position]) }
+                if asProblems,
+                    let row = try Row.fetchOne(db, sql: "SELECT \(Self.editColumns) FROM edit WHERE position = ?", arguments: [position])
+                {
+                    let removed = try Self.edit(row, pages: &pages, db).planned
+                    try problem.execute(arguments: [
+                        position, removed.position.line, removed.position.table, reason, removed.source, removed.kind.rawValue, removed.layer,
+                    ])
+                }
                 try attachment.execute(arguments: [position])
                 try edit.execute(arguments: [position])
             }
@@ -409,9 +451,10 @@ public final class ApplyJournal: Sendable {
             guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id = ?", arguments: [id]) else {
                 throw ApplyError.journal("the journal has no batch \(id)")
             }
+            var pages = TextPages()
             let edits = try Row.fetchAll(
                 db, sql: "SELECT \(Self.editColumns) FROM edit WHERE batch = ? AND status IN \(Self.openStatuses) ORDER BY position", arguments: [id]
-            ).map(Self.edit)
+            ).map { row in try Self.edit(row, pages: &pages, db) }
             return JournalBatch(
                 id: id, layer: row["layer"], useGlobalIds: row["useGlobalIds"], state: JournalBatch.State(rawValue: row["state"]) ?? .planned,
                 edits: edits, atomic: row["atomic"], attachments: row["atomic"] ? try Self.attachments(db, batches: String(id))[id] ?? [] : [],
@@ -422,13 +465,16 @@ public final class ApplyJournal: Sendable {
     /// The columns ``edit(_:)`` reads, in its order (by position: looking columns up by name cost as much as the rest).
     static let editColumns =
         "edit.position, edit.line, edit.sourceTable, edit.batch, edit.kind, edit.layer, edit.globalId, edit.objectId, edit.payload, edit.source, "
-        + "edit.status, edit.resultObjectId, edit.code, edit.reason, edit.grp"
+        + "edit.status, edit.resultObjectId, edit.code, edit.reason, edit.grp, edit.text, edit.slot"
 
-    static func edit(_ row: Row) -> JournalEdit {
+    /// The edit of a row of ``editColumns``, its texts read from their page when they are kept in one.
+    static func edit(_ row: Row, pages: inout TextPages, _ db: Database) throws -> JournalEdit {
         let position = InputPosition(index: row[0], line: row[1], table: row[2])
+        var (payload, source): (String, String) = (row[8], row[9])
+        if let page: Int64 = row[15] { (payload, source) = try pages.texts(db, page: page, slot: row[16]) }
         let planned = PlannedEdit(
-            position: position, kind: InputEdit.Kind(rawValue: row[4]) ?? .add, layer: row[5], globalId: row[6], objectId: row[7], payload: row[8],
-            source: row[9], group: row[14])
+            position: position, kind: InputEdit.Kind(rawValue: row[4]) ?? .add, layer: row[5], globalId: row[6], objectId: row[7], payload: payload,
+            source: source, group: row[14])
         return JournalEdit(
             planned: planned, batch: row[3] ?? -1, status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
     }
@@ -473,13 +519,16 @@ public final class ApplyJournal: Sendable {
                 : try Row.fetchCursor(
                     db,
                     sql: """
-                        SELECT position, batch, kind, layer, globalId, objectId, payload, grp, status FROM edit
+                        SELECT position, batch, kind, layer, globalId, objectId, payload, grp, status, text, slot FROM edit
                         WHERE batch IN (\(unkept)) AND status IN \(Self.openStatuses) ORDER BY position
                         """)
+            var pages = TextPages()
             while let row = try rows?.next() {
+                var payload: String = row[6]
+                if let page: Int64 = row[9] { payload = try pages.texts(db, page: page, slot: row[10]).payload }
                 let planned = PlannedEdit(
                     position: InputPosition(index: row[0]), kind: InputEdit.Kind(rawValue: row[2]) ?? .add, layer: row[3], globalId: row[4],
-                    objectId: row[5], payload: row[6], source: "", group: row[7])
+                    objectId: row[5], payload: payload, source: "", group: row[7])
                 let batch: Int = row[1]
                 batches[batch]?.edits.append(JournalEdit(planned: planned, batch: batch, status: EditStatus(rawValue: row[8]) ?? .pending))
             }
@@ -590,9 +639,10 @@ public final class ApplyJournal: Sendable {
         var after = -1
         while true {
             let page = try database.read { db in
-                try Row.fetchAll(
+                var pages = TextPages()
+                return try Row.fetchAll(
                     db, sql: "SELECT \(Self.editColumns) FROM edit WHERE position > ? AND status IN (\(list)) ORDER BY position LIMIT 5000", arguments: [after]
-                ).map(Self.edit)
+                ).map { row in try Self.edit(row, pages: &pages, db) }
             }
             guard let last = page.last else { return }
             for edit in page { try body(edit) }
@@ -605,14 +655,15 @@ public final class ApplyJournal: Sendable {
     /// outcome, and failures that may have reached the service, are left to `--resume`, which looks them up first.
     public func forEachReject(_ body: (JournalEdit) throws -> Void) throws {
         let edits = try database.read { db in
-            try Row.fetchAll(
+            var pages = TextPages()
+            return try Row.fetchAll(
                 db,
                 sql: """
                     SELECT \(Self.editColumns) FROM edit JOIN batch ON batch.id = edit.batch
                     WHERE edit.status = 'rejected' OR (edit.status = 'failed' AND batch.state = 'done')
                     ORDER BY edit.position
                     """
-            ).map(Self.edit)
+            ).map { row in try Self.edit(row, pages: &pages, db) }
         }
         for edit in edits { try body(edit) }
     }
@@ -627,5 +678,23 @@ public final class ApplyJournal: Sendable {
             }
         }
         for problem in problems { try body(problem) }
+    }
+}
+
+/// Reads the pages of the plan's texts (``PlanTexts``) for edits read in input order: the page last read is kept, so
+/// each page is read about once however many of its edits are.
+struct TextPages {
+    private var last: (id: Int64, texts: PlanTexts)?
+
+    /// The payload and input record at `slot` of page `page`.
+    /// - Throws: ``ApplyError/journal(_:)`` when the journal has no such page or slot.
+    mutating func texts(_ db: Database, page: Int64, slot: Int) throws -> (payload: String, source: String) {
+        if let last, last.id == page { return try last.texts.texts(at: slot) }
+        guard let bytes = try Data.fetchOne(db, sql: "SELECT texts FROM planText WHERE id = ?", arguments: [page]) else {
+            throw ApplyError.journal("the journal has no page \(page) of the plan's texts")
+        }
+        let texts = try PlanTexts([UInt8](bytes))
+        last = (page, texts)
+        return try texts.texts(at: slot)
     }
 }

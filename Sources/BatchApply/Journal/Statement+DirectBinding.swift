@@ -25,6 +25,15 @@ extension String: DirectBindable {
     }
 }
 
+extension [UInt8]: DirectBindable {
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        withUnsafeBytes { bytes in
+            // SQLITE_TRANSIENT, as for text.
+            sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
+        }
+    }
+}
+
 extension Optional: DirectBindable where Wrapped: DirectBindable {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch self {
