@@ -48,9 +48,17 @@ public final class ApplyJournal: Sendable {
     /// The open statuses (``EditStatus/isOpen``) as an SQL list.
     static let openStatuses = "(" + EditStatus.allCases.filter(\.isOpen).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
 
+    /// Keeps the write-ahead log short, so that closing the journal has little left to copy.
+    private let checkpointer: JournalCheckpointer?
+
     private init(path: String, database: DatabaseQueue) {
         self.path = path
         self.database = database
+        checkpointer = JournalCheckpointer(path: path)
+    }
+
+    deinit {
+        checkpointer?.stop()
     }
 
     private static func openDatabase(_ path: String, readonly: Bool = false) throws -> DatabaseQueue {
