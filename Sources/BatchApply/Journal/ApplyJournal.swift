@@ -584,10 +584,12 @@ public final class ApplyJournal: Sendable {
                 sql: "UPDATE edit SET status = ?, resultObjectId = coalesce(?, resultObjectId), code = ?, reason = ? WHERE position = ?")
             let batchStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ? WHERE id = ?")
             // The usual outcome of a batch of adds, every edit applied with object IDs numbered as the input positions
-            // run, in one statement: a statement per edit was most of what recording cost.
+            // run, in one statement: a statement per edit was most of what recording cost. OR FAIL, which cannot fail
+            // here, spares SQLite the statement journal (a temporary file once past 64 KiB) it keeps to undo a
+            // statement that stops halfway; the transaction is undone as a whole anyway.
             let runStatement = try db.cachedStatement(
                 sql: """
-                    UPDATE edit SET status = 'applied', resultObjectId = ?1 + (position - ?2), code = NULL, reason = NULL
+                    UPDATE OR FAIL edit SET status = 'applied', resultObjectId = ?1 + (position - ?2), code = NULL, reason = NULL
                     WHERE batch = ?3 AND position BETWEEN ?2 AND ?4
                     """)
             for (id, records, state) in outcomes {
