@@ -72,6 +72,8 @@ struct PointAdds: Sendable {
     let required: [Int]
     /// `"GlobalID":"`
     let globalIdKey: [UInt8]
+    /// The bytes of every rule's key together: the most a payload's keys take.
+    let keysBytes: Int
 
     /// The fast path for adds to `info` (layer `id`), or nil when the layer is not one it serves: not points, no
     /// GlobalID field, subtypes, or a required field whose values it cannot check.
@@ -98,6 +100,7 @@ struct PointAdds: Sendable {
         self.rules = rules
         self.required = required
         globalIdKey = [UInt8(ascii: "\"")] + Array(globalIdField.utf8) + Array("\":\"".utf8)
+        keysBytes = rules.reduce(0) { $0 + $1.key.count }
     }
 
     /// How a field's values are checked, or nil when the fast path leaves its values to the general path.
@@ -165,26 +168,34 @@ struct PointAdds: Sendable {
             let source = RecordText.string(text.bytes)
             // A record the fast path reads is ASCII throughout, so its bytes are its text's.
             let globalId = DerivedGlobalID.make(layer: layer, position: text.position.index, utf8: bytes)
-            var payload: [UInt8] = []
-            payload.reserveCapacity(bytes.count + 96)
-            payload.append(contentsOf: #"{"attributes":{"#.utf8)
-            for (rule, value) in found.properties {
-                payload.append(contentsOf: rules[rule].key)
-                payload.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[value]))
-                payload.append(UInt8(ascii: ","))
+            // Written straight into the string's storage: the record's tokens (values and coordinates, at most its
+            // bytes), the keys of the fields it names, and the fixed parts.
+            let bound = bytes.count + keysBytes + rules.count + globalIdKey.count + globalId.utf8.count + 128
+            let payload = String(unsafeUninitializedCapacity: bound) { buffer in
+                var count = 0
+                func append(_ part: some Collection<UInt8>) {
+                    count = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: part) + count
+                }
+                append(#"{"attributes":{"#.utf8)
+                for (rule, value) in found.properties {
+                    append(rules[rule].key)
+                    append(UnsafeBufferPointer(rebasing: bytes[value]))
+                    append(CollectionOfOne(UInt8(ascii: ",")))
+                }
+                append(globalIdKey)
+                append(globalId.utf8)
+                append(#""},"geometry":{"x":"#.utf8)
+                append(UnsafeBufferPointer(rebasing: bytes[found.x]))
+                append(#","y":"#.utf8)
+                append(UnsafeBufferPointer(rebasing: bytes[found.y]))
+                append(#","spatialReference":{"wkid":"#.utf8)
+                append(String(text.wkid).utf8)
+                append("}}}".utf8)
+                return count
             }
-            payload.append(contentsOf: globalIdKey)
-            payload.append(contentsOf: globalId.utf8)
-            payload.append(contentsOf: #""},"geometry":{"x":"#.utf8)
-            payload.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[found.x]))
-            payload.append(contentsOf: #","y":"#.utf8)
-            payload.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[found.y]))
-            payload.append(contentsOf: #","spatialReference":{"wkid":"#.utf8)
-            payload.append(contentsOf: String(text.wkid).utf8)
-            payload.append(contentsOf: "}}}".utf8)
             return PlannedEdit(
                 position: text.position, kind: .add, layer: layer, globalId: globalId, objectId: nil,
-                payload: String(decoding: payload, as: UTF8.self), source: source)
+                payload: payload, source: source)
         }
     }
 
@@ -206,6 +217,7 @@ struct PointAdds: Sendable {
         /// members in any order, and an `id` allowed.
         mutating func feature(rules: [Rule]) -> Found? {
             var found = Found(present: Array(repeating: nil, count: rules.count))
+            found.properties.reserveCapacity(rules.count)
             var sawType = false
             var sawGeometry = false
             var sawProperties = false
