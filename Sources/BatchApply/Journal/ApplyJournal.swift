@@ -298,12 +298,12 @@ public final class ApplyJournal: Sendable {
                     INSERT OR IGNORE INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source, text, slot)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?)
                     """)
-            for index in edits.indices {
-                if page + 1 < pages.endIndex && pages[page + 1].first == index { page += 1 }
-                let (edit, batch) = (edits[index].edit, edits[index].batch)
+            // Each edit is passed on borrowed, through a buffer pointer: reading it out of the array copied it whole
+            // (every string retained and released), which cost about as much as the row itself.
+            func insert(_ edit: PlannedEdit, batch: Int?, page: Int64, slot: Int) throws {
                 try statement.execute(
                     binding: edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer,
-                    edit.globalId, edit.objectId, pages[page].id, index - pages[page].first)
+                    edit.globalId, edit.objectId, page, slot)
                 inserted.append(db.changesCount > 0)
                 if db.changesCount == 0 {
                     // Planned before: it must plan the same (a grouped edit's batch is assigned later).
@@ -313,6 +313,12 @@ public final class ApplyJournal: Sendable {
                     if kind != edit.kind.rawValue || layer != edit.layer || globalId != edit.globalId || (batch != nil && planned != batch) {
                         throw Self.replanned("record \(edit.position.index + 1)")
                     }
+                }
+            }
+            try edits.withUnsafeBufferPointer { rows in
+                for index in rows.indices {
+                    if page + 1 < pages.endIndex && pages[page + 1].first == index { page += 1 }
+                    try insert(rows[index].edit, batch: rows[index].batch, page: pages[page].id, slot: index - pages[page].first)
                 }
             }
             let attachmentStatement = try db.cachedStatement(

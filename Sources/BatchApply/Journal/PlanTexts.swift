@@ -61,43 +61,48 @@ package struct PlanTexts: Sendable {
     /// The ranges of indices of `edits` whose texts make the pages of one append: at most ``pageBytes`` each, or a
     /// single edit; none when `edits` is empty.
     package static func pages(_ edits: [(edit: PlannedEdit, batch: Int?)], pageBytes: Int = pageBytes) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        var first = 0
-        var bytes = 0
-        for index in edits.indices {
-            let size = edits[index].edit.payload.utf8.count + edits[index].edit.source.utf8.count
-            if index > first && bytes + size > pageBytes {
-                ranges.append(first..<index)
-                (first, bytes) = (index, 0)
+        // Through a buffer pointer, as everywhere here: reading an element out of the array copied it whole.
+        edits.withUnsafeBufferPointer { edits in
+            var ranges: [Range<Int>] = []
+            var first = 0
+            var bytes = 0
+            for index in edits.indices {
+                let size = edits[index].edit.payload.utf8.count + edits[index].edit.source.utf8.count
+                if index > first && bytes + size > pageBytes {
+                    ranges.append(first..<index)
+                    (first, bytes) = (index, 0)
+                }
+                bytes += size
             }
-            bytes += size
+            if first < edits.count { ranges.append(first..<edits.count) }
+            return ranges
         }
-        if first < edits.count { ranges.append(first..<edits.count) }
-        return ranges
     }
 
     /// Encodes the texts of `edits`, in order: slot `i` is the texts of `edits[edits.startIndex + i]`.
     package static func encode(_ edits: ArraySlice<(edit: PlannedEdit, batch: Int?)>) -> [UInt8] {
-        var size = 4 + 8 * edits.count
-        for index in edits.indices { size += edits[index].edit.payload.utf8.count + edits[index].edit.source.utf8.count }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(size)
-        func append(_ value: Int) {
-            let value = UInt32(truncatingIfNeeded: value)
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 16))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 24))
+        edits.withUnsafeBufferPointer { edits in
+            var size = 4 + 8 * edits.count
+            for index in edits.indices { size += edits[index].edit.payload.utf8.count + edits[index].edit.source.utf8.count }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(size)
+            func append(_ value: Int) {
+                let value = UInt32(truncatingIfNeeded: value)
+                bytes.append(UInt8(truncatingIfNeeded: value))
+                bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: value >> 16))
+                bytes.append(UInt8(truncatingIfNeeded: value >> 24))
+            }
+            append(edits.count)
+            for index in edits.indices {
+                append(edits[index].edit.payload.utf8.count)
+                append(edits[index].edit.source.utf8.count)
+            }
+            for index in edits.indices {
+                bytes.append(contentsOf: edits[index].edit.payload.utf8)
+                bytes.append(contentsOf: edits[index].edit.source.utf8)
+            }
+            return bytes
         }
-        append(edits.count)
-        for index in edits.indices {
-            append(edits[index].edit.payload.utf8.count)
-            append(edits[index].edit.source.utf8.count)
-        }
-        for index in edits.indices {
-            bytes.append(contentsOf: edits[index].edit.payload.utf8)
-            bytes.append(contentsOf: edits[index].edit.source.utf8)
-        }
-        return bytes
     }
 }

@@ -26,23 +26,30 @@ final class PlannedBatchCache: Sendable {
     /// whether its row was inserted just now.
     func keep(_ edits: [(edit: PlannedEdit, batch: Int?)], inserted: [Bool]) {
         precondition(inserted.count == edits.count, "one inserted flag per edit")
-        state.withLock { state in
-            for index in edits.indices {
-                guard let batch = edits[index].batch, !state.incomplete.contains(batch) else { continue }
-                let size = edits[index].edit.payload.utf8.count + 128
-                guard inserted[index], state.bytes + size <= capacity else {
-                    state.incomplete.insert(batch)
-                    if let dropped = state.batches.removeValue(forKey: batch) { state.bytes -= dropped.bytes }
-                    continue
+        // Through a buffer pointer: reading an element out of the array copied it whole (every string retained).
+        edits.withUnsafeBufferPointer { edits in
+            state.withLock { state in
+                for index in edits.indices {
+                    guard let batch = edits[index].batch, !state.incomplete.contains(batch) else { continue }
+                    let size = edits[index].edit.payload.utf8.count + 128
+                    guard inserted[index], state.bytes + size <= capacity else {
+                        state.incomplete.insert(batch)
+                        if let dropped = state.batches.removeValue(forKey: batch) { state.bytes -= dropped.bytes }
+                        continue
+                    }
+                    state.batches[batch, default: ([], 0)].edits.append(Self.forSending(edits[index].edit))
+                    state.batches[batch]?.bytes += size
+                    state.bytes += size
                 }
-                var kept = edits[index].edit
-                kept.source = ""
-                kept.position = InputPosition(index: kept.position.index)
-                state.batches[batch, default: ([], 0)].edits.append(kept)
-                state.batches[batch]?.bytes += size
-                state.bytes += size
             }
         }
+    }
+
+    /// `edit` as it is kept: without its input text, line or table (passed borrowed, so only what is kept is copied).
+    static func forSending(_ edit: PlannedEdit) -> PlannedEdit {
+        PlannedEdit(
+            position: InputPosition(index: edit.position.index), kind: edit.kind, layer: edit.layer, globalId: edit.globalId, objectId: edit.objectId,
+            payload: edit.payload, source: "", group: edit.group)
     }
 
     /// The edits of batch `id`, in plan order, if every one of them is kept; the batch is no longer kept either way.
