@@ -210,6 +210,16 @@ def main():
         def median(tool, key):
             values = [r[key] for r in results if r["batch"] == batch and r["tool"] == tool and r[key]]
             return statistics.median(values) if values else None
+        def paired(tool):
+            # The machine's load drifts between rounds: each round's apply is set against that round's runner (they
+            # run back to back), and the median of those costs is given with their range.
+            costs = []
+            for round_number in range(args.rounds):
+                mine = [r["editsPerSecond"] for r in results if r["batch"] == batch and r["tool"] == tool and r["round"] == round_number]
+                runner = [r["editsPerSecond"] for r in results if r["batch"] == batch and r["tool"] == "run-ids" and r["round"] == round_number]
+                if mine and runner and mine[0] and runner[0]:
+                    costs.append(1 - mine[0] / runner[0])
+            return (statistics.median(costs), min(costs), max(costs)) if costs else (None, None, None)
         apply_rate, run_rate = median("apply", "editsPerSecond"), median("run-ids", "editsPerSecond")
         streamed_rate = median("apply-streamed", "editsPerSecond")
         plain_rate = median("run", "editsPerSecond")
@@ -218,10 +228,19 @@ def main():
         # Planning first, the phases follow one another: what apply takes beyond the runner is reading and checking the
         # input (measured alone by --dry-run) and the journal's own work (the rest), each a share of apply's time.
         check_share = check_seconds / apply_seconds
-        journal_share = (apply_seconds - run_seconds - check_seconds) / apply_seconds
+        shares = []
+        for round_number in range(args.rounds):
+            def seconds(tool):
+                found = [r["seconds"] for r in results if r["batch"] == batch and r["tool"] == tool and r["round"] == round_number]
+                return found[0] if found else None
+            mine, runner, check = seconds("apply"), seconds("run-ids"), seconds("check")
+            if mine and runner and check is not None:
+                shares.append((mine - runner - check) / mine)
+        journal_share = statistics.median(shares) if shares else (apply_seconds - run_seconds - check_seconds) / apply_seconds
         rows.append({"batch": batch, "applyEditsPerSecond": apply_rate, "runEditsPerSecond": run_rate,
-                     "streamedEditsPerSecond": streamed_rate, "streamedCost": 1 - streamed_rate / run_rate,
-                     "cost": 1 - apply_rate / run_rate, "plainRunEditsPerSecond": plain_rate,
+                     "streamedEditsPerSecond": streamed_rate, "streamedCost": paired("apply-streamed")[0],
+                     "streamedCostRange": paired("apply-streamed")[1:], "cost": paired("apply")[0], "costRange": paired("apply")[1:],
+                     "plainRunEditsPerSecond": plain_rate,
                      "costAgainstPlain": 1 - apply_rate / plain_rate,
                      "applySendEditsPerSecond": apply_send, "runSendEditsPerSecond": run_send,
                      "sendCost": 1 - apply_send / run_send if apply_send and run_send else None,
@@ -235,6 +254,9 @@ def main():
     lines = [
         f"# What apply's journal costs: {args.edits} adds, {args.concurrency} requests in flight, {args.rounds} rounds (medians)",
         "",
+        "Costs are the median of each round's own pair (apply against the runner run just before or after it), with the",
+        "range over the rounds in brackets: the machine's load drifts more between rounds than within one.",
+        "",
         "Whole process: wall time of `featureload apply` (reading the input, planning it into the journal, sending with the",
         "journal on) against `featureload run` sending the same adds without a journal: each with a client GlobalID, sent",
         "with `useGlobalIds=true` and retried exactly once (`clientGlobalIds: true`), as apply sends them. Edits counted on",
@@ -247,10 +269,15 @@ def main():
         "| batch | apply --skip-invalid edits/s | journal cost | apply (plan first) edits/s | cost | run, same adds | run, plain adds | apply sending | run sending | cost while sending |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    def cost(value, spread):
+        if value is None:
+            return "–"
+        low, high = spread
+        return f"{value * 100:.1f} %" + (f" ({low * 100:.1f} to {high * 100:.1f})" if args.rounds > 1 else "")
     for row in rows:
         send_cost = f"{row['sendCost'] * 100:.1f} %" if row["sendCost"] is not None else "–"
-        lines.append(f"| {row['batch']} | {row['streamedEditsPerSecond']:.0f} | {row['streamedCost'] * 100:.1f} % | "
-                     f"{row['applyEditsPerSecond']:.0f} | {row['cost'] * 100:.1f} % | {row['runEditsPerSecond']:.0f} | "
+        lines.append(f"| {row['batch']} | {row['streamedEditsPerSecond']:.0f} | {cost(row['streamedCost'], row['streamedCostRange'])} | "
+                     f"{row['applyEditsPerSecond']:.0f} | {cost(row['cost'], row['costRange'])} | {row['runEditsPerSecond']:.0f} | "
                      f"{row['plainRunEditsPerSecond']:.0f} | "
                      f"{row['applySendEditsPerSecond'] or 0:.0f} | {row['runSendEditsPerSecond'] or 0:.0f} | {send_cost} |")
     lines += [
@@ -258,7 +285,8 @@ def main():
         "Planning first, the phases follow one another, so apply's time beyond the runner's splits in two: reading and",
         "checking the input (`apply --dry-run` of the whole input less that of a one-record input: no journal, nothing",
         "sent), which the runner does not do, and the journal's own work (the rest: writing the plan, marking batches,",
-        "recording outcomes). Each is a share of apply's time, so the two add up to its cost.",
+        "recording outcomes). Each is a share of apply's time, so the two add up to its cost (the journal's share is the",
+        "median of each round's own).",
         "",
         "| batch | apply (plan first) s | run, same adds s | reading and checking s | share | journal's own work | share |",
         "|---:|---:|---:|---:|---:|---:|---:|",
@@ -269,8 +297,9 @@ def main():
                      f"{row['checkSeconds']:.2f} | {row['checkShare'] * 100:.1f} % | {journal_seconds:.2f} | {row['journalShare'] * 100:.1f} % |")
     target = next((row for row in rows if row["batch"] == 1000), None)
     if target:
-        lines += ["", f"Target: the journal costs under 10 % at batch 1000. Whole process against the runner: {target['streamedCost'] * 100:.1f} %"
-                      f" sending while planning, {target['cost'] * 100:.1f} % planning the whole input first"
+        lines += ["", f"Target: the journal costs under 10 % at batch 1000. Whole process against the runner:"
+                      f" {cost(target['streamedCost'], target['streamedCostRange'])} sending while planning,"
+                      f" {cost(target['cost'], target['costRange'])} planning the whole input first"
                       f"{' (met)' if target['streamedCost'] < 0.10 else ' (not met)'}. The journal's own work, planning first:"
                       f" {target['journalShare'] * 100:.1f} %{' (met)' if target['journalShare'] < 0.10 else ' (not met)'};"
                       f" reading and checking the input: {target['checkShare'] * 100:.1f} %."]
