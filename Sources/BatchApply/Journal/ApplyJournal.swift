@@ -292,18 +292,14 @@ public final class ApplyJournal: Sendable {
                 try pageStatement.execute(binding: PlanTexts.encode(edits[range]))
                 pages.append((db.lastInsertedRowID, range.lowerBound))
             }
+            // The page and slot of each edit's texts.
             var page = pages.startIndex
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO edit (position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source, text, slot)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?)
-                    """)
-            // Each edit is passed on borrowed, through a buffer pointer: reading it out of the array copied it whole
-            // (every string retained and released), which cost about as much as the row itself.
-            func insert(_ edit: PlannedEdit, batch: Int?, page: Int64, slot: Int) throws {
-                try statement.execute(
-                    binding: edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer,
-                    edit.globalId, edit.objectId, page, slot)
+            func text(at index: Int) -> (page: Int64, slot: Int) {
+                if page + 1 < pages.endIndex && pages[page + 1].first == index { page += 1 }
+                return (pages[page].id, index - pages[page].first)
+            }
+            // Whether the row was inserted now; if it was there, that it plans the same.
+            func checkInserted(_ edit: PlannedEdit, batch: Int?) throws {
                 inserted.append(db.changesCount > 0)
                 if db.changesCount == 0 {
                     // Planned before: it must plan the same (a grouped edit's batch is assigned later).
@@ -315,10 +311,43 @@ public final class ApplyJournal: Sendable {
                     }
                 }
             }
+            // Edits are passed on borrowed, through a buffer pointer: reading one out of the array copied it whole
+            // (every string retained and released), which cost about as much as its row.
             try edits.withUnsafeBufferPointer { rows in
+                guard let first = rows.first else { return }
+                let positions = rows.reduce((low: first.edit.position.index, high: first.edit.position.index)) {
+                    (min($0.low, $1.edit.position.index), max($0.high, $1.edit.position.index))
+                }
+                let planned = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ? AND ?)", arguments: [positions.low, positions.high]) ?? true
+                if !planned {
+                    // None of these rows is there (the usual case: a new plan): inserted \(Self.rowsPerInsert) to a
+                    // statement, sparing SQLite and GRDB their work per statement. OR FAIL, as for outcomes: no
+                    // statement journal (a position taken twice fails the whole transaction all the same).
+                    let many = try db.cachedStatement(
+                        sql: "INSERT OR FAIL INTO edit \(Self.editInsertColumns) VALUES "
+                            + Array(repeating: Self.editInsertValues, count: Self.rowsPerInsert).joined(separator: ", "))
+                    let one = try db.cachedStatement(sql: "INSERT OR FAIL INTO edit \(Self.editInsertColumns) VALUES \(Self.editInsertValues)")
+                    var index = 0
+                    while index < rows.count {
+                        let count = min(Self.rowsPerInsert, rows.count - index)
+                        let statement = count == Self.rowsPerInsert ? many : one
+                        let chunk = count == Self.rowsPerInsert ? index..<index + count : index..<index + 1
+                        statement.clearBindings()
+                        var bound: Int32 = 0
+                        for row in chunk { bound = try Self.bind(rows[row].edit, batch: rows[row].batch, text: text(at: row), to: statement, after: bound) }
+                        try statement.executeBound(bound)
+                        index = chunk.upperBound
+                    }
+                    inserted = Array(repeating: true, count: rows.count)
+                    return
+                }
+                // Some were planned before (a plan made again after an interruption): row by row, each checked.
+                let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO edit \(Self.editInsertColumns) VALUES \(Self.editInsertValues)")
                 for index in rows.indices {
-                    if page + 1 < pages.endIndex && pages[page + 1].first == index { page += 1 }
-                    try insert(rows[index].edit, batch: rows[index].batch, page: pages[page].id, slot: index - pages[page].first)
+                    statement.clearBindings()
+                    try statement.executeBound(Self.bind(rows[index].edit, batch: rows[index].batch, text: text(at: index), to: statement, after: 0))
+                    try checkInserted(rows[index].edit, batch: rows[index].batch)
                 }
             }
             let attachmentStatement = try db.cachedStatement(
@@ -331,6 +360,19 @@ public final class ApplyJournal: Sendable {
             }
         }
         plannedBatches.keep(edits, inserted: inserted)
+    }
+
+    /// The columns of an edit's row ``bind(_:batch:text:to:after:)`` fills, and one row's values (its texts in a page).
+    static let editInsertColumns = "(position, line, sourceTable, batch, grp, kind, layer, globalId, objectId, payload, source, text, slot)"
+    static let editInsertValues = "(?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?)"
+    /// Rows a statement inserts at once into a new plan.
+    static let rowsPerInsert = 50
+
+    /// Binds the values of `edit`'s row after the first `bound` parameters of `statement`; returns the parameters bound.
+    static func bind(_ edit: PlannedEdit, batch: Int?, text: (page: Int64, slot: Int), to statement: Statement, after bound: Int32) throws -> Int32 {
+        try statement.bind(
+            after: bound, edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer, edit.globalId,
+            edit.objectId, text.page, text.slot)
     }
 
     /// A plan made again after an interruption that does not match the rows written before.

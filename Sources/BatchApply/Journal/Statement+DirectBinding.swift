@@ -53,9 +53,22 @@ extension Statement {
     /// - Throws: `DatabaseError`, e.g. `SQLITE_MISUSE` when the number of values is not the statement's number of
     ///   `?` placeholders.
     func execute<each Value: DirectBindable>(binding value: repeat each Value) throws {
+        clearBindings()
+        try executeBound(bind(after: 0, repeat each value))
+    }
+
+    /// Resets the statement and clears its parameters, for values bound by ``bind(after:_:)`` and a run by
+    /// ``executeBound(_:)``.
+    func clearBindings() {
         setUncheckedArguments(StatementArguments())  // resets, clears bindings, marks arguments as set
+    }
+
+    /// Binds `values` to the parameters after the first `bound` (1-based positions `bound + 1`, …), typed, through
+    /// SQLite's C API; returns the number of parameters bound so far. A multi-row statement binds its rows in turn.
+    /// - Throws: `DatabaseError` when SQLite refuses a value (e.g. a position past the statement's parameters).
+    func bind<each Value: DirectBindable>(after bound: Int32, _ value: repeat each Value) throws -> Int32 {
         let handle = sqliteStatement
-        var index: Int32 = 0
+        var index = bound
         for value in repeat each value {
             index += 1
             let code = value.bind(to: handle, at: index)
@@ -63,8 +76,15 @@ extension Statement {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not bind value \(index)", sql: sql)
             }
         }
-        guard index == sqlite3_bind_parameter_count(handle) else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "expected \(sqlite3_bind_parameter_count(handle)) values, got \(index)", sql: sql)
+        return index
+    }
+
+    /// Runs the statement once with the values bound since ``clearBindings()``, `bound` of them.
+    /// - Throws: `DatabaseError`: `SQLITE_MISUSE` when `bound` is not the statement's number of `?` placeholders.
+    func executeBound(_ bound: Int32) throws {
+        guard bound == sqlite3_bind_parameter_count(sqliteStatement) else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE, message: "expected \(sqlite3_bind_parameter_count(sqliteStatement)) values, got \(bound)", sql: sql)
         }
         try execute()
     }
