@@ -72,8 +72,9 @@ struct PointAdds: Sendable {
     let required: [Int]
     /// `"GlobalID":"`
     let globalIdKey: [UInt8]
-    /// The bytes of every rule's key together: the most a payload's keys take.
-    let keysBytes: Int
+    /// The bytes of a payload's fixed parts: `{"attributes":{`, `"},"geometry":{"x":`, `,"y":`,
+    /// `,"spatialReference":{"wkid":` and `}}}`.
+    static let fixedPayloadBytes = 15 + 19 + 5 + 28 + 3
 
     /// The fast path for adds to `info` (layer `id`), or nil when the layer is not one it serves: not points, no
     /// GlobalID field, subtypes, or a required field whose values it cannot check.
@@ -100,7 +101,6 @@ struct PointAdds: Sendable {
         self.rules = rules
         self.required = required
         globalIdKey = [UInt8(ascii: "\"")] + Array(globalIdField.utf8) + Array("\":\"".utf8)
-        keysBytes = rules.reduce(0) { $0 + $1.key.count }
     }
 
     /// How a field's values are checked, or nil when the fast path leaves its values to the general path.
@@ -168,10 +168,13 @@ struct PointAdds: Sendable {
             let source = RecordText.string(text.bytes)
             // A record the fast path reads is ASCII throughout, so its bytes are its text's.
             let globalId = DerivedGlobalID.make(layer: layer, position: text.position.index, utf8: bytes)
-            // Written straight into the string's storage: the record's tokens (values and coordinates, at most its
-            // bytes), the keys of the fields it names, and the fixed parts.
-            let bound = bytes.count + keysBytes + rules.count + globalIdKey.count + globalId.utf8.count + 128
-            let payload = String(unsafeUninitializedCapacity: bound) { buffer in
+            // Written straight into the string's storage, of the payload's exact length (a string keeps the capacity
+            // it is made with): the keys and values of the fields the record names, the GlobalID, the coordinates and
+            // the fixed parts.
+            let wkid = String(text.wkid)
+            var length = Self.fixedPayloadBytes + globalIdKey.count + globalId.utf8.count + found.x.count + found.y.count + wkid.utf8.count
+            for (rule, value) in found.properties { length += rules[rule].key.count + value.count + 1 }
+            let payload = String(unsafeUninitializedCapacity: length) { buffer in
                 var count = 0
                 func append(_ part: some Collection<UInt8>) {
                     count = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: part) + count
@@ -189,8 +192,9 @@ struct PointAdds: Sendable {
                 append(#","y":"#.utf8)
                 append(UnsafeBufferPointer(rebasing: bytes[found.y]))
                 append(#","spatialReference":{"wkid":"#.utf8)
-                append(String(text.wkid).utf8)
+                append(wkid.utf8)
                 append("}}}".utf8)
+                assert(count == length, "the payload's length, worked out beforehand")
                 return count
             }
             return PlannedEdit(
