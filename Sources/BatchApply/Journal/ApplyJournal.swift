@@ -269,6 +269,18 @@ public final class ApplyJournal: Sendable {
         _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = [],
         barriers: [Int] = []
     ) throws {
+        try append(edits, batches: batches, attachments: attachments, barriers: barriers, pageBytes: PlanTexts.pageBytes)
+    }
+
+    /// ``append(_:batches:attachments:barriers:)`` with the texts in pages of at most `pageBytes` (tests use small ones).
+    package func append(
+        _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = [],
+        barriers: [Int] = [], pageBytes: Int
+    ) throws {
+        for (edit, _) in edits where edit.payload.utf8.count + edit.source.utf8.count > PlanTexts.largestEdit {
+            throw ApplyError.journal(
+                "record \(edit.position.index + 1)\(edit.position.line.map { " (line \($0))" } ?? "") is too large to plan: its text and payload take \(edit.payload.utf8.count + edit.source.utf8.count) bytes, at most \(PlanTexts.largestEdit) fit. Fix: split it, or simplify its geometry")
+        }
         // Whether each edit's row was inserted just now (not planned before).
         var inserted: [Bool] = []
         inserted.reserveCapacity(edits.count)
@@ -288,7 +300,7 @@ public final class ApplyJournal: Sendable {
             // its slot. A page is never overwritten: rows kept from an interrupted plan keep pointing at theirs.
             var pages: [(id: Int64, first: Int)] = []
             let pageStatement = try db.cachedStatement(sql: "INSERT INTO planText (texts) VALUES (?)")
-            for range in PlanTexts.pages(edits) {
+            for range in PlanTexts.pages(edits, pageBytes: pageBytes) {
                 try pageStatement.execute(binding: PlanTexts.encode(edits[range]))
                 pages.append((db.lastInsertedRowID, range.lowerBound))
             }
@@ -348,6 +360,14 @@ public final class ApplyJournal: Sendable {
                     statement.clearBindings()
                     try statement.executeBound(Self.bind(rows[index].edit, batch: rows[index].batch, text: text(at: index), to: statement, after: 0))
                     try checkInserted(rows[index].edit, batch: rows[index].batch)
+                }
+                // A page none of whose rows went in holds texts the rows already there have: not kept, so resuming
+                // the same interrupted plan again and again does not grow the journal.
+                for (number, page) in pages.enumerated() {
+                    let end = number + 1 < pages.count ? pages[number + 1].first : rows.count
+                    if !inserted[page.first..<end].contains(true) {
+                        try db.execute(sql: "DELETE FROM planText WHERE id = ?", arguments: [page.id])
+                    }
                 }
             }
             let attachmentStatement = try db.cachedStatement(
@@ -527,7 +547,7 @@ public final class ApplyJournal: Sendable {
     static func edit(_ row: Row, pages: inout TextPages, _ db: Database) throws -> JournalEdit {
         let position = InputPosition(index: row[0], line: row[1], table: row[2])
         var (payload, source): (String, String) = (row[8], row[9])
-        if let page: Int64 = row[15] { (payload, source) = try pages.texts(db, page: page, slot: row[16]) }
+        if let page: Int64 = row[15] { (payload, source) = try pages.texts(db, page: page, slot: row[16] as Int?) }
         let planned = PlannedEdit(
             position: position, kind: InputEdit.Kind(rawValue: row[4]) ?? .add, layer: row[5], globalId: row[6], objectId: row[7], payload: payload,
             source: source, group: row[14])
@@ -581,7 +601,7 @@ public final class ApplyJournal: Sendable {
             var pages = TextPages()
             while let row = try rows?.next() {
                 var payload: String = row[6]
-                if let page: Int64 = row[9] { payload = try pages.texts(db, page: page, slot: row[10]).payload }
+                if let page: Int64 = row[9] { payload = try pages.payload(db, page: page, slot: row[10] as Int?) }
                 let planned = PlannedEdit(
                     position: InputPosition(index: row[0]), kind: InputEdit.Kind(rawValue: row[2]) ?? .add, layer: row[3], globalId: row[4],
                     objectId: row[5], payload: payload, source: "", group: row[7])
@@ -745,14 +765,25 @@ struct TextPages {
     private var last: (id: Int64, texts: PlanTexts)?
 
     /// The payload and input record at `slot` of page `page`.
-    /// - Throws: ``ApplyError/journal(_:)`` when the journal has no such page or slot.
-    mutating func texts(_ db: Database, page: Int64, slot: Int) throws -> (payload: String, source: String) {
-        if let last, last.id == page { return try last.texts.texts(at: slot) }
+    /// - Throws: ``ApplyError/journal(_:)`` when the journal has no such page or slot (a damaged journal).
+    mutating func texts(_ db: Database, page: Int64, slot: Int?) throws -> (payload: String, source: String) {
+        try self.page(db, page, slot: slot).texts(at: slot ?? 0)
+    }
+
+    /// The payload at `slot` of page `page`, its input record left unread (what sending needs).
+    /// - Throws: ``ApplyError/journal(_:)`` when the journal has no such page or slot (a damaged journal).
+    mutating func payload(_ db: Database, page: Int64, slot: Int?) throws -> String {
+        try self.page(db, page, slot: slot).payload(at: slot ?? 0)
+    }
+
+    private mutating func page(_ db: Database, _ page: Int64, slot: Int?) throws -> PlanTexts {
+        guard slot != nil else { throw ApplyError.journal("an edit of the journal points into page \(page) of the plan's texts without a slot") }
+        if let last, last.id == page { return last.texts }
         guard let bytes = try Data.fetchOne(db, sql: "SELECT texts FROM planText WHERE id = ?", arguments: [page]) else {
             throw ApplyError.journal("the journal has no page \(page) of the plan's texts")
         }
         let texts = try PlanTexts([UInt8](bytes))
         last = (page, texts)
-        return try texts.texts(at: slot)
+        return texts
     }
 }

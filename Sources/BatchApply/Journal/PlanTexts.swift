@@ -42,6 +42,13 @@ package struct PlanTexts: Sendable {
     /// The number of edits.
     package var count: Int { starts.count }
 
+    /// The payload of the edit at `slot`.
+    /// - Throws: ``ApplyError/journal(_:)`` when the page has no such slot.
+    package func payload(at slot: Int) throws -> String {
+        guard starts.indices.contains(slot) else { throw ApplyError.journal("a page of the plan's texts has no slot \(slot) (\(count) slots)") }
+        return String(decoding: bytes[starts[slot]..<starts[slot] + lengths[slot].payload], as: UTF8.self)
+    }
+
     /// The payload and input record of the edit at `slot`.
     /// - Throws: ``ApplyError/journal(_:)`` when the page has no such slot.
     package func texts(at slot: Int) throws -> (payload: String, source: String) {
@@ -57,6 +64,10 @@ package struct PlanTexts: Sendable {
     /// The most bytes of text a page holds, unless a single edit has more: far below SQLite's limit on a value
     /// (1 GB), so that a page is read in one go, however large the records.
     package static let pageBytes = 8 << 20
+
+    /// The most bytes one edit's payload and input record may take together: a page of one edit stays under SQLite's
+    /// limit on a value (1,000,000,000 bytes), with room for the page's lengths.
+    package static let largestEdit = 999_000_000
 
     /// The ranges of indices of `edits` whose texts make the pages of one append: at most ``pageBytes`` each, or a
     /// single edit; none when `edits` is empty.

@@ -19,8 +19,9 @@ extension String: DirectBindable {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         var text = self
         return text.withUTF8 { bytes in
+            guard bytes.count <= Int32.max else { return SQLITE_TOOBIG }
             // SQLITE_TRANSIENT (a cast macro Swift cannot import): SQLite copies the bytes before this returns.
-            sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
+            return sqlite3_bind_text(statement, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
         }
     }
 }
@@ -28,8 +29,9 @@ extension String: DirectBindable {
 extension [UInt8]: DirectBindable {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         withUnsafeBytes { bytes in
+            guard bytes.count <= Int32.max else { return SQLITE_TOOBIG }
             // SQLITE_TRANSIENT, as for text.
-            sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
+            return sqlite3_bind_blob(statement, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self))
         }
     }
 }
