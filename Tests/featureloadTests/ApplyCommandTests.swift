@@ -139,6 +139,8 @@ import Testing
         #expect(parks.names.count == count && parks.names.values.allSatisfy { $0 == 1 })
         #expect(seen.filter { $0.contains("killed true") }.count >= 3, "the kills landed: \(seen)")
         #expect(inDoubt > 0, "the mid-run kills left batches in doubt, which the resumes settled: \(seen)")
+        // The figures a run gives (each kill point, what the journal held then), for the record.
+        print("kill -9 and resume, \(count) parks: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") || $0.hasPrefix("verify") }.joined(separator: "; "))")
     }
 
     @Test(
@@ -179,6 +181,7 @@ import Testing
         let parks = try await Self.parks(in: data, prefix: "Streamed")
         #expect(parks.count == valid && parks.names.values.allSatisfy { $0 == 1 }, "every valid park once: \(parks.count) rows (\(seen))")
         #expect(seen.filter { $0.hasPrefix("killed true") && $0.contains("plan finished false") }.count == 2, "both kills landed mid-plan: \(seen)")
+        print("kill -9 while streaming, \(count) parks: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") || $0.hasPrefix("verify") }.joined(separator: "; "))")
     }
 
     /// Twice the signed area of a ring (positive: counter-clockwise with y up).
