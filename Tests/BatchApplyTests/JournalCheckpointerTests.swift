@@ -13,12 +13,8 @@ import Testing
     @Test("a few MB of plan reach the journal's file while it is open, far below SQLite's own 16 MB mark; closing leaves no log", .timeLimit(.minutes(1)))
     func copiesWhileOpen() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path + "/apply.journal"
-        let header = JournalHeader(
-            input: "parks.geojsonl", inputSize: 0, target: "http://127.0.0.1:9/arcgis/rest/services/parks/FeatureServer", layer: 0,
-            objectIdField: "OBJECTID", globalIdField: "GlobalID", settings: ApplySettings(batchSize: 100, concurrency: 1),
-            reading: JournalHeader.Reading(format: .geojsonSeq, options: InputOptions(), skipInvalid: false))
-        var journal: ApplyJournal? = try ApplyJournal.create(at: path, header: header)
+        var journal: ApplyJournal? = try JournalAppendTests.journal(directory)
+        let path = try #require(journal?.path)
         let created = Self.size(path)
         let text = String(repeating: "x", count: 400)
         for page in 0..<10 {

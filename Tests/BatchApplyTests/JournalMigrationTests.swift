@@ -18,12 +18,7 @@ import Testing
                 let (journal, layer) = try await BatchApplierIntegrationTests.plannedJournal(
                     BatchApplierIntegrationTests.parks(300), service: service, directory: directory, batchSize: 50)
                 // Two batches sent by the earlier build (applied) and left in doubt, as a kill -9 would leave them.
-                let inDoubt = try journal.startSending([0, 1])
-                let sent = inDoubt.flatMap(\.edits).compactMap { edit -> Feature? in
-                    guard let value = try? JSONReader.parse(edit.planned.payload) else { return nil }
-                    return try? EsriJSONFeature.feature(value)
-                }
-                _ = try await service.layer(id: 0).applyEdits(LayerEdits(adds: sent), options: ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true))
+                #expect(try await Self.sendLeavingInDoubt([0, 1], journal: journal, service: service) == 100)
                 // The file as version 1 wrote it.
                 let path = journal.path
                 let queue = try DatabaseQueue(path: path)
@@ -65,13 +60,7 @@ import Testing
                     BatchApplierIntegrationTests.parks(300), service: service, directory: directory, batchSize: 50)
                 let planned = try journal.batch(2).edits
                 // A batch sent by the earlier build (applied) and left in doubt, as a kill -9 would leave it.
-                let inDoubt = try journal.startSending([0])
-                let sent = inDoubt.flatMap(\.edits).compactMap { edit -> Feature? in
-                    guard let value = try? JSONReader.parse(edit.planned.payload) else { return nil }
-                    return try? EsriJSONFeature.feature(value)
-                }
-                #expect(sent.count == 50)
-                _ = try await service.layer(id: 0).applyEdits(LayerEdits(adds: sent), options: ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true))
+                #expect(try await Self.sendLeavingInDoubt([0], journal: journal, service: service) == 50)
                 let path = journal.path
                 let queue = try DatabaseQueue(path: path)
                 try await queue.write { db in try Self.writeAsVersion3(db) }
@@ -88,6 +77,17 @@ import Testing
                 #expect(occurrences.count == 300 && occurrences.values.allSatisfy { $0 == 1 }, "every park once")
             }
         }
+    }
+
+    /// Marks batches `ids` as being sent and applies their adds to layer 0 without recording the outcomes, as a run
+    /// killed after sending leaves them; returns the number of adds sent.
+    static func sendLeavingInDoubt(_ ids: [Int], journal: ApplyJournal, service: FeatureService) async throws -> Int {
+        let sent = try journal.startSending(ids).flatMap(\.edits).compactMap { edit -> Feature? in
+            guard let value = try? JSONReader.parse(edit.planned.payload) else { return nil }
+            return try? EsriJSONFeature.feature(value)
+        }
+        _ = try await service.layer(id: 0).applyEdits(LayerEdits(adds: sent), options: ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true))
+        return sent.count
     }
 
     /// Rewrites a journal as version 3 wrote it: each edit's texts in its own row, no pages of texts.
