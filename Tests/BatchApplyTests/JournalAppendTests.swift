@@ -126,4 +126,16 @@ import Testing
         let sent = try journal.startSending([2])
         #expect(sent.first?.edits.map(\.planned.payload) == Self.page(200..<300).edits.map(\.edit.payload))
     }
+
+    @Test("edits not in rising positions (and none at all) are planned as well: row by row, read back alike")
+    func unordered() throws {
+        let directory = try TemporaryDirectory()
+        let journal = try Self.journal(directory)
+        try journal.append([], batches: [])
+        let (edits, batches) = Self.page(0..<120)
+        try journal.append(edits.reversed(), batches: batches)
+        let back = try Self.readBack(journal)
+        #expect(back.count == 120)
+        for (edit, _) in edits { #expect(back[edit.position.index] == edit, "record \(edit.position.index)") }
+    }
 }

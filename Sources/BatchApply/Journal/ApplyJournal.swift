@@ -277,9 +277,12 @@ public final class ApplyJournal: Sendable {
         _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = [],
         barriers: [Int] = [], pageBytes: Int
     ) throws {
-        for (edit, _) in edits where edit.payload.utf8.count + edit.source.utf8.count > PlanTexts.largestEdit {
-            throw ApplyError.journal(
-                "record \(edit.position.index + 1)\(edit.position.line.map { " (line \($0))" } ?? "") is too large to plan: its text and payload take \(edit.payload.utf8.count + edit.source.utf8.count) bytes, at most \(PlanTexts.largestEdit) fit. Fix: split it, or simplify its geometry")
+        try edits.withUnsafeBufferPointer { rows in
+            for index in rows.indices where rows[index].edit.payload.utf8.count + rows[index].edit.source.utf8.count > PlanTexts.largestEdit {
+                let edit = rows[index].edit
+                throw ApplyError.journal(
+                    "record \(edit.position.index + 1)\(edit.position.line.map { " (line \($0))" } ?? "") is too large to plan: its text and payload take \(edit.payload.utf8.count + edit.source.utf8.count) bytes, at most \(PlanTexts.largestEdit) fit. Fix: split it, or simplify its geometry")
+            }
         }
         // Whether each edit's row was inserted just now (not planned before).
         var inserted: [Bool] = []
@@ -326,16 +329,15 @@ public final class ApplyJournal: Sendable {
             // Edits are passed on borrowed, through a buffer pointer: reading one out of the array copied it whole
             // (every string retained and released), which cost about as much as its row.
             try edits.withUnsafeBufferPointer { rows in
-                guard let first = rows.first else { return }
-                let positions = rows.reduce((low: first.edit.position.index, high: first.edit.position.index)) {
-                    (min($0.low, $1.edit.position.index), max($0.high, $1.edit.position.index))
-                }
-                let planned = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ? AND ?)", arguments: [positions.low, positions.high]) ?? true
+                guard let first = rows.first, let last = rows.last else { return }
+                // Positions rising one edit to the next (as the planner gives them), none in the journal yet.
+                let rising = zip(rows.dropFirst(), rows).allSatisfy { $0.edit.position.index > $1.edit.position.index }
+                let planned = try !rising || Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ? AND ?)", arguments: [first.edit.position.index, last.edit.position.index]) ?? true
                 if !planned {
                     // None of these rows is there (the usual case: a new plan): inserted \(Self.rowsPerInsert) to a
-                    // statement, sparing SQLite and GRDB their work per statement. OR FAIL, as for outcomes: no
-                    // statement journal (a position taken twice fails the whole transaction all the same).
+                    // statement, sparing SQLite and GRDB their work per statement. A failure undoes the whole
+                    // transaction, so OR FAIL leaves nothing half done.
                     let many = try db.cachedStatement(
                         sql: "INSERT OR FAIL INTO edit \(Self.editInsertColumns) VALUES "
                             + Array(repeating: Self.editInsertValues, count: Self.rowsPerInsert).joined(separator: ", "))
@@ -363,10 +365,10 @@ public final class ApplyJournal: Sendable {
                 }
                 // A page none of whose rows went in holds texts the rows already there have: not kept, so resuming
                 // the same interrupted plan again and again does not grow the journal.
-                for (number, page) in pages.enumerated() {
+                for (number, written) in pages.enumerated() {
                     let end = number + 1 < pages.count ? pages[number + 1].first : rows.count
-                    if !inserted[page.first..<end].contains(true) {
-                        try db.execute(sql: "DELETE FROM planText WHERE id = ?", arguments: [page.id])
+                    if !inserted[written.first..<end].contains(true) {
+                        try db.execute(sql: "DELETE FROM planText WHERE id = ?", arguments: [written.id])
                     }
                 }
             }
