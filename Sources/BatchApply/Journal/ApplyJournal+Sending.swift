@@ -1,0 +1,219 @@
+import Foundation
+import FeatureServiceClient
+import GRDB
+
+/// Sending: batches marked and read back for sending (from memory when this process planned them), and the outcomes
+/// of edits and files recorded.
+extension ApplyJournal {
+    /// The files to attach to the open adds of batches `ids`.
+    static func attachments(_ db: Database, batches list: String) throws -> [Int: [PlannedAttachment]] {
+        var byBatch: [Int: [PlannedAttachment]] = [:]
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT edit.batch, attachment.position, attachment.layer, attachment.globalId, attachment.parentGlobalId, attachment.file,
+                    attachment.name, attachment.contentType
+                FROM attachment JOIN edit ON edit.position = attachment.position
+                WHERE edit.batch IN (\(list)) AND edit.status IN \(Self.openStatuses)
+                ORDER BY attachment.position, attachment.globalId
+                """)
+        for row in rows {
+            let add = AttachmentAdd(layer: row[2], globalId: row[3], parentGlobalId: row[4], file: row[5], name: row[6], contentType: row[7])
+            byBatch[row[0], default: []].append(PlannedAttachment(position: row[1], add: add))
+        }
+        return byBatch
+    }
+
+    /// Records what became of files, by their GlobalIDs.
+    public func record(files: [FileRecord]) throws {
+        guard !files.isEmpty else { return }
+        try database.write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE attachment SET status = ?, reason = ? WHERE globalId = ?")
+            for file in files { try statement.execute(arguments: [file.status.rawValue, file.reason, file.globalId]) }
+        }
+    }
+
+    /// The ids of the batches with open edits, in order, each with its state.
+    public func openBatches() throws -> [(id: Int, state: JournalBatch.State)] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, state FROM batch
+                    WHERE state != 'done' OR EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN \(Self.openStatuses))
+                    ORDER BY id
+                    """
+            ).map { row in (row["id"], JournalBatch.State(rawValue: row["state"]) ?? .planned) }
+        }
+    }
+
+    /// The number of edits still open (pending, failed or of unknown outcome).
+    public func openEditCount() throws -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM edit WHERE status IN \(Self.openStatuses)") } ?? 0
+    }
+
+    /// Batch `id` with its open edits.
+    public func batch(_ id: Int) throws -> JournalBatch {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id = ?", arguments: [id]) else {
+                throw ApplyError.journal("the journal has no batch \(id)")
+            }
+            var pages = TextPages()
+            let edits = try Row.fetchAll(
+                db, sql: "SELECT \(Self.editColumns) FROM edit WHERE batch = ? AND status IN \(Self.openStatuses) ORDER BY position", arguments: [id]
+            ).map { row in try Self.edit(row, pages: &pages, db) }
+            return JournalBatch(
+                id: id, layer: row["layer"], useGlobalIds: row["useGlobalIds"], state: JournalBatch.State(rawValue: row["state"]) ?? .planned,
+                edits: edits, atomic: row["atomic"], attachments: row["atomic"] ? try Self.attachments(db, batches: String(id))[id] ?? [] : [],
+                barrier: row["barrier"])
+        }
+    }
+
+    /// The columns ``edit(_:)`` reads, in its order (by position: looking columns up by name cost as much as the rest).
+    static let editColumns =
+        "edit.position, edit.line, edit.sourceTable, edit.batch, edit.kind, edit.layer, edit.globalId, edit.objectId, edit.payload, edit.source, "
+        + "edit.status, edit.resultObjectId, edit.code, edit.reason, edit.grp, edit.text, edit.slot"
+
+    /// The edit of a row of ``editColumns``, its texts read from their page when they are kept in one.
+    static func edit(_ row: Row, pages: inout TextPages, _ db: Database) throws -> JournalEdit {
+        let position = InputPosition(index: row[0], line: row[1], table: row[2])
+        var (payload, source): (String, String) = (row[8], row[9])
+        if let page: Int64 = row[15] { (payload, source) = try pages.texts(db, page: page, slot: row[16] as Int?) }
+        let planned = PlannedEdit(
+            position: position, kind: InputEdit.Kind(rawValue: row[4]) ?? .add, layer: row[5], globalId: row[6], objectId: row[7], payload: payload,
+            source: source, group: row[14])
+        return JournalEdit(
+            planned: planned, batch: row[3] ?? -1, status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
+    }
+
+    /// Marks batches `ids` as being sent and reads them with their open edits (each edit's position without its line
+    /// or table, its input text left empty, and no earlier outcome but its status), in one transaction: in doubt
+    /// until their outcomes are recorded. Marking a batch before its request goes out is what matters; marking it
+    /// earlier only makes it one more batch to look up should the run stop before sending it. A batch with no open
+    /// edit is not marked, and comes back without edits.
+    public func startSending(_ ids: [Int]) throws -> [JournalBatch] {
+        guard !ids.isEmpty else { return [] }
+        let list = ids.map(String.init).joined(separator: ",")
+        // Batches this process planned, all of whose rows it wrote, come from memory: every edit of them is open.
+        var kept: [Int: [PlannedEdit]] = [:]
+        for id in ids { kept[id] = plannedBatches.take(id) }
+        let unkept = ids.filter { kept[$0] == nil }.map(String.init).joined(separator: ",")
+        return try database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE batch SET state = 'sending', sends = sends + 1
+                    WHERE id IN (\(list)) AND EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN \(Self.openStatuses))
+                    """)
+            var batches: [Int: JournalBatch] = [:]
+            var anyAtomic = false
+            for row in try Row.fetchAll(db, sql: "SELECT id, layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id IN (\(list))") {
+                let id: Int = row[0]
+                batches[id] = JournalBatch(
+                    id: id, layer: row[1], useGlobalIds: row[2], state: JournalBatch.State(rawValue: row[3]) ?? .sending, edits: [], atomic: row[4],
+                    barrier: row[5])
+                if row[4] { anyAtomic = true }
+            }
+            if anyAtomic {
+                for (id, attachments) in try Self.attachments(db, batches: list) { batches[id]?.attachments = attachments }
+            }
+            for (id, edits) in kept {
+                batches[id]?.edits = edits.map { JournalEdit(planned: $0, batch: id, status: .pending) }
+            }
+            // The others' open edits: only what sending needs, decoded as the rows are stepped through (reading whole
+            // rows, the input text above all, was most of what a window cost).
+            let rows = unkept.isEmpty
+                ? nil
+                : try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT position, batch, kind, layer, globalId, objectId, payload, grp, status, text, slot FROM edit
+                        WHERE batch IN (\(unkept)) AND status IN \(Self.openStatuses) ORDER BY position
+                        """)
+            var pages = TextPages()
+            while let row = try rows?.next() {
+                var payload: String = row[6]
+                if let page: Int64 = row[9] { payload = try pages.payload(db, page: page, slot: row[10] as Int?) }
+                let planned = PlannedEdit(
+                    position: InputPosition(index: row[0]), kind: InputEdit.Kind(rawValue: row[2]) ?? .add, layer: row[3], globalId: row[4],
+                    objectId: row[5], payload: payload, source: "", group: row[7])
+                let batch: Int = row[1]
+                batches[batch]?.edits.append(JournalEdit(planned: planned, batch: batch, status: EditStatus(rawValue: row[8]) ?? .pending))
+            }
+            return try ids.map { id in
+                guard let batch = batches[id] else { throw ApplyError.journal("the journal has no batch \(id)") }
+                return batch
+            }
+        }
+    }
+
+    /// Marks batch `id` as being sent: in doubt until its outcomes are recorded.
+    public func markSending(_ id: Int) throws {
+        _ = plannedBatches.take(id)
+        try database.write { db in
+            try db.execute(sql: "UPDATE batch SET state = 'sending', sends = sends + 1 WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// Puts batches marked as being sent, whose requests never went out (a run stopped with them still waiting their
+    /// turn), back to planned, so that a resume need not look them up first.
+    public func unmarkUnsent(_ ids: [Int]) throws {
+        guard !ids.isEmpty else { return }
+        try database.write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE batch SET state = 'planned', sends = max(0, sends - 1) WHERE id = ? AND state = 'sending'")
+            for id in ids { try statement.execute(arguments: [id]) }
+        }
+    }
+
+    /// Records what became of edits of batch `id`, and the batch's new state, in one transaction.
+    /// - Parameters:
+    ///   - records: The outcomes; edits not named keep theirs.
+    ///   - state: `done` once every edit of the batch has an outcome; `sending` keeps it in doubt (an edit of
+    ///     unknown outcome); `planned` when nothing of it can have been applied.
+    public func record(batch id: Int, _ records: [EditRecord], state: JournalBatch.State) throws {
+        try record([(id, records, state)])
+    }
+
+    /// Records the outcomes of several batches in one transaction (see ``record(batch:_:state:)``).
+    public func record(_ outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)]) throws {
+        guard !outcomes.isEmpty else { return }
+        // A batch with an outcome is no longer all open: never sent from memory again (sending takes it out anyway).
+        for outcome in outcomes { _ = plannedBatches.take(outcome.batch) }
+        try database.write { db in
+            let statement = try db.cachedStatement(
+                sql: "UPDATE edit SET status = ?, resultObjectId = coalesce(?, resultObjectId), code = ?, reason = ? WHERE position = ?")
+            let batchStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ? WHERE id = ?")
+            // The usual outcome of a batch of adds, every edit applied with object IDs numbered as the input positions
+            // run, in one statement: a statement per edit was most of what recording cost. OR FAIL, which cannot fail
+            // here, spares SQLite the statement journal (a temporary file once past 64 KiB) it keeps to undo a
+            // statement that stops halfway; the transaction is undone as a whole anyway.
+            let runStatement = try db.cachedStatement(
+                sql: """
+                    UPDATE OR FAIL edit SET status = 'applied', resultObjectId = ?1 + (position - ?2), code = NULL, reason = NULL
+                    WHERE batch = ?3 AND position BETWEEN ?2 AND ?4
+                    """)
+            for (id, records, state) in outcomes {
+                if let run = Self.appliedRun(records) {
+                    try runStatement.execute(arguments: [run.firstObjectId, run.first, id, run.last])
+                    try batchStatement.execute(arguments: [state.rawValue, id])
+                    continue
+                }
+                for record in records {
+                    try statement.execute(arguments: [record.status.rawValue, record.objectId, record.code, record.reason, record.index])
+                }
+                try batchStatement.execute(arguments: [state.rawValue, id])
+            }
+        }
+    }
+
+    /// When `records` are edits at consecutive positions, each applied without a reason and given the object ID one
+    /// more than the one before: the first and last position and the first object ID.
+    static func appliedRun(_ records: [EditRecord]) -> (first: Int, last: Int, firstObjectId: Int64)? {
+        guard records.count > 1, let head = records.first, let firstObjectId = head.objectId else { return nil }
+        for (offset, record) in records.enumerated() {
+            guard record.status == .applied, record.code == nil, record.reason == nil, record.index == head.index + offset,
+                record.objectId == firstObjectId + Int64(offset)
+            else { return nil }
+        }
+        return (head.index, head.index + records.count - 1, firstObjectId)
+    }
+}
