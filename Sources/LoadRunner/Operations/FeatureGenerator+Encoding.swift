@@ -238,25 +238,8 @@ extension FeatureGenerator {
                 text[length] = byte
                 length += 1
             }
-            // The index in decimal, last digit first into its place.
-            if index < 0 {
-                text[length] = UInt8(ascii: "-")
-                length += 1
-            }
-            var magnitude = index.magnitude
-            var digits = 1
-            var probe = magnitude
-            while probe >= 10 {
-                probe /= 10
-                digits += 1
-            }
-            length += digits
-            var place = length
-            repeat {
-                place -= 1
-                text[place] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
+            // The room allocated: the prefix, 20 characters of index, a space and 4 of base 36.
+            length += ByteWriter.writeDecimal(Int64(index), at: text.baseAddress! + length)
             text[length] = UInt8(ascii: " ")
             length += 1
             // Base 36, most significant digit first.
@@ -356,7 +339,18 @@ struct ByteWriter: ~Copyable {
     /// 10 is a multiplication, by a power of ten held in a variable a division.
     mutating func putDecimal(_ value: Int64) {
         assert(count + 20 <= capacity, "write past the room reserved")
-        if value < 0 { put(UInt8(ascii: "-")) }
+        count += Self.writeDecimal(value, at: base + count)
+    }
+
+    /// Writes `value` in decimal at `destination` (room for 20 bytes), last digit first into its place; returns the
+    /// number of bytes written.
+    @inline(__always)
+    static func writeDecimal(_ value: Int64, at destination: UnsafeMutablePointer<UInt8>) -> Int {
+        var length = 0
+        if value < 0 {
+            destination.initialize(to: UInt8(ascii: "-"))
+            length = 1
+        }
         var magnitude = value.magnitude
         var digits = 1
         var probe = magnitude
@@ -364,13 +358,14 @@ struct ByteWriter: ~Copyable {
             probe /= 10
             digits += 1
         }
-        count += digits
-        var digit = base + count
+        length += digits
+        var digit = destination + length
         repeat {
             digit -= 1
             digit.initialize(to: UInt8(ascii: "0") + UInt8(magnitude % 10))
             magnitude /= 10
         } while magnitude > 0
+        return length
     }
 
     /// `units / 10^digits` (2 or 6) for a whole-number `units`, as a decimal of at most `digits` fraction digits,
