@@ -28,6 +28,14 @@ extension ApplyJournal {
                 case nil: break
                 }
             }
+            // Packed edits: pending until their batch is recorded applied.
+            for row in try Row.fetchAll(
+                db, sql: "SELECT batch.applied IS NOT NULL, sum(pack.count) FROM pack JOIN batch ON batch.id = pack.batch GROUP BY batch.applied IS NOT NULL")
+            {
+                let (applied, n): (Bool, Int) = (row[0], row[1])
+                counts.planned += n
+                if applied { counts.applied += n } else { counts.pending += n }
+            }
             return counts
         }
     }
@@ -40,17 +48,31 @@ extension ApplyJournal {
     /// Calls `body` with every edit in `statuses`, in input order, a page at a time (memory stays flat).
     public func forEachEdit(in statuses: [EditStatus], _ body: (JournalEdit) throws -> Void) throws {
         let list = statuses.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let wanted = Set(statuses)
+        // Rows and packs, a window of input positions at a time.
+        let window = 5000
         var after = -1
         while true {
-            let page = try database.read { db in
+            let (page, more) = try database.read { db in
                 var pages = TextPages()
-                return try Row.fetchAll(
-                    db, sql: "SELECT \(Self.editColumns) FROM edit WHERE position > ? AND status IN (\(list)) ORDER BY position LIMIT 5000", arguments: [after]
+                let end = after + window
+                var edits = try Row.fetchAll(
+                    db, sql: "SELECT \(Self.editColumns) FROM edit WHERE position > ? AND position <= ? AND status IN (\(list)) ORDER BY position",
+                    arguments: [after, end]
                 ).map { row in try Self.edit(row, pages: &pages, db) }
+                if wanted.contains(.pending) || wanted.contains(.applied) {
+                    let packed = try Self.packedEdits(db, where: "pack.last > ? AND pack.first <= ?", arguments: [after, end], texts: .both).filter {
+                        $0.planned.position.index > after && $0.planned.position.index <= end && wanted.contains($0.status)
+                    }
+                    if !packed.isEmpty { edits = (edits + packed).sorted { $0.planned.position.index < $1.planned.position.index } }
+                }
+                let more = try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position > ?1) OR EXISTS (SELECT 1 FROM pack WHERE last > ?1)", arguments: [end]) ?? false
+                return (edits, more)
             }
-            guard let last = page.last else { return }
             for edit in page { try body(edit) }
-            after = last.planned.position.index
+            guard more else { return }
+            after += window
         }
     }
 

@@ -33,9 +33,8 @@ extension ApplyJournal {
                     "record \(edit.position.index + 1)\(edit.position.line.map { " (line \($0))" } ?? "") is too large to plan: its text and payload take \(edit.payload.utf8.count + edit.source.utf8.count) bytes, at most \(PlanTexts.largestEdit) fit. Fix: split it, or simplify its geometry")
             }
         }
-        // Whether each edit's row was inserted just now (not planned before).
-        var inserted: [Bool] = []
-        inserted.reserveCapacity(edits.count)
+        // Whether each edit's row or pack was inserted just now (not planned before).
+        var inserted = [Bool](repeating: false, count: edits.count)
         try database.write { db in
             let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
             for batch in batches {
@@ -48,23 +47,24 @@ extension ApplyJournal {
             }
             let barrierStatement = try db.cachedStatement(sql: "UPDATE batch SET barrier = 1 WHERE id = ?")
             for id in barriers { try barrierStatement.execute(arguments: [id]) }
-            // The texts in a row per page (of at most `PlanTexts.pageBytes`, or one edit), each edit's row pointing at
-            // its slot. A page is never overwritten: rows kept from an interrupted plan keep pointing at theirs.
+            // The texts in a row per page (of at most `PlanTexts.pageBytes`, or one edit), each edit's row or pack
+            // pointing at its slot. A page is never overwritten: rows and packs kept from an interrupted plan keep
+            // pointing at theirs.
             var pages: [(id: Int64, first: Int)] = []
             let pageStatement = try db.cachedStatement(sql: "INSERT INTO planText (texts) VALUES (?)")
             for range in PlanTexts.pages(edits, pageBytes: pageBytes) {
                 try pageStatement.execute(binding: PlanTexts.encode(edits[range]))
                 pages.append((db.lastInsertedRowID, range.lowerBound))
             }
-            // The page and slot of each edit's texts.
+            // The page (its index in `pages`) of each edit's texts, and its slot.
             var page = pages.startIndex
-            func text(at index: Int) -> (page: Int64, slot: Int) {
-                if page + 1 < pages.endIndex && pages[page + 1].first == index { page += 1 }
-                return (pages[page].id, index - pages[page].first)
+            func text(at index: Int) -> (page: Int, slot: Int) {
+                while page + 1 < pages.endIndex && pages[page + 1].first <= index { page += 1 }
+                return (page, index - pages[page].first)
             }
             // Whether the row was inserted now; if it was there, that it plans the same.
-            func checkInserted(_ edit: PlannedEdit, batch: Int?) throws {
-                inserted.append(db.changesCount > 0)
+            func checkInserted(_ index: Int, _ edit: PlannedEdit, batch: Int?) throws {
+                inserted[index] = db.changesCount > 0
                 if db.changesCount == 0 {
                     // Planned before: it must plan the same (a grouped edit's batch is assigned later).
                     guard let row = try Row.fetchOne(db, sql: "SELECT batch, kind, layer, globalId FROM edit WHERE position = ?", arguments: [edit.position.index])
@@ -73,16 +73,70 @@ extension ApplyJournal {
                     if kind != edit.kind.rawValue || layer != edit.layer || globalId != edit.globalId || (batch != nil && planned != batch) {
                         throw Self.replanned("record \(edit.position.index + 1)")
                     }
+                } else if try !Self.packedBatches(db, holding: [edit.position.index]).isEmpty {
+                    // A row for an edit a pack holds already: the input changed.
+                    throw Self.replanned("record \(edit.position.index + 1)")
                 }
             }
             // Edits are passed on borrowed, through a buffer pointer: reading one out of the array copied it whole
             // (every string retained and released), which cost about as much as its row.
             try edits.withUnsafeBufferPointer { rows in
                 guard let first = rows.first, let last = rows.last else { return }
+                // Which edits go in packs (plain edits: a batch, no group, no file, in a batch without rows of its
+                // own), each pack the edits of one batch with their texts in one page, in plan order.
+                let attached = Set(attachments.map(\.position))
+                var packs: [PackKey: [Int]] = [:]
+                var packOrder: [PackKey] = []
+                var rowIndices: [Int] = []
+                var knownBatches: [Int: Bool] = [:]
+                for index in rows.indices {
+                    let (edit, batch) = (rows[index].edit, rows[index].batch)
+                    guard let batch, edit.group == nil, !attached.contains(edit.position.index) else {
+                        rowIndices.append(index)
+                        continue
+                    }
+                    if knownBatches[batch] == nil {
+                        knownBatches[batch] = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE batch = ?)", arguments: [batch]) ?? false
+                    }
+                    if knownBatches[batch] == true {
+                        // A batch with rows of its own (planned by an earlier version) keeps its edits in rows.
+                        rowIndices.append(index)
+                        continue
+                    }
+                    let key = PackKey(page: text(at: index).page, batch: batch)
+                    if packs[key] == nil { packOrder.append(key) }
+                    packs[key, default: []].append(index)
+                }
+                page = pages.startIndex
                 // Positions rising one edit to the next (as the planner gives them), none in the journal yet.
                 let rising = zip(rows.dropFirst(), rows).allSatisfy { $0.edit.position.index > $1.edit.position.index }
+                let (low, high) = (first.edit.position.index, last.edit.position.index)
                 let planned = try !rising || Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ? AND ?)", arguments: [first.edit.position.index, last.edit.position.index]) ?? true
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ?1 AND ?2) OR EXISTS (SELECT 1 FROM pack WHERE last >= ?1 AND first <= ?2)",
+                    arguments: [low, high]) ?? true
+                let packStatement = try db.cachedStatement(
+                    sql: "INSERT OR FAIL INTO pack (batch, first, last, count, text, edits, slots) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                for key in packOrder {
+                    var members = packs[key] ?? []
+                    if planned {
+                        // Made again over an interrupted plan: edits planned before must plan the same, and are kept
+                        // as they are (with their outcomes); the others are packed.
+                        let before = try Self.plannedEdits(db, among: members.map { rows[$0].edit.position.index })
+                        members = try members.filter { member in
+                            let edit = rows[member].edit
+                            guard let earlier = before[edit.position.index] else { return true }
+                            guard earlier.kind == edit.kind, earlier.layer == edit.layer, earlier.globalId == edit.globalId, earlier.batch == key.batch
+                            else { throw Self.replanned("record \(edit.position.index + 1)") }
+                            return false
+                        }
+                        if members.isEmpty { continue }
+                    }
+                    let slots = EditPack.encode(slots: members.map { $0 - pages[key.page].first })
+                    let (low, high) = (rows[members[0]].edit.position.index, rows[members[members.count - 1]].edit.position.index)
+                    try packStatement.execute(binding: key.batch, low, high, members.count, pages[key.page].id, EditPack.encode(rows, members), slots)
+                    for member in members { inserted[member] = true }
+                }
                 if !planned {
                     // None of these rows is there (the usual case: a new plan): inserted \(Self.rowsPerInsert) to a
                     // statement, sparing SQLite and GRDB their work per statement. A failure undoes the whole
@@ -91,29 +145,34 @@ extension ApplyJournal {
                         sql: "INSERT OR FAIL INTO edit \(Self.editInsertColumns) VALUES "
                             + Array(repeating: Self.editInsertValues, count: Self.rowsPerInsert).joined(separator: ", "))
                     let one = try db.cachedStatement(sql: "INSERT OR FAIL INTO edit \(Self.editInsertColumns) VALUES \(Self.editInsertValues)")
-                    var index = 0
-                    while index < rows.count {
-                        let count = min(Self.rowsPerInsert, rows.count - index)
+                    var next = 0
+                    while next < rowIndices.count {
+                        let count = min(Self.rowsPerInsert, rowIndices.count - next)
                         let statement = count == Self.rowsPerInsert ? many : one
-                        let chunk = count == Self.rowsPerInsert ? index..<index + count : index..<index + 1
+                        let chunk = count == Self.rowsPerInsert ? next..<next + count : next..<next + 1
                         statement.clearBindings()
                         var bound: Int32 = 0
-                        for row in chunk { bound = try Self.bind(rows[row].edit, batch: rows[row].batch, text: text(at: row), to: statement, after: bound) }
+                        for member in chunk {
+                            let row = rowIndices[member]
+                            let (number, slot) = text(at: row)
+                            bound = try Self.bind(rows[row].edit, batch: rows[row].batch, text: (pages[number].id, slot), to: statement, after: bound)
+                            inserted[row] = true
+                        }
                         try statement.executeBound(bound)
-                        index = chunk.upperBound
+                        next = chunk.upperBound
                     }
-                    inserted = Array(repeating: true, count: rows.count)
                     return
                 }
                 // Some were planned before (a plan made again after an interruption): row by row, each checked.
                 let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO edit \(Self.editInsertColumns) VALUES \(Self.editInsertValues)")
-                for index in rows.indices {
+                for index in rowIndices {
+                    let (number, slot) = text(at: index)
                     statement.clearBindings()
-                    try statement.executeBound(Self.bind(rows[index].edit, batch: rows[index].batch, text: text(at: index), to: statement, after: 0))
-                    try checkInserted(rows[index].edit, batch: rows[index].batch)
+                    try statement.executeBound(Self.bind(rows[index].edit, batch: rows[index].batch, text: (pages[number].id, slot), to: statement, after: 0))
+                    try checkInserted(index, rows[index].edit, batch: rows[index].batch)
                 }
-                // A page none of whose rows went in holds texts the rows already there have: not kept, so resuming
-                // the same interrupted plan again and again does not grow the journal.
+                // A page none of whose rows or packs went in holds texts those already there have: not kept, so
+                // resuming the same interrupted plan again and again does not grow the journal.
                 for (number, written) in pages.enumerated() {
                     let end = number + 1 < pages.count ? pages[number + 1].first : rows.count
                     if !inserted[written.first..<end].contains(true) {
@@ -131,6 +190,30 @@ extension ApplyJournal {
             }
         }
         plannedBatches.keep(edits, inserted: inserted)
+    }
+
+    /// A pack being made: the edits of one batch whose texts are in one page (its index among the append's pages).
+    struct PackKey: Hashable {
+        var page: Int
+        var batch: Int
+    }
+
+    /// What plans those of `positions` already in the journal, in a pack or a row.
+    static func plannedEdits(_ db: Database, among positions: [Int]) throws -> [Int: (batch: Int?, kind: InputEdit.Kind, layer: Int, globalId: String?)] {
+        guard let low = positions.min(), let high = positions.max() else { return [:] }
+        let wanted = Set(positions)
+        var found: [Int: (batch: Int?, kind: InputEdit.Kind, layer: Int, globalId: String?)] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT batch, edits FROM pack WHERE last >= ? AND first <= ?", arguments: [low, high]) {
+            for entry in try EditPack([UInt8](row[1] as Data)).entries where wanted.contains(entry.position.index) {
+                found[entry.position.index] = (row[0], entry.kind, entry.layer, entry.globalId)
+            }
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT position, batch, kind, layer, globalId FROM edit WHERE position BETWEEN ? AND ?", arguments: [low, high]) {
+            let position: Int = row[0]
+            guard wanted.contains(position) else { continue }
+            found[position] = (row[1], InputEdit.Kind(rawValue: row[2]) ?? .add, row[3], row[4])
+        }
+        return found
     }
 
     /// The columns of an edit's row ``bind(_:batch:text:to:after:)`` fills, and one row's values (its texts in a page).
@@ -180,6 +263,8 @@ extension ApplyJournal {
                 sql: "INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source, kind, layer) VALUES (?, ?, ?, ?, ?, ?, ?)")
             let attachment = try db.cachedStatement(sql: "DELETE FROM attachment WHERE position = ?")
             let edit = try db.cachedStatement(sql: "DELETE FROM edit WHERE position = ?")
+            // Edits of groups, which are rows; should a pack hold one, its batch becomes rows first.
+            for batch in try Self.packedBatches(db, holding: edits.map(\.position)) { try Self.unpack(db, batch: batch) }
             var pages = TextPages()
             for (position, reason) in edits {
                 if asProblems,

@@ -49,7 +49,14 @@ extension ApplyJournal {
 
     /// The number of edits still open (pending, failed or of unknown outcome).
     public func openEditCount() throws -> Int {
-        try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM edit WHERE status IN \(Self.openStatuses)") } ?? 0
+        try database.read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT count(*) FROM edit WHERE status IN \(Self.openStatuses))
+                        + (SELECT coalesce(sum(pack.count), 0) FROM pack JOIN batch ON batch.id = pack.batch WHERE batch.applied IS NULL)
+                    """)
+        } ?? 0
     }
 
     /// Batch `id` with its open edits.
@@ -59,9 +66,11 @@ extension ApplyJournal {
                 throw ApplyError.journal("the journal has no batch \(id)")
             }
             var pages = TextPages()
-            let edits = try Row.fetchAll(
+            let rows = try Row.fetchAll(
                 db, sql: "SELECT \(Self.editColumns) FROM edit WHERE batch = ? AND status IN \(Self.openStatuses) ORDER BY position", arguments: [id]
             ).map { row in try Self.edit(row, pages: &pages, db) }
+            let packed = try Self.packedEdits(db, where: "pack.batch = ? AND batch.applied IS NULL", arguments: [id], texts: .both)
+            let edits = packed.isEmpty ? rows : (rows + packed).sorted { $0.planned.position.index < $1.planned.position.index }
             return JournalBatch(
                 id: id, layer: row["layer"], useGlobalIds: row["useGlobalIds"], state: JournalBatch.State(rawValue: row["state"]) ?? .planned,
                 edits: edits, atomic: row["atomic"], attachments: row["atomic"] ? try Self.attachments(db, batches: String(id))[id] ?? [] : [],
@@ -102,7 +111,9 @@ extension ApplyJournal {
             try db.execute(
                 sql: """
                     UPDATE batch SET state = 'sending', sends = sends + 1
-                    WHERE id IN (\(list)) AND EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN \(Self.openStatuses))
+                    WHERE id IN (\(list)) AND (
+                        EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN \(Self.openStatuses))
+                        OR (applied IS NULL AND EXISTS (SELECT 1 FROM pack WHERE pack.batch = batch.id)))
                     """)
             var batches: [Int: JournalBatch] = [:]
             var anyAtomic = false
@@ -130,6 +141,13 @@ extension ApplyJournal {
                         WHERE batch IN (\(unkept)) AND status IN \(Self.openStatuses) ORDER BY position
                         """)
             var pages = TextPages()
+            var packed: [Int: [JournalEdit]] = [:]
+            if !unkept.isEmpty {
+                for var edit in try Self.packedEdits(db, where: "pack.batch IN (\(unkept)) AND batch.applied IS NULL", texts: .payload) {
+                    edit.planned.position = InputPosition(index: edit.planned.position.index)
+                    packed[edit.batch, default: []].append(edit)
+                }
+            }
             while let row = try rows?.next() {
                 var payload: String = row[6]
                 if let page: Int64 = row[9] { payload = try pages.payload(db, page: page, slot: row[10] as Int?) }
@@ -140,7 +158,10 @@ extension ApplyJournal {
                 batches[batch]?.edits.append(JournalEdit(planned: planned, batch: batch, status: EditStatus(rawValue: row[8]) ?? .pending))
             }
             return try ids.map { id in
-                guard let batch = batches[id] else { throw ApplyError.journal("the journal has no batch \(id)") }
+                guard var batch = batches[id] else { throw ApplyError.journal("the journal has no batch \(id)") }
+                if let edits = packed[id] {
+                    batch.edits = batch.edits.isEmpty ? edits : (batch.edits + edits).sorted { $0.planned.position.index < $1.planned.position.index }
+                }
                 return batch
             }
         }
@@ -191,7 +212,25 @@ extension ApplyJournal {
                     UPDATE OR FAIL edit SET status = 'applied', resultObjectId = ?1 + (position - ?2), code = NULL, reason = NULL
                     WHERE batch = ?3 AND position BETWEEN ?2 AND ?4
                     """)
+            let packedCount = try db.cachedStatement(sql: "SELECT sum(count) FROM pack WHERE batch = ?")
+            let appliedStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ?, applied = ? WHERE id = ?")
             for (id, records, state) in outcomes {
+                if let count = try Int.fetchOne(packedCount, arguments: [id]) {
+                    // A packed batch stays packed when nothing is recorded of it, and when every edit of it is applied
+                    // (their object IDs in its row); any other outcome makes it a row per edit.
+                    if records.isEmpty && state != .done {
+                        try batchStatement.execute(arguments: [state.rawValue, id])
+                        continue
+                    }
+                    if try state == .done && records.count == count
+                        && records.allSatisfy({ $0.status == .applied && $0.objectId != nil && $0.code == nil && $0.reason == nil })
+                        && Set(records.map(\.index)) == Set(Self.packedPositions(db, batch: id))
+                    {
+                        try appliedStatement.execute(binding: state.rawValue, AppliedIDs.encode(records), id)
+                        continue
+                    }
+                    try Self.unpack(db, batch: id)
+                }
                 if let run = Self.appliedRun(records) {
                     try runStatement.execute(arguments: [run.firstObjectId, run.first, id, run.last])
                     try batchStatement.execute(arguments: [state.rawValue, id])

@@ -28,7 +28,7 @@ public final class ApplyJournal: Sendable {
     let plannedBatches = PlannedBatchCache()
 
     /// The schema version this code writes and reads.
-    public static let version = 4
+    public static let version = 5
 
     /// The files to attach, each keyed by its GlobalID, with the position of the add it goes with: made by a new
     /// journal and by the upgrade of a version-1 one.
@@ -44,6 +44,17 @@ public final class ApplyJournal: Sendable {
     /// and input record at `slot` of that page, and empty texts in its own row (version 3 and earlier kept them
     /// there).
     static let planTextTable = "CREATE TABLE planText (id INTEGER PRIMARY KEY, texts BLOB NOT NULL);"
+
+    /// The packs of plain edits (``EditPack``): the edits of one batch written by one append, with their texts in one
+    /// page, from input position `first` to `last`. A batch with packs has no rows in `edit`; its edits are open until
+    /// `batch.applied` holds their object IDs (``AppliedIDs``), and any other outcome unpacks it into rows.
+    static let packTable = """
+        CREATE TABLE pack (
+            id INTEGER PRIMARY KEY, batch INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
+            text INTEGER NOT NULL, edits BLOB NOT NULL, slots BLOB NOT NULL, UNIQUE (batch, first)
+        );
+        CREATE INDEX pack_last ON pack(last);
+        """
 
     /// The open statuses (``EditStatus/isOpen``) as an SQL list.
     static let openStatuses = "(" + EditStatus.allCases.filter(\.isOpen).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
@@ -110,7 +121,8 @@ public final class ApplyJournal: Sendable {
                             atomic INTEGER NOT NULL DEFAULT 0,
                             state TEXT NOT NULL DEFAULT 'planned',
                             sends INTEGER NOT NULL DEFAULT 0,
-                            barrier INTEGER NOT NULL DEFAULT 0
+                            barrier INTEGER NOT NULL DEFAULT 0,
+                            applied BLOB
                         );
                         CREATE TABLE edit (
                             position INTEGER PRIMARY KEY,
@@ -133,6 +145,7 @@ public final class ApplyJournal: Sendable {
                         );
                         CREATE INDEX edit_batch ON edit(batch);
                         \(planTextTable)
+                        \(packTable)
                         \(attachmentTable)
                         CREATE TABLE problem (
                             position INTEGER PRIMARY KEY,
@@ -181,6 +194,10 @@ public final class ApplyJournal: Sendable {
             if version == 3 {
                 try migrateFromVersion3(database)
                 version = 4
+            }
+            if version == 4 {
+                try migrateFromVersion4(database)
+                version = 5
             }
             guard version == Self.version else {
                 throw ApplyError.journal("\(path) is a journal of version \(version.map(String.init) ?? "?"), this featureload reads version \(Self.version)")
@@ -231,6 +248,14 @@ public final class ApplyJournal: Sendable {
         }
     }
 
+    /// Version 4 kept a row per edit: adds the packs, none, and the column of a packed batch's outcome. Batches
+    /// planned then keep their rows.
+    static func migrateFromVersion4(_ database: DatabaseQueue) throws {
+        try database.write { db in
+            try db.execute(sql: "\(packTable) ALTER TABLE batch ADD COLUMN applied BLOB; UPDATE run SET version = 5 WHERE id = 1;")
+        }
+    }
+
     /// The run's header.
     public func header() throws -> JournalHeader {
         let json = try database.read { db in try String.fetchOne(db, sql: "SELECT header FROM run WHERE id = 1") } ?? "{}"
@@ -251,7 +276,7 @@ public final class ApplyJournal: Sendable {
     /// Drops a plan that was interrupted before it was complete (nothing of it was sent), to plan again.
     public func discardPlan() throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM attachment; DELETE FROM edit; DELETE FROM planText; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
+            try db.execute(sql: "DELETE FROM attachment; DELETE FROM edit; DELETE FROM pack; DELETE FROM planText; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
         }
         plannedBatches.forgetAll()
     }
