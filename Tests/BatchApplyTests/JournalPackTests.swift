@@ -144,4 +144,24 @@ import Testing
         #expect(back.map(\.planned) == edits.map(\.edit))
         #expect(try journal.batch(2).edits.count == 20 && journal.batch(0).edits.count == 90)
     }
+
+    @Test("small batches are rows: fewer than 16 new edits of a batch in an append; a batch keeps the way it started")
+    func smallBatchesAreRows() throws {
+        let directory = try TemporaryDirectory()
+        let journal = try JournalAppendTests.journal(directory)
+        let (edits, _) = JournalAppendTests.page(0..<60)
+        // Batch 0 starts with 10 edits (rows), batch 1 with 20 (a pack); each takes 5 more in the next append.
+        let first = edits[0..<30].map { (edit: $0.edit, batch: Optional($0.edit.position.index < 10 ? 0 : 1)) }
+        try journal.append(first, batches: [(id: 0, layer: 0, useGlobalIds: true), (id: 1, layer: 0, useGlobalIds: true)])
+        let second = edits[30..<40].map { (edit: $0.edit, batch: Optional($0.edit.position.index < 35 ? 0 : 1)) }
+        try journal.append(second, batches: [])
+        // Batches of one edit each.
+        let ones = edits[40..<60].map { (edit: $0.edit, batch: Optional($0.edit.position.index - 38)) }
+        try journal.append(ones, batches: (2..<22).map { (id: $0, layer: 0, useGlobalIds: true) })
+        #expect(try Self.rows(journal, "edit", where: "batch = 0") == 15)
+        #expect(try Self.rows(journal, "edit", where: "batch = 1") == 0 && Self.rows(journal, "pack", where: "batch = 1") == 2)
+        #expect(try Self.rows(journal, "edit", where: "batch >= 2") == 20 && Self.rows(journal, "pack", where: "batch >= 2") == 0)
+        #expect(try journal.batch(1).edits.map(\.planned.position.index) == Array(10..<30) + Array(35..<40))
+        #expect(try Self.all(journal).map(\.planned) == edits.map(\.edit))
+    }
 }

@@ -36,10 +36,14 @@ extension ApplyJournal {
         // Whether each edit's row or pack was inserted just now (not planned before).
         var inserted = [Bool](repeating: false, count: edits.count)
         try database.write { db in
+            // Batches first written now: no edit of theirs is in the journal yet.
+            var newBatches: Set<Int> = []
             let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds) VALUES (?, ?, ?)")
             for batch in batches {
                 try batchStatement.execute(arguments: [batch.id, batch.layer, batch.useGlobalIds])
-                if db.changesCount == 0 {
+                if db.changesCount > 0 {
+                    newBatches.insert(batch.id)
+                } else {
                     let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds FROM batch WHERE id = ?", arguments: [batch.id])
                     let (layer, useGlobalIds): (Int?, Bool?) = (row?[0], row?[1])
                     if layer != batch.layer || useGlobalIds != batch.useGlobalIds { throw Self.replanned("batch \(batch.id + 1)") }
@@ -82,31 +86,41 @@ extension ApplyJournal {
             // (every string retained and released), which cost about as much as its row.
             try edits.withUnsafeBufferPointer { rows in
                 guard let first = rows.first, let last = rows.last else { return }
-                // Which edits go in packs (plain edits: a batch, no group, no file, in a batch without rows of its
-                // own), each pack the edits of one batch with their texts in one page, in plan order.
+                // Which edits go in packs: plain edits (a batch, no group, no file) of a batch that has packs, or is
+                // new and gets at least `packMinimum` of them here. Each pack holds the edits of one batch with their
+                // texts in one page, in plan order.
                 let attached = Set(attachments.map(\.position))
-                var packs: [PackKey: [Int]] = [:]
-                var packOrder: [PackKey] = []
+                var plain: [Int: [Int]] = [:]
                 var rowIndices: [Int] = []
-                var knownBatches: [Int: Bool] = [:]
                 for index in rows.indices {
                     let (edit, batch) = (rows[index].edit, rows[index].batch)
                     guard let batch, edit.group == nil, !attached.contains(edit.position.index) else {
                         rowIndices.append(index)
                         continue
                     }
-                    if knownBatches[batch] == nil {
-                        knownBatches[batch] = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE batch = ?)", arguments: [batch]) ?? false
+                    plain[batch, default: []].append(index)
+                }
+                var packs: [PackKey: [Int]] = [:]
+                for (batch, members) in plain {
+                    let packed: Bool
+                    if newBatches.contains(batch) {
+                        packed = members.count >= Self.packMinimum
+                    } else if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE batch = ?)", arguments: [batch]) ?? false {
+                        // A batch with rows of its own (small, or planned by an earlier version) keeps its edits in rows.
+                        packed = false
+                    } else {
+                        packed = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pack WHERE batch = ?)", arguments: [batch]) ?? false
+                            || members.count >= Self.packMinimum
                     }
-                    if knownBatches[batch] == true {
-                        // A batch with rows of its own (planned by an earlier version) keeps its edits in rows.
-                        rowIndices.append(index)
+                    guard packed else {
+                        rowIndices += members
                         continue
                     }
-                    let key = PackKey(page: text(at: index).page, batch: batch)
-                    if packs[key] == nil { packOrder.append(key) }
-                    packs[key, default: []].append(index)
+                    for member in members { packs[PackKey(page: text(at: member).page, batch: batch), default: []].append(member) }
+                    page = pages.startIndex
                 }
+                rowIndices.sort()
+                let packOrder = packs.keys.sorted { packs[$0]![0] < packs[$1]![0] }
                 page = pages.startIndex
                 // Positions rising one edit to the next (as the planner gives them), none in the journal yet.
                 let rising = zip(rows.dropFirst(), rows).allSatisfy { $0.edit.position.index > $1.edit.position.index }
@@ -221,6 +235,9 @@ extension ApplyJournal {
     static let editInsertValues = "(?, ?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?)"
     /// Rows a statement inserts at once into a new plan.
     static let rowsPerInsert = 50
+    /// The fewest edits of a new batch that an append packs: fewer go in rows, which cost less than a pack each (a
+    /// batch of one edit is a row, as are the last few edits of a page that start a batch).
+    static let packMinimum = 16
 
     /// Binds the values of `edit`'s row after the first `bound` parameters of `statement`; returns the parameters bound.
     static func bind(_ edit: PlannedEdit, batch: Int?, text: (page: Int64, slot: Int), to statement: Statement, after bound: Int32) throws -> Int32 {

@@ -5,6 +5,11 @@ import GRDB
 /// The journal of one `featureload apply`: an SQLite file (WAL) that holds the plan — every edit with its batch,
 /// client-assigned GlobalID and input position — before anything is sent, and each edit's outcome after.
 ///
+/// Plain edits are kept in packs, the edits of a batch that one append wrote in one row (``EditPack``), and their
+/// texts in pages (``PlanTexts``); a batch all of whose edits are applied records their object IDs in its own row.
+/// Edits of groups (a parent with its related records and files), and of batches with any other outcome, have a row
+/// each.
+///
 /// A crash at any moment leaves a consistent file. Batches are marked `sending` before their request goes out and
 /// `done` when their outcomes are written, each in one transaction; a batch found `sending` on resume is in doubt
 /// and is reconciled against the service by GlobalID before anything of it is sent again. An outcome lost to a
