@@ -145,7 +145,7 @@ import Testing
                     ])
             }
         }
-        try db.execute(sql: "DROP TABLE pack; ALTER TABLE batch DROP COLUMN applied; UPDATE run SET version = 4;")
+        try db.execute(sql: "DROP TABLE pack; ALTER TABLE batch DROP COLUMN applied; ALTER TABLE run DROP COLUMN packSpan; UPDATE run SET version = 4;")
     }
 
     /// Rewrites a journal as version 3 wrote it: each edit's texts in its own row, no pages of texts.

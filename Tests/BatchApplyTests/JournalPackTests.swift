@@ -164,4 +164,25 @@ import Testing
         #expect(try journal.batch(1).edits.map(\.planned.position.index) == Array(10..<30) + Array(35..<40))
         #expect(try Self.all(journal).map(\.planned) == edits.map(\.edit))
     }
+
+    @Test("a damaged pack is an error when its batch is unpacked, and the outcome's transaction leaves the journal as it was")
+    func damagedPackIsAnError() throws {
+        let directory = try TemporaryDirectory()
+        let journal = try JournalAppendTests.journal(directory)
+        let (edits, batches) = JournalAppendTests.page(0..<100)
+        try journal.append(edits, batches: batches)
+        let sent = try journal.startSending([0])
+        let queue = try DatabaseQueue(path: journal.path)
+        // One more edit than the pack holds, with a slot for it: only the count of its entries tells.
+        try queue.write { db in
+            let slots = try Data.fetchOne(db, sql: "SELECT slots FROM pack") ?? Data()
+            try db.execute(sql: "UPDATE pack SET count = count + 1, slots = ?", arguments: [slots + Data([0, 0, 0, 0])])
+        }
+        try queue.close()
+        var records = Self.applied(sent[0].edits, from: 1)
+        records[3] = EditRecord(index: 3, status: .rejected, code: 1000, reason: "refused")
+        #expect(throws: ApplyError.self) { try journal.record(batch: 0, records, state: .done) }
+        #expect(try Self.rows(journal, "edit") == 0 && Self.rows(journal, "pack") == 1)
+        #expect(try journal.openBatches().map(\.id) == [0])
+    }
 }

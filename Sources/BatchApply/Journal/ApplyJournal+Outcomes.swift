@@ -61,7 +61,7 @@ extension ApplyJournal {
                     arguments: [after, end]
                 ).map { row in try Self.edit(row, pages: &pages, db) }
                 if wanted.contains(.pending) || wanted.contains(.applied) {
-                    let packed = try Self.packedEdits(db, where: "pack.last > ? AND pack.first <= ?", arguments: [after, end], texts: .both).filter {
+                    let packed = try Self.packedEdits(db, where: Self.packOverlaps("?1", "?2"), arguments: [after + 1, end], texts: .both).filter {
                         $0.planned.position.index > after && $0.planned.position.index <= end && wanted.contains($0.status)
                     }
                     if !packed.isEmpty { edits = (edits + packed).sorted { $0.planned.position.index < $1.planned.position.index } }

@@ -70,7 +70,7 @@ extension ApplyJournal {
         guard let low = positions.min(), let high = positions.max() else { return [] }
         let wanted = Set(positions)
         var batches: Set<Int> = []
-        for row in try Row.fetchAll(db, sql: "SELECT batch, edits FROM pack WHERE last >= ? AND first <= ?", arguments: [low, high]) {
+        for row in try Row.fetchAll(db, sql: "SELECT batch, edits FROM pack WHERE \(packOverlaps("?1", "?2"))", arguments: [low, high]) {
             if try EditPack([UInt8](row[1] as Data)).entries.contains(where: { wanted.contains($0.position.index) }) { batches.insert(row[0]) }
         }
         return batches
@@ -91,9 +91,13 @@ extension ApplyJournal {
             let (page, count): (Int64, Int) = (row[0], row[3])
             let pack = try EditPack([UInt8](row[1] as Data))
             let slots = try EditPack.slots([UInt8](row[2] as Data), count: count)
+            guard pack.entries.count == count else { throw ApplyError.journal("a pack of batch \(id + 1) holds \(pack.entries.count) edits, not \(count)") }
             let applied = try (row[4] as Data?).map { try AppliedIDs.decode([UInt8]($0)) }
             for (entry, slot) in zip(pack.entries, slots) {
                 let objectId = applied?[entry.position.index]
+                if applied != nil && objectId == nil {
+                    throw ApplyError.journal("batch \(id + 1) is recorded applied without an object ID for record \(entry.position.index + 1)")
+                }
                 try statement.execute(binding:
                     entry.position.index, entry.position.line, entry.position.table, id, entry.kind.rawValue, entry.layer, entry.globalId, entry.objectId,
                     objectId == nil ? EditStatus.pending.rawValue : EditStatus.applied.rawValue, objectId, page, slot)

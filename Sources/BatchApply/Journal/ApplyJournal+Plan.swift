@@ -127,8 +127,10 @@ extension ApplyJournal {
                 let (low, high) = (first.edit.position.index, last.edit.position.index)
                 let planned = try !rising || Bool.fetchOne(
                     db,
-                    sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ?1 AND ?2) OR EXISTS (SELECT 1 FROM pack WHERE last >= ?1 AND first <= ?2)",
+                    sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ?1 AND ?2) OR EXISTS (SELECT 1 FROM pack WHERE \(Self.packOverlaps("?1", "?2")))",
                     arguments: [low, high]) ?? true
+                // The most positions a pack of this append spans.
+                var span = 0
                 let packStatement = try db.cachedStatement(
                     sql: "INSERT OR FAIL INTO pack (batch, first, last, count, text, edits, slots) VALUES (?, ?, ?, ?, ?, ?, ?)")
                 for key in packOrder {
@@ -147,10 +149,13 @@ extension ApplyJournal {
                         if members.isEmpty { continue }
                     }
                     let slots = EditPack.encode(slots: members.map { $0 - pages[key.page].first })
-                    let (low, high) = (rows[members[0]].edit.position.index, rows[members[members.count - 1]].edit.position.index)
+                    let positions = members.map { rows[$0].edit.position.index }
+                    let (low, high) = (positions.min() ?? 0, positions.max() ?? 0)
                     try packStatement.execute(binding: key.batch, low, high, members.count, pages[key.page].id, EditPack.encode(rows, members), slots)
+                    span = max(span, high - low)
                     for member in members { inserted[member] = true }
                 }
+                if span > 0 { try db.execute(sql: "UPDATE run SET packSpan = max(packSpan, ?) WHERE id = 1", arguments: [span]) }
                 if !planned {
                     // None of these rows is there (the usual case: a new plan): inserted \(Self.rowsPerInsert) to a
                     // statement, sparing SQLite and GRDB their work per statement. A failure undoes the whole
@@ -217,7 +222,7 @@ extension ApplyJournal {
         guard let low = positions.min(), let high = positions.max() else { return [:] }
         let wanted = Set(positions)
         var found: [Int: (batch: Int?, kind: InputEdit.Kind, layer: Int, globalId: String?)] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT batch, edits FROM pack WHERE last >= ? AND first <= ?", arguments: [low, high]) {
+        for row in try Row.fetchAll(db, sql: "SELECT batch, edits FROM pack WHERE \(packOverlaps("?1", "?2"))", arguments: [low, high]) {
             for entry in try EditPack([UInt8](row[1] as Data)).entries where wanted.contains(entry.position.index) {
                 found[entry.position.index] = (row[0], entry.kind, entry.layer, entry.globalId)
             }
@@ -281,7 +286,8 @@ extension ApplyJournal {
             let attachment = try db.cachedStatement(sql: "DELETE FROM attachment WHERE position = ?")
             let edit = try db.cachedStatement(sql: "DELETE FROM edit WHERE position = ?")
             // Edits of groups, which are rows; should a pack hold one, its batch becomes rows first.
-            for batch in try Self.packedBatches(db, holding: edits.map(\.position)) { try Self.unpack(db, batch: batch) }
+            let unrowed = try edits.map(\.position).filter { try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position = ?)", arguments: [$0]) ?? false) }
+            for batch in try Self.packedBatches(db, holding: unrowed) { try Self.unpack(db, batch: batch) }
             var pages = TextPages()
             for (position, reason) in edits {
                 if asProblems,

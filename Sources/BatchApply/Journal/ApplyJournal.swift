@@ -58,8 +58,16 @@ public final class ApplyJournal: Sendable {
             id INTEGER PRIMARY KEY, batch INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
             text INTEGER NOT NULL, edits BLOB NOT NULL, slots BLOB NOT NULL, UNIQUE (batch, first)
         );
+        CREATE INDEX pack_first ON pack(first);
         CREATE INDEX pack_last ON pack(last);
         """
+
+    /// An SQL condition: the pack's positions reach into `low...high` (SQL expressions). The index on `first` bounds it,
+    /// since no pack spans more than `run.packSpan` positions: a look-up reads the packs near the range, not every
+    /// pack after it.
+    static func packOverlaps(_ low: String, _ high: String) -> String {
+        "pack.first BETWEEN \(low) - (SELECT packSpan FROM run WHERE id = 1) AND \(high) AND pack.last >= \(low)"
+    }
 
     /// The open statuses (``EditStatus/isOpen``) as an SQL list.
     static let openStatuses = "(" + EditStatus.allCases.filter(\.isOpen).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
@@ -117,6 +125,7 @@ public final class ApplyJournal: Sendable {
                             version INTEGER NOT NULL,
                             header TEXT NOT NULL,
                             planned INTEGER NOT NULL DEFAULT 0,
+                            packSpan INTEGER NOT NULL DEFAULT 0,
                             created REAL NOT NULL
                         );
                         CREATE TABLE batch (
@@ -257,7 +266,7 @@ public final class ApplyJournal: Sendable {
     /// planned then keep their rows.
     static func migrateFromVersion4(_ database: DatabaseQueue) throws {
         try database.write { db in
-            try db.execute(sql: "\(packTable) ALTER TABLE batch ADD COLUMN applied BLOB; UPDATE run SET version = 5 WHERE id = 1;")
+            try db.execute(sql: "\(packTable) ALTER TABLE batch ADD COLUMN applied BLOB; ALTER TABLE run ADD COLUMN packSpan INTEGER NOT NULL DEFAULT 0; UPDATE run SET version = 5 WHERE id = 1;")
         }
     }
 
