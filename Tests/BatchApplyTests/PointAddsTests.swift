@@ -173,6 +173,25 @@ import Testing
         }
     }
 
+    @Test("a geometry of another type than the layer's is refused when checked, naming both; no geometry is not")
+    func otherGeometryType() throws {
+        let (fast, _) = Self.planners(requiredName: false)
+        let others = [
+            (#"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}"#, "a polygon"),
+            (#"{"type": "MultiPolygon", "coordinates": [[[[0, 0], [1, 0], [1, 1], [0, 0]]]]}"#, "a polygon"),
+            (#"{"type": "LineString", "coordinates": [[0, 0], [1, 1]]}"#, "a line"),
+            (#"{"type": "MultiPoint", "coordinates": [[1, 2]]}"#, "a multipoint"),
+        ]
+        for (index, (geometry, named)) in others.enumerated() {
+            let checked = try Self.describe(fast.check(Self.record(Self.line(#"{"name": "Shape"}"#, geometry: geometry), index: index)))
+            #expect(checked.hasPrefix("refused"), "\(checked)")
+            #expect(checked.contains("its geometry is \(named), and layer 0 (Parks) takes points"), "\(checked)")
+        }
+        for geometry in ["null", #"{"type": "Point", "coordinates": [1, 2]}"#] {
+            #expect(try Self.describe(fast.check(Self.record(Self.line(#"{"name": "Shape"}"#, geometry: geometry), index: 9))).hasPrefix("ready"))
+        }
+    }
+
     @Test("a record without a required field is left to the general path, which refuses it", arguments: [false, true])
     func nameless(requiredName: Bool) throws {
         let (fast, general) = Self.planners(requiredName: requiredName)

@@ -483,6 +483,15 @@ public struct ApplyPlanner: Sendable {
             if objectId != nil { globalId = nil }
         }
         if edit.kind != .delete, layer.geometryType == nil { feature.geometry = nil }
+        // The service refuses a geometry of another type than its layer's: said now, with the record, not by a
+        // rejection once sent (a polygon layer also takes an envelope).
+        if edit.kind != .delete, let expected = layer.geometryType, let given = feature.geometry?.geometryType, given != expected,
+            !(expected == .polygon && given == .envelope)
+        {
+            return fail(
+                "its geometry is \(Self.article(given)), and layer \(layerId) (\(layer.name)) takes \(Self.noun(expected))s. Fix: give it \(Self.article(expected)) geometry, or apply it to a layer of \(Self.noun(given))s"
+            )
+        }
         var payload = ""
         if edit.kind != .delete {
             var writer = JSONWriter(capacity: 256)
@@ -493,6 +502,22 @@ public struct ApplyPlanner: Sendable {
             position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: payload,
             source: edit.source)
         return .success((planned, givenGlobalId, feature))
+    }
+
+    /// How a geometry type is named to the user: point, multipoint, line, polygon, envelope.
+    static func noun(_ type: GeometryType) -> String {
+        switch type {
+        case .point: "point"
+        case .multipoint: "multipoint"
+        case .polyline: "line"
+        case .polygon: "polygon"
+        case .envelope: "envelope"
+        }
+    }
+
+    /// ``noun(_:)`` with its article.
+    static func article(_ type: GeometryType) -> String {
+        (type == .envelope ? "an " : "a ") + noun(type)
     }
 
     static func reason(_ problems: [String]) -> String? {
