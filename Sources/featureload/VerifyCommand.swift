@@ -27,7 +27,14 @@ struct VerifyCommand: AsyncParsableCommand {
             let journal = try ApplyJournal.open(at: self.journal)
             let header = try journal.header()
             var options = targetOptions
-            if header.target == "local" { options.data = options.data ?? header.localData }
+            if header.target == "local" {
+                options.data = options.data ?? header.localData
+                // The embedded service would make a missing file afresh, and every applied add would look missing.
+                if let data = options.data, !FileManager.default.fileExists(atPath: data) {
+                    throw ApplyError.journal(
+                        "no service data at \(data): the run applied to the embedded service's SQLite file\(header.localData.map { " \($0)" } ?? ""). Fix: give --data the file that run wrote")
+                }
+            }
             let settings = try TargetResolution.settings(
                 to: header.target, dataset: header.localDataset ?? "parks", options: options, recorded: header.access, concurrency: 4)
             let finding = try await withTarget(settings, serverLogger: serverLogger) { connected in

@@ -68,6 +68,16 @@ import Testing
         #expect(report?["applied"] as? Int == 298)
         #expect(report?["invalid"] as? Int == 2, "the report counts the records that were not sent")
         #expect(try await Self.parks(in: data, prefix: "Park").count == 298)
+
+        // `verify` afterwards: the journal against the data it recorded; a data file that is not there, or no journal,
+        // is an error (exit 2), not a mismatch.
+        let verified = try await Featureload.run(["verify", journal])
+        #expect(verified.status == 0 && verified.output.contains("298 of 298 applied adds found once"), "\(verified.output)\(verified.errorOutput)")
+        let elsewhere = try await Featureload.run(["verify", journal, "--data", directory.path + "/typo.sqlite"])
+        #expect(elsewhere.status == 2 && elsewhere.errorOutput.contains("no service data at \(directory.path)/typo.sqlite"), "\(elsewhere.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/typo.sqlite"), "nothing made afresh")
+        let missing = try await Featureload.run(["verify", directory.path + "/nosuch.journal"])
+        #expect(missing.status == 2 && missing.errorOutput.contains("no journal at"), "\(missing.errorOutput)")
     }
 
     /// Runs apply in the background and sends SIGKILL once `when` holds for its journal (or it ends).

@@ -191,7 +191,7 @@ public final class ApplyJournal: Sendable {
     /// - Throws: ``ApplyError/journal(_:)`` when it is missing, not a journal, or of another version.
     public static func open(at path: String) throws -> ApplyJournal {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ApplyError.journal("no journal at \(path). Fix: give the --journal path of an earlier `featureload apply`")
+            throw ApplyError.journal("no journal at \(path). Fix: give the journal an earlier `featureload apply` wrote (its --journal, by default <input>.journal)")
         }
         do {
             let database = try openDatabase(path)
