@@ -257,6 +257,9 @@ struct ApplyCommand: AsyncParsableCommand {
         let journalPath = journal ?? name + ".journal"
         var options = targetOptions
         if to == "local", options.data == nil { options.data = name + ".sqlite" }
+        // A dry run changes nothing: with no data file there yet, the embedded service it checks against starts over a
+        // temporary one, rather than making (and seeding) the file a real run names.
+        if dryRun, to == "local", let data = options.data, !FileManager.default.fileExists(atPath: data) { options.data = nil }
         var matching: AttachmentMatching?
         if let attachments, let attachmentKey {
             matching = AttachmentMatching(

@@ -48,6 +48,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: journal), "no journal is left for a run that sent nothing")
         #expect(try await Self.parks(in: data, prefix: "Park").count == 0, "nothing was sent")
 
+        // A dry run over a data file that is not there makes none.
+        let fresh = directory.path + "/fresh.sqlite"
+        let dryFresh = try await Featureload.run(["apply", input, "--to", "local", "--layer", "0", "--data", fresh, "--dry-run"])
+        #expect(dryFresh.status == 2 && dryFresh.output.contains("record 8"), "\(dryFresh.output)\(dryFresh.errorOutput)")
+        #expect(!FileManager.default.fileExists(atPath: fresh), "a dry run leaves no data file")
         let dry = try await Featureload.run(["apply", input, "--to", "local", "--layer", "National Parks", "--data", data, "--dry-run"])
         #expect(dry.status == 2 && dry.output.contains("record 8") && dry.output.contains("nothing was sent"), "\(dry.output)")
 

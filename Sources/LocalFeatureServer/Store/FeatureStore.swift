@@ -72,7 +72,8 @@ actor FeatureStore {
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS featureload_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
             if let existing = try String.fetchOne(db, sql: "SELECT value FROM featureload_meta WHERE key = 'dataset'") {
                 guard existing == definition.name else {
-                    throw StoreOpenError(reason: "the file holds dataset '\(existing)', not '\(definition.name)'")
+                    throw StoreOpenError(
+                        reason: "the file holds dataset '\(existing)', not '\(definition.name)'. Fix: give --dataset \(existing), or another --data file for \(definition.name)")
                 }
                 for schema in schemas.values {
                     let columns = try db.columns(in: "layer_\(schema.info.id)").map(\.name)
