@@ -51,8 +51,10 @@ struct ApplyCommand: AsyncParsableCommand {
 
             Examples:
               featureload apply parks.geojson --to local --layer 0
-              featureload apply edits.csv --to https://host/arcgis/rest/services/Parks/FeatureServer --layer Parks \\
-                  --map name=NAME,st=STATE --x lon --y lat --token-env ARCGIS_TOKEN --batch-size 1000 --concurrency 8
+              featureload apply edits.csv \\
+                  --to https://host/arcgis/rest/services/Parks/FeatureServer \\
+                  --layer Parks --map name=NAME,st=STATE --x lon --y lat \\
+                  --token-env ARCGIS_TOKEN --batch-size 1000 --concurrency 8
               featureload apply --resume parks.geojson.journal
             """
     )

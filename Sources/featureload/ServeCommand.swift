@@ -28,7 +28,8 @@ struct ServeCommand: AsyncParsableCommand {
             --dataset PATH|NAME (repeatable: one service each): a dataset file (a path containing '/' or ending in \
             .json), or a NAME looked up as Scenarios/datasets/NAME.json under the working directory, then among the \
             built-in datasets (copies of those files, so the binary works from any directory): parks (national parks \
-            → species, one-to-many composite), birdnests (contingent values), servicerequests (requests ← comments, \
+            → species, one-to-many composite), parkboundaries (polygons with holes, and trails as polylines), \
+            birdnests (contingent values), servicerequests (requests ← comments, \
             one-to-many simple), ownerscars (one-to-one), supplierproducts (many-to-many through a relationship \
             table), customerorders (zero-or-one-to-many, nullable key). Default: parks. A malformed file is reported \
             with every problem: the file, the JSON path of the field, and the fix.
