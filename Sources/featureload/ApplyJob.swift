@@ -335,6 +335,9 @@ struct ApplyJob: Sendable {
         if summary.alreadyPresent > 0 {
             line += "; \(counted(summary.alreadyPresent, "add")) \(summary.alreadyPresent == 1 ? "was" : "were") found applied already (by an earlier attempt or run)"
         }
+        if summary.alreadyGone > 0 {
+            line += "; \(counted(summary.alreadyGone, "delete")) found nothing to delete (deleted before, or never there: check the keys)"
+        }
         if summary.reconciledBatches > 0 {
             line += "; \(counted(summary.reconciledBatches, "batch")) in doubt settled, \(counted(summary.reconciledApplied, "edit")) found applied"
         }

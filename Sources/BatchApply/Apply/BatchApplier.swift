@@ -94,6 +94,8 @@ public struct BatchApplier: Sendable {
         public var settled: [EditStatus: Int] = [:]
         /// Adds the service already held (an earlier run or attempt applied them).
         public var alreadyPresent = 0
+        /// Deletes that found their feature gone (an earlier run or attempt deleted it, or it was never there).
+        public var alreadyGone = 0
         public var elapsed: Duration = .zero
         /// Whether the run stopped early (cancelled).
         public var interrupted = false
@@ -125,6 +127,7 @@ public struct BatchApplier: Sendable {
         var backoff: Duration
         var alreadyPresent: Int
         var cancelled: Bool
+        var alreadyGone = 0
         /// What became of the files of an atomic batch.
         var files: [FileRecord] = []
         /// The features of the edits sent that did not apply (failed, or of unknown outcome).
@@ -305,6 +308,7 @@ public struct BatchApplier: Sendable {
                     summary.retries += result.retries
                     summary.backoff += result.backoff
                     summary.alreadyPresent += result.alreadyPresent
+                    summary.alreadyGone += result.alreadyGone
                     if result.cancelled {
                         summary.interrupted = true
                         continue
@@ -506,7 +510,13 @@ public struct BatchApplier: Sendable {
                 for (index, outcome) in zip(positions, outcomes) {
                     let record = Self.record(batch.edits[index].planned, outcome)
                     if record.status == .unknown { inDoubt = true }
-                    if outcome.status == .appliedByEarlierAttempt && batch.edits[index].planned.kind == .add { result.alreadyPresent += 1 }
+                    if outcome.status == .appliedByEarlierAttempt {
+                        switch batch.edits[index].planned.kind {
+                        case .add: result.alreadyPresent += 1
+                        case .delete: result.alreadyGone += 1
+                        case .update: break
+                        }
+                    }
                     result.records.append(record)
                 }
             }

@@ -12,6 +12,8 @@ public struct ApplyReport: Sendable, Codable {
     /// Input records that could not be read or did not fit the layer (sent with `--skip-invalid` aside).
     public var invalid: Int
     public var alreadyPresent: Int
+    /// Deletes that found their feature gone: deleted before, or never there (a mistyped key shows here).
+    public var alreadyGone: Int
     public var seconds: Double
     public var editsPerSecond: Double
     public var requests: Int
@@ -42,6 +44,7 @@ public struct ApplyReport: Sendable, Codable {
         rejected = counts?.rejected ?? 0
         failed = (counts?.failed ?? 0) + (counts?.unknown ?? 0)
         alreadyPresent = summary?.alreadyPresent ?? 0
+        alreadyGone = summary?.alreadyGone ?? 0
         self.seconds = summary?.elapsed.seconds ?? 0
         editsPerSecond = summary?.editsPerSecond ?? 0
         requests = summary?.requests ?? 0
@@ -73,6 +76,7 @@ public struct ApplyReport: Sendable, Codable {
             "| \(planned) | \(applied) | \(rejected) | \(failed) | \(invalid) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |")
         if serviceWaitSeconds > 0 { lines += ["", String(format: "Waited %.1f s for the service, which could not be reached.", serviceWaitSeconds)] }
         if let stoppedBecause { lines += ["", "Stopped: \(stoppedBecause); resume the journal when the service is back."] }
+        if alreadyGone > 0 { lines += ["", "Deletes that found nothing to delete (deleted before, or never there): \(alreadyGone)."] }
         if files > 0 { lines += ["", "Files attached: \(filesAttached) of \(files)."] }
         if let verification { lines += ["", "Verification: \(verification.summary)"] }
         if let rejects { lines += ["", "Rejected and failed edits: `\(rejects)`"] }
