@@ -47,7 +47,9 @@ struct ApplyCommand: AsyncParsableCommand {
             A service that cannot be reached (no connection, timeouts, HTTP 502, 503 or 504 once a batch's \
             retries gave up) pauses the run instead of failing batch after batch: nothing new is sent, the service \
             is probed until it answers, and the batches it stopped go again (looked up by GlobalID first when an \
-            attempt may have reached it). After --wait-for-service (default 15m) the run stops with exit code 1.
+            attempt may have reached it). After --wait-for-service (default 15m) the run stops with exit code 1. \
+            The wait counts from the first request that failed, and the requests then in flight finish their own \
+            retries first, so a short wait can end later than it says.
 
             Examples:
               featureload apply parks.geojson --to local --layer 0
