@@ -83,6 +83,18 @@ struct ApplyJob: Sendable {
                 reading: JournalHeader.Reading(format: start.format, options: start.readOptions, skipInvalid: start.skipInvalid),
                 rejects: URL(fileURLWithPath: rejectsPath).standardizedFileURL.path)
             result.layer = "\(layer.id) \(layer.name)"
+            // A mapping to a field the layer does not have would make every record invalid, each saying so: said once.
+            if start.format == .csv {
+                let unknown = start.readOptions.csv.mapping.sorted { $0.key < $1.key }.filter { _, field in
+                    !layer.fields.contains { $0.name.caseInsensitiveEquals(field) }
+                }
+                if !unknown.isEmpty {
+                    let fields = layer.fields.map(\.name).joined(separator: ", ")
+                    throw ApplyError.target(
+                        "--map \(unknown.map { "\($0.key)=\($0.value)" }.joined(separator: ",")): layer \(layer.id) (\(layer.name)) has no field \(unknown.map { "'\($0.value)'" }.joined(separator: ", ")); its fields are \(fields). Fix: map each column to one of them"
+                    )
+                }
+            }
             if start.settings.attachments != nil && !layers.values.contains(where: { $0.hasAttachments == true }) {
                 throw ApplyError.target("--attachments: no layer of \(connected.serviceURL) takes attachments (hasAttachments is false everywhere)")
             }

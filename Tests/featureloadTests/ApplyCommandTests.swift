@@ -266,6 +266,20 @@ import Testing
         #expect(help.output.contains("--wait-for-service <duration>"), "\(help.output)")
     }
 
+    @Test("a CSV --map to a field the layer does not have is one error before anything is read, not one per record", .timeLimit(.minutes(1)))
+    func mapToUnknownField() async throws {
+        let directory = try TemporaryDirectory()
+        let input = directory.path + "/parks.csv"
+        try "park_name,st,lon,lat\nA,CA,-120,36\nB,CA,-121,36\nC,NV,-119,37\n".write(toFile: input, atomically: true, encoding: .utf8)
+        let common = ["apply", input, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--x", "lon", "--y", "lat", "--dry-run"]
+        let typo = try await Featureload.run(common + ["--map", "park_name=nmae,st=state"])
+        #expect(typo.status == 2, "\(typo.output)\(typo.errorOutput)")
+        #expect(typo.errorOutput.contains("--map park_name=nmae: layer 0 (National Parks) has no field 'nmae'; its fields are OBJECTID,"), "\(typo.errorOutput)")
+        #expect(typo.errorOutput.components(separatedBy: "nmae").count == 3 && !typo.output.contains("record"), "said once: \(typo.output)\(typo.errorOutput)")
+        let mapped = try await Featureload.run(common + ["--map", "park_name=NAME,st=state"])
+        #expect(mapped.status == 0 && mapped.output.contains("every edit fits layer 0"), "\(mapped.output)\(mapped.errorOutput)")
+    }
+
     /// Runs `featureload serve` with `arguments` until `body` returns, handing it the service URL it prints.
     static func withServe<T>(_ arguments: [String], _ body: (String) async throws -> T) async throws -> T {
         let process = Process()
