@@ -70,7 +70,7 @@ struct ApplyCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The layer or table: its id or its name.", valueName: "id|name"))
     var layer: String?
 
-    @Option(name: .long, help: ArgumentHelp("Continue the run of this journal.", valueName: "journal"))
+    @Option(name: .long, help: ArgumentHelp("Continue the run of this journal (--concurrency and --rate may change its pace).", valueName: "journal"))
     var resume: String?
 
     @Option(name: .long, help: ArgumentHelp("The journal's path. Default: <input file name>.journal here.", valueName: "path"))
@@ -154,7 +154,7 @@ struct ApplyCommand: AsyncParsableCommand {
         if let resume {
             let given =
                 [("input", input != nil), ("--to", to != nil), ("--layer", layer != nil), ("--journal", journal != nil), ("--batch-size", batchSize != nil),
-                 ("--concurrency", concurrency != nil), ("--rate", rate != nil), ("--rollback-on-failure", rollbackOnFailure),
+                 ("--rollback-on-failure", rollbackOnFailure),
                  ("--dry-run", dryRun), ("--skip-invalid", skipInvalid), ("--dataset", dataset != nil), ("--related", related),
                  ("--attachments", attachments != nil), ("--attachment-key", attachmentKey != nil), ("--upload-threshold", uploadThreshold != nil),
                 ].filter(\.1).map(\.0) + inputOptions.given
@@ -236,7 +236,14 @@ struct ApplyCommand: AsyncParsableCommand {
     func makeJob() throws -> ApplyJob {
         if let resume {
             let journal = try ApplyJournal.open(at: resume)
-            let header = try journal.header()
+            var header = try journal.header()
+            // The pace may change on resume (to spare a struggling service, say); the plan may not. The journal keeps
+            // the pace of its latest run.
+            if concurrency != nil || rate != nil {
+                if let concurrency { header.settings.concurrency = concurrency }
+                if let rate { header.settings.rate = rate }
+                try journal.update(header)
+            }
             var options = targetOptions
             if header.target == "local" {
                 if let data = options.data, let recorded = header.localData, URL(fileURLWithPath: data).standardizedFileURL.path != recorded {

@@ -144,8 +144,11 @@ import Testing
         let changed = try await Featureload.run(["apply", "--resume", journal, "--batch-size", "10", "--kind-field", "op"])
         #expect(changed.status == 64 && changed.errorOutput.contains("leave out --batch-size, --kind-field"), "\(changed.errorOutput)")
 
-        let final = try await Featureload.run(["apply", "--resume", journal, "--verify"])
+        // The pace may change on resume, and the journal keeps it.
+        let final = try await Featureload.run(["apply", "--resume", journal, "--verify", "--concurrency", "6", "--rate", "5000"])
         #expect(final.status == 0, "\(seen)\n\(final.output)\(final.errorOutput)")
+        let paced = try ApplyJournal.open(at: journal).header().settings
+        #expect(paced.concurrency == 6 && paced.rate == 5000 && paced.batchSize == 50, "\(paced)")
         #expect(final.output.contains("applied \(count) of \(count) edits ("), "\(final.output)")
         #expect(final.output.contains(" in this run)"), "the journal's totals, with what this run applied itself: \(final.output)")
         #expect(final.output.contains("verify: \(count) of \(count) applied adds found once"))
