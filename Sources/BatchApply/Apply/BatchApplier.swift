@@ -264,9 +264,9 @@ public struct BatchApplier: Sendable {
                     batch = next
                 }
                 if let rate = settings.rate, rate > 0 {
-                    // Open-model pacing: batch k starts when the edits before it are due at `rate` (the time spent
-                    // waiting for the service left out).
-                    let due = start.advanced(by: pausedFor + .seconds(Double(editsStarted) / rate))
+                    // Open-model pacing: batch k starts when its own last edit is due at `rate` (the time spent waiting
+                    // for the service left out), so that no stretch of the run, its first batches included, goes faster.
+                    let due = start.advanced(by: pausedFor + .seconds(Double(editsStarted + batch.edits.count) / rate))
                     if clock.now < due { try? await clock.sleep(until: due, tolerance: nil) }
                     if Task.isCancelled {
                         // Not started: it goes back to planned with the rest of the window.
