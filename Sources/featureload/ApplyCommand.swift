@@ -64,7 +64,7 @@ struct ApplyCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The file of edits (.geojson, .geojsonl, .json, .csv, .gpkg).", valueName: "input"))
     var input: String?
 
-    @Option(name: .long, help: ArgumentHelp("`local`, or the URL of a live …/FeatureServer.", valueName: "local|url"))
+    @Option(name: .long, help: ArgumentHelp("`local`, or the URL of a live …/FeatureServer (or of one of its layers, …/FeatureServer/ID, which also gives --layer).", valueName: "local|url"))
     var to: String?
 
     @Option(name: .long, help: ArgumentHelp("The layer or table: its id or its name.", valueName: "id|name"))
@@ -165,7 +165,14 @@ struct ApplyCommand: AsyncParsableCommand {
         } else {
             guard input != nil else { throw ValidationError("give the input file, or --resume JOURNAL") }
             guard to != nil else { throw ValidationError("give --to local or --to https://…/FeatureServer") }
-            guard layer != nil else { throw ValidationError("give --layer with the id or name of the layer to edit") }
+            if let to, let (_, id) = Self.layerURL(to) {
+                // A layer's URL, as users copy it from a browser: the service and the layer in one.
+                if let layer, layer != id {
+                    throw ValidationError("--to \(to) names layer \(id), and --layer says \(layer); give one of them")
+                }
+            } else {
+                guard layer != nil else { throw ValidationError("give --layer with the id or name of the layer to edit") }
+            }
         }
         if let batchSize, !(1...10_000).contains(batchSize) { throw ValidationError("--batch-size must be 1…10000, got \(batchSize)") }
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
@@ -259,6 +266,9 @@ struct ApplyCommand: AsyncParsableCommand {
                 rejectsPath: rejects ?? header.rejects ?? Self.rejectsPath(for: header), serviceWait: waitForService)
         }
         let input = self.input ?? ""
+        // …/FeatureServer/ID names the service and the layer.
+        var (to, layer) = (self.to, self.layer)
+        if let given = to, let (service, id) = Self.layerURL(given) { (to, layer) = (service, id) }
         guard FileManager.default.isReadableFile(atPath: input) else {
             throw TargetError("cannot read the input \(input). Fix: give the path of a file of edits")
         }
@@ -294,6 +304,17 @@ struct ApplyCommand: AsyncParsableCommand {
         let rejectsPath = rejects ?? name + ".rejects." + RejectsWriter.fileExtension(for: format)
         return ApplyJob(
             mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath, serviceWait: waitForService)
+    }
+
+    /// The service URL and layer id of a layer's URL (`…/FeatureServer/3`); nil for anything else.
+    static func layerURL(_ text: String) -> (service: String, layer: String)? {
+        var url = text
+        while url.hasSuffix("/") { url.removeLast() }
+        guard let slash = url.lastIndex(of: "/") else { return nil }
+        let id = url[url.index(after: slash)...]
+        let service = String(url[..<slash])
+        guard !id.isEmpty, id.allSatisfy({ $0.isASCII && $0.isNumber }), service.lowercased().hasSuffix("/featureserver") else { return nil }
+        return (service, String(id))
     }
 
     static func rejectsPath(for header: JournalHeader) -> String {

@@ -283,6 +283,22 @@ import Testing
         #expect(mapped.status == 0 && mapped.output.contains("every edit fits layer 0"), "\(mapped.output)\(mapped.errorOutput)")
     }
 
+    @Test("--to a layer's URL (…/FeatureServer/0, as copied from a browser) names the service and the layer; a --layer that disagrees is a usage error", .timeLimit(.minutes(1)))
+    func layerURL() async throws {
+        let directory = try TemporaryDirectory()
+        let input = directory.path + "/parks.csv"
+        try "name,lon,lat\nA,-120,36\n".write(toFile: input, atomically: true, encoding: .utf8)
+        try await Self.withServe(["--data", directory.path + "/serve.sqlite"]) { url in
+            let common = ["apply", input, "--x", "lon", "--y", "lat", "--dry-run"]
+            let copied = try await Featureload.run(common + ["--to", url + "/0/"])
+            #expect(copied.status == 0 && copied.output.contains("every edit fits layer 0 National Parks"), "\(copied.output)\(copied.errorOutput)")
+            let both = try await Featureload.run(common + ["--to", url + "/0", "--layer", "0"])
+            #expect(both.status == 0, "\(both.output)\(both.errorOutput)")
+            let other = try await Featureload.run(common + ["--to", url + "/0", "--layer", "1"])
+            #expect(other.status == 64 && other.errorOutput.contains("names layer 0, and --layer says 1"), "\(other.errorOutput)")
+        }
+    }
+
     /// Runs `featureload serve` with `arguments` until `body` returns, handing it the service URL it prints.
     static func withServe<T>(_ arguments: [String], _ body: (String) async throws -> T) async throws -> T {
         let process = Process()
