@@ -153,7 +153,11 @@ struct ApplyJob: Sendable {
                 result.plan = try makePlan(header, layers: layers, into: journal)
             }
             let counts = try journal.counts()
-            display.message("resuming \(journalPath): \(counts.applied) of \(counts.planned) edits applied, \(counts.open) to go")
+            // Edits of batches in doubt may prove applied once looked up: the progress then counts what is left.
+            let inDoubt = try journal.openBatches().filter { $0.state == .sending }.count
+            display.message(
+                "resuming \(journalPath): \(counts.applied) of \(counts.planned) edits applied, \(counts.open) to go"
+                    + (inDoubt > 0 ? " (\(Self.counted(inDoubt, "batch")) in doubt looked up first)" : ""))
         }
 
         return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: false, into: result, display: display)
