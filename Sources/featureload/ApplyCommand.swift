@@ -176,7 +176,7 @@ struct ApplyCommand: AsyncParsableCommand {
         }
         if let batchSize, !(1...10_000).contains(batchSize) { throw ValidationError("--batch-size must be 1…10000, got \(batchSize)") }
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
-        if let rate, !(rate > 0) { throw ValidationError("--rate must be above 0 edits per second, got \(rate)") }
+        if let rate, !(rate >= 0.01) { throw ValidationError("--rate must be at least 0.01 edits per second, got \(rate)") }
         if (attachments == nil) != (attachmentKey == nil) {
             throw ValidationError("--attachments DIR and --attachment-key FIELD go together: the directory of the files, and the attribute that names them")
         }
@@ -245,12 +245,9 @@ struct ApplyCommand: AsyncParsableCommand {
             let journal = try ApplyJournal.open(at: resume)
             var header = try journal.header()
             // The pace may change on resume (to spare a struggling service, say); the plan may not. The journal keeps
-            // the pace of its latest run.
-            if concurrency != nil || rate != nil {
-                if let concurrency { header.settings.concurrency = concurrency }
-                if let rate { header.settings.rate = rate }
-                try journal.update(header)
-            }
+            // the pace of its latest run, once the target resolves.
+            if let concurrency { header.settings.concurrency = concurrency }
+            if let rate { header.settings.rate = rate }
             var options = targetOptions
             if header.target == "local" {
                 if let data = options.data, let recorded = header.localData, URL(fileURLWithPath: data).standardizedFileURL.path != recorded {
@@ -261,6 +258,7 @@ struct ApplyCommand: AsyncParsableCommand {
             let settings = try TargetResolution.settings(
                 to: header.target, dataset: header.localDataset ?? "parks", options: options, recorded: header.access,
                 concurrency: header.settings.concurrency)
+            if concurrency != nil || rate != nil { try journal.update(header) }
             return ApplyJob(
                 mode: .resume(journal, header), journalPath: resume, targetSettings: settings, verify: verify,
                 rejectsPath: rejects ?? header.rejects ?? Self.rejectsPath(for: header), serviceWait: waitForService)
@@ -308,7 +306,8 @@ struct ApplyCommand: AsyncParsableCommand {
 
     /// The service URL and layer id of a layer's URL (`…/FeatureServer/3`); nil for anything else.
     static func layerURL(_ text: String) -> (service: String, layer: String)? {
-        var url = text
+        // As copied from a browser, perhaps with a query (`?f=pjson`) or a fragment.
+        var url = String(text.prefix { $0 != "?" && $0 != "#" })
         while url.hasSuffix("/") { url.removeLast() }
         guard let slash = url.lastIndex(of: "/") else { return nil }
         let id = url[url.index(after: slash)...]

@@ -85,8 +85,15 @@ struct ApplyJob: Sendable {
             result.layer = "\(layer.id) \(layer.name)"
             // A mapping to a field the layer does not have would make every record invalid, each saying so: said once.
             if start.format == .csv {
-                let unknown = start.readOptions.csv.mapping.sorted { $0.key < $1.key }.filter { _, field in
-                    !layer.fields.contains { $0.name.caseInsensitiveEquals(field) }
+                // Also names the planner takes apart from the layer's fields: the keys (as the layer or the reader
+                // spells them), the kind field and the attachment key; the geometry's columns are not attributes.
+                let csv = start.readOptions.csv
+                let known = [layer.objectIdField, "OBJECTID", layer.globalIdField ?? "GlobalID", "GlobalID"]
+                    + [start.readOptions.kindField, start.settings.attachments?.keyField].compactMap { $0 }
+                let geometryColumns = [csv.x, csv.y, csv.wkt].compactMap { $0 }
+                let unknown = csv.mapping.sorted { $0.key < $1.key }.filter { column, field in
+                    !geometryColumns.contains(column) && !known.contains { $0.caseInsensitiveEquals(field) }
+                        && !layer.fields.contains { $0.name.caseInsensitiveEquals(field) }
                 }
                 if !unknown.isEmpty {
                     let fields = layer.fields.map(\.name).joined(separator: ", ")

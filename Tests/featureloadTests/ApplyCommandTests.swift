@@ -265,6 +265,8 @@ import Testing
         let result = try await Featureload.run(["apply", "parks.geojson", "--to", "local", "--layer", "0", "--wait-for-service", "soon"])
         #expect(result.status == 64, "\(result.output)\(result.errorOutput)")
         #expect(result.errorOutput.contains("--wait-for-service 'soon' is not a duration; write e.g. 0, 90s, 15m or 2h"), "\(result.errorOutput)")
+        let slow = try await Featureload.run(["apply", "parks.geojson", "--to", "local", "--layer", "0", "--rate", "0.001"])
+        #expect(slow.status == 64 && slow.errorOutput.contains("--rate must be at least 0.01 edits per second"), "\(slow.errorOutput)")
         let help = try await Featureload.run(["apply", "--help"])
         #expect(help.output.contains("--wait-for-service <duration>"), "\(help.output)")
     }
@@ -279,7 +281,8 @@ import Testing
         #expect(typo.status == 2, "\(typo.output)\(typo.errorOutput)")
         #expect(typo.errorOutput.contains("--map park_name=nmae: layer 0 (National Parks) has no field 'nmae'; its fields are OBJECTID,"), "\(typo.errorOutput)")
         #expect(typo.errorOutput.components(separatedBy: "nmae").count == 3 && !typo.output.contains("record"), "said once: \(typo.output)\(typo.errorOutput)")
-        let mapped = try await Featureload.run(common + ["--map", "park_name=NAME,st=state"])
+        // The geometry's columns and the layer's keys, whatever the layer calls them, are not fields to check.
+        let mapped = try await Featureload.run(common + ["--map", "park_name=NAME,st=state,lon=longitude"])
         #expect(mapped.status == 0 && mapped.output.contains("every edit fits layer 0"), "\(mapped.output)\(mapped.errorOutput)")
     }
 
@@ -296,6 +299,10 @@ import Testing
             #expect(both.status == 0, "\(both.output)\(both.errorOutput)")
             let other = try await Featureload.run(common + ["--to", url + "/0", "--layer", "1"])
             #expect(other.status == 64 && other.errorOutput.contains("names layer 0, and --layer says 1"), "\(other.errorOutput)")
+            let json = try await Featureload.run(common + ["--to", url + "/0?f=pjson"])
+            #expect(json.status == 0 && json.output.contains("every edit fits layer 0"), "a browser's JSON view: \(json.output)\(json.errorOutput)")
+            let token = try await Featureload.run(common + ["--to", url + "?token=secret", "--layer", "0"])
+            #expect(token.status == 2 && token.errorOutput.contains("the URL carries a token") && !token.errorOutput.contains("secret"), "\(token.errorOutput)")
         }
     }
 

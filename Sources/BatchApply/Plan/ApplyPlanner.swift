@@ -484,10 +484,8 @@ public struct ApplyPlanner: Sendable {
         }
         if edit.kind != .delete, layer.geometryType == nil { feature.geometry = nil }
         // The service refuses a geometry of another type than its layer's: said now, with the record, not by a
-        // rejection once sent (a polygon layer also takes an envelope).
-        if edit.kind != .delete, let expected = layer.geometryType, let given = feature.geometry?.geometryType, given != expected,
-            !(expected == .polygon && given == .envelope)
-        {
+        // rejection once sent.
+        if edit.kind != .delete, let expected = layer.geometryType, let given = feature.geometry?.geometryType, given != expected {
             return fail(
                 "its geometry is \(Self.article(given)), and layer \(layerId) (\(layer.name)) takes \(Self.noun(expected))s. Fix: give it \(Self.article(expected)) geometry, or apply it to a layer of \(Self.noun(given))s"
             )

@@ -73,7 +73,12 @@ enum TargetResolution {
     /// `text` as a `…/FeatureServer` URL without trailing slashes.
     /// - Throws: ``TargetError`` naming `option` when it is not one.
     static func serviceURL(_ text: String, option: String) throws -> String {
-        var url = text
+        // As copied from a browser, perhaps with a query (`?f=pjson`) or a fragment; a token in it is not taken.
+        if text.lowercased().contains("token=") {
+            throw TargetError(
+                "\(option): the URL carries a token. Fix: leave it out of the URL and give it with --token-env NAME (a token in a URL ends up in logs and reports)")
+        }
+        var url = String(text.prefix { $0 != "?" && $0 != "#" })
         while url.hasSuffix("/") { url.removeLast() }
         guard url.lowercased().hasPrefix("http"), url.lowercased().hasSuffix("/featureserver") else {
             throw TargetError(
