@@ -91,6 +91,9 @@ struct ApplyCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Send each add keyed to a parent in the same input with its parent, all or nothing (a deep insert).")
     var related = false
 
+    @Flag(name: .long, help: "Leave out attributes (properties, columns) the layer has no field for, rather than refusing their records.")
+    var dropUnknownFields = false
+
     @Option(name: .long, help: ArgumentHelp("Attach the files in this directory to the adds they are named for (see --attachment-key).", valueName: "dir"))
     var attachments: String?
 
@@ -155,7 +158,7 @@ struct ApplyCommand: AsyncParsableCommand {
             let given =
                 [("input", input != nil), ("--to", to != nil), ("--layer", layer != nil), ("--journal", journal != nil), ("--batch-size", batchSize != nil),
                  ("--rollback-on-failure", rollbackOnFailure),
-                 ("--dry-run", dryRun), ("--skip-invalid", skipInvalid), ("--dataset", dataset != nil), ("--related", related),
+                 ("--dry-run", dryRun), ("--skip-invalid", skipInvalid), ("--dataset", dataset != nil), ("--related", related), ("--drop-unknown-fields", dropUnknownFields),
                  ("--attachments", attachments != nil), ("--attachment-key", attachmentKey != nil), ("--upload-threshold", uploadThreshold != nil),
                 ].filter(\.1).map(\.0) + inputOptions.given
             if !given.isEmpty {
@@ -289,7 +292,7 @@ struct ApplyCommand: AsyncParsableCommand {
         }
         let applySettings = ApplySettings(
             batchSize: batchSize ?? ApplySettings().batchSize, concurrency: concurrency ?? ApplySettings().concurrency, rate: rate,
-            rollbackOnFailure: rollbackOnFailure, related: related, attachments: matching)
+            rollbackOnFailure: rollbackOnFailure, related: related, attachments: matching, dropUnknownFields: dropUnknownFields)
         let settings = try TargetResolution.settings(
             to: to ?? "local", dataset: dataset ?? "parks", options: options, concurrency: applySettings.concurrency)
         let access = JournalHeader.Access(

@@ -264,6 +264,7 @@ struct ApplyJob: Sendable {
         let skipInvalid = reading.skipInvalid
         var planner = ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
         planner.related = header.settings.related
+        planner.dropUnknownFields = header.settings.dropUnknownFields
         if let checkingThreads { planner.checkingThreads = checkingThreads }
         if let matching = header.settings.attachments {
             planner.attachments = (try AttachmentDirectory(matching.directory), matching.keyField)

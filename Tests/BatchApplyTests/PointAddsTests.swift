@@ -192,6 +192,19 @@ import Testing
         }
     }
 
+    @Test("with dropUnknownFields, properties the layer has no field for are left out instead of refusing the record")
+    func dropUnknownFields() throws {
+        var (fast, _) = Self.planners(requiredName: false)
+        let line = Self.line(#"{"name": "Painted", "colour": "red", "Visitors": 3}"#)
+        let refused = try Self.describe(fast.check(Self.record(line, index: 0)))
+        #expect(refused.hasPrefix("refused") && refused.contains("no field 'colour'"), "\(refused)")
+        fast.dropUnknownFields = true
+        let planned = try Self.describe(fast.check(Self.record(line, index: 0)))
+        let attributes = planned.split(separator: "\n").first { $0.hasPrefix("attributes") } ?? ""
+        #expect(planned.hasPrefix("ready") && !attributes.contains("colour"), "\(planned)")
+        #expect(attributes.contains("name=") && attributes.contains("visitors=3"), "known fields are kept, in the layer's spelling: \(planned)")
+    }
+
     @Test("a record without a required field is left to the general path, which refuses it", arguments: [false, true])
     func nameless(requiredName: Bool) throws {
         let (fast, general) = Self.planners(requiredName: requiredName)

@@ -284,6 +284,14 @@ import Testing
         // The geometry's columns and the layer's keys, whatever the layer calls them, are not fields to check.
         let mapped = try await Featureload.run(common + ["--map", "park_name=NAME,st=state,lon=longitude"])
         #expect(mapped.status == 0 && mapped.output.contains("every edit fits layer 0"), "\(mapped.output)\(mapped.errorOutput)")
+        // A column the layer has no field for: every record refused, unless such columns are to be left out.
+        let extra = directory.path + "/extra.csv"
+        try "name,colour,lon,lat\nA,red,-120,36\nB,blue,-121,36\n".write(toFile: extra, atomically: true, encoding: .utf8)
+        let withExtra = ["apply", extra, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--x", "lon", "--y", "lat", "--dry-run"]
+        let refused = try await Featureload.run(withExtra)
+        #expect(refused.status == 2 && refused.output.contains("no field 'colour'"), "\(refused.output)\(refused.errorOutput)")
+        let dropped = try await Featureload.run(withExtra + ["--drop-unknown-fields"])
+        #expect(dropped.status == 0 && dropped.output.contains("every edit fits layer 0"), "\(dropped.output)\(dropped.errorOutput)")
     }
 
     @Test("--to a layer's URL (…/FeatureServer/0, as copied from a browser) names the service and the layer; a --layer that disagrees is a usage error", .timeLimit(.minutes(1)))

@@ -121,11 +121,15 @@ public struct ApplySettings: Sendable, Hashable, Codable {
     public var related: Bool
     /// Files to attach to the adds, matched by a key attribute.
     public var attachments: AttachmentMatching?
+    /// Whether attributes the layer has no field for are left out of the edits, rather than making their records
+    /// invalid.
+    public var dropUnknownFields: Bool
 
     public init(
         batchSize: Int = 500, concurrency: Int = 4, rate: Double? = nil, rollbackOnFailure: Bool = false, related: Bool = false,
-        attachments: AttachmentMatching? = nil
+        attachments: AttachmentMatching? = nil, dropUnknownFields: Bool = false
     ) {
+        self.dropUnknownFields = dropUnknownFields
         self.batchSize = batchSize
         self.concurrency = concurrency
         self.rate = rate
@@ -135,10 +139,11 @@ public struct ApplySettings: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case batchSize, concurrency, rate, rollbackOnFailure, related, attachments
+        case batchSize, concurrency, rate, rollbackOnFailure, related, attachments, dropUnknownFields
     }
 
-    /// Reads the settings a journal recorded; those of version 1 had no `related` (false).
+    /// Reads the settings a journal recorded; those of version 1 had no `related`, and earlier ones no
+    /// `dropUnknownFields` (false).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         batchSize = try container.decode(Int.self, forKey: .batchSize)
@@ -147,6 +152,7 @@ public struct ApplySettings: Sendable, Hashable, Codable {
         rollbackOnFailure = try container.decode(Bool.self, forKey: .rollbackOnFailure)
         related = try container.decodeIfPresent(Bool.self, forKey: .related) ?? false
         attachments = try container.decodeIfPresent(AttachmentMatching.self, forKey: .attachments)
+        dropUnknownFields = try container.decodeIfPresent(Bool.self, forKey: .dropUnknownFields) ?? false
     }
 }
 

@@ -36,6 +36,8 @@ public struct ApplyPlanner: Sendable {
     let coerce: Coercion
     /// Whether adds keyed to a parent in the same input go with it.
     public var related = false
+    /// Whether attributes that name no field of their layer are left out, rather than making the record invalid.
+    public var dropUnknownFields = false
     /// The files to attach, and the input attribute that names them.
     public var attachments: (directory: AttachmentDirectory, keyField: String)?
     /// Files up to this many bytes travel inside the request (larger ones through uploads).
@@ -433,6 +435,9 @@ public struct ApplyPlanner: Sendable {
             objectIdValue = feature[attribute: objectIdField] ?? feature[attribute: "OBJECTID"]
             globalIdValue = globalIdField.flatMap { feature[attribute: $0] } ?? feature[attribute: "GlobalID"]
             feature.attributes = feature.attributes.filter { !isKey($0.key) }
+        }
+        if dropUnknownFields {
+            feature.attributes = feature.attributes.filter { name, _ in layer.fields.contains { $0.name.caseInsensitiveEquals(name) } }
         }
         var objectId: Int64?
         if let objectIdValue, !objectIdValue.isNull {
