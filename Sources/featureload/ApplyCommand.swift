@@ -309,9 +309,7 @@ struct ApplyCommand: AsyncParsableCommand {
 
     /// The service URL and layer id of a layer's URL (`…/FeatureServer/3`); nil for anything else.
     static func layerURL(_ text: String) -> (service: String, layer: String)? {
-        // As copied from a browser, perhaps with a query (`?f=pjson`) or a fragment.
-        var url = String(text.prefix { $0 != "?" && $0 != "#" })
-        while url.hasSuffix("/") { url.removeLast() }
+        let url = TargetResolution.bareURL(text)
         guard let slash = url.lastIndex(of: "/") else { return nil }
         let id = url[url.index(after: slash)...]
         let service = String(url[..<slash])

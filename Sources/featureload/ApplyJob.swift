@@ -88,8 +88,7 @@ struct ApplyJob: Sendable {
                 // Also names the planner takes apart from the layer's fields: the keys (as the layer or the reader
                 // spells them), the kind field and the attachment key; the geometry's columns are not attributes.
                 let csv = start.readOptions.csv
-                let known = [layer.objectIdField, "OBJECTID", layer.globalIdField ?? "GlobalID", "GlobalID"]
-                    + [start.readOptions.kindField, start.settings.attachments?.keyField].compactMap { $0 }
+                let known = ApplyPlanner.keyNames(of: layer) + [start.readOptions.kindField, start.settings.attachments?.keyField].compactMap { $0 }
                 let geometryColumns = [csv.x, csv.y, csv.wkt].compactMap { $0 }
                 let unknown = csv.mapping.sorted { $0.key < $1.key }.filter { column, field in
                     !geometryColumns.contains(column) && !known.contains { $0.caseInsensitiveEquals(field) }

@@ -120,7 +120,8 @@ extension ApplyJournal {
                     page = pages.startIndex
                 }
                 rowIndices.sort()
-                let packOrder = packs.keys.sorted { packs[$0]![0] < packs[$1]![0] }
+                // In plan order: by each pack's first edit.
+                let packOrder = packs.sorted { $0.value[0] < $1.value[0] }
                 page = pages.startIndex
                 // Positions rising one edit to the next (as the planner gives them), none in the journal yet.
                 let rising = zip(rows.dropFirst(), rows).allSatisfy { $0.edit.position.index > $1.edit.position.index }
@@ -133,8 +134,7 @@ extension ApplyJournal {
                 var span = 0
                 let packStatement = try db.cachedStatement(
                     sql: "INSERT OR FAIL INTO pack (batch, first, last, count, text, edits, slots) VALUES (?, ?, ?, ?, ?, ?, ?)")
-                for key in packOrder {
-                    var members = packs[key] ?? []
+                for (key, var members) in packOrder {
                     if planned {
                         // Made again over an interrupted plan: edits planned before must plan the same, and are kept
                         // as they are (with their outcomes); the others are packed.

@@ -55,41 +55,54 @@ package struct EditPack: Sendable, Hashable {
     static func encode(_ edits: UnsafeBufferPointer<(edit: PlannedEdit, batch: Int?)>, _ indices: [Int]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4 + indices.count * 80)
-        func put(_ value: UInt64, _ width: Int) {
-            for shift in stride(from: 0, to: width * 8, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-        }
         func put(_ text: String?) {
-            guard let text else { return put(UInt64(UInt32.max), 4) }
-            put(UInt64(text.utf8.count), 4)
+            guard let text else { return bytes.appendLittleEndian(UInt32.max) }
+            bytes.appendLittleEndian(UInt32(text.utf8.count))
             bytes.append(contentsOf: text.utf8)
         }
-        put(UInt64(indices.count), 4)
+        bytes.appendLittleEndian(UInt32(indices.count))
         for index in indices {
-            let edit = edits[index].edit
-            put(UInt64(bitPattern: Int64(edit.position.index)), 8)
-            put(UInt64(bitPattern: Int64(edit.position.line ?? -1)), 8)
-            put(edit.kind == .add ? 0 : edit.kind == .update ? 1 : 2, 1)
-            put(UInt64(bitPattern: Int64(edit.layer)), 8)
-            if let objectId = edit.objectId {
-                put(1, 1)
-                put(UInt64(bitPattern: objectId), 8)
+            // Read in place, not copied out of the buffer (every string of the edit retained and released).
+            bytes.appendLittleEndian(Int64(edits[index].edit.position.index))
+            bytes.appendLittleEndian(Int64(edits[index].edit.position.line ?? -1))
+            bytes.appendLittleEndian(UInt8(edits[index].edit.kind == .add ? 0 : edits[index].edit.kind == .update ? 1 : 2))
+            bytes.appendLittleEndian(Int64(edits[index].edit.layer))
+            if let objectId = edits[index].edit.objectId {
+                bytes.appendLittleEndian(UInt8(1))
+                bytes.appendLittleEndian(objectId)
             } else {
-                put(0, 1)
+                bytes.appendLittleEndian(UInt8(0))
             }
-            put(edit.globalId)
-            put(edit.position.table)
+            put(edits[index].edit.globalId)
+            put(edits[index].edit.position.table)
         }
         return bytes
+    }
+
+    /// The input positions of an encoded pack's edits, in order, read without making its texts.
+    /// - Throws: ``ApplyError/journal(_:)`` when `bytes` are not an encoded pack (a damaged journal).
+    package static func positions(_ bytes: [UInt8]) throws -> [Int] {
+        var reader = Reader(bytes: bytes)
+        let count = Int(try reader.number(4))
+        guard count <= bytes.count / 30 else { throw Reader.damaged(bytes.count) }
+        var positions: [Int] = []
+        positions.reserveCapacity(count)
+        for _ in 0..<count {
+            positions.append(Int(Int64(bitPattern: try reader.number(8))))
+            try reader.skip(8 + 1 + 8)  // line, kind, layer
+            if try reader.number(1) != 0 { try reader.skip(8) }  // object ID
+            try reader.skipText()  // GlobalID
+            try reader.skipText()  // table
+        }
+        guard reader.offset == bytes.count else { throw Reader.damaged(bytes.count) }
+        return positions
     }
 
     /// Encodes slots of a page, each a 32-bit number.
     static func encode(slots: [Int]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(4 * slots.count)
-        for slot in slots {
-            let value = UInt32(truncatingIfNeeded: slot)
-            for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
-        }
+        for slot in slots { bytes.appendLittleEndian(UInt32(truncatingIfNeeded: slot)) }
         return bytes
     }
 
@@ -116,6 +129,16 @@ package struct EditPack: Sendable, Hashable {
             return value
         }
 
+        mutating func skip(_ count: Int) throws {
+            guard offset + count <= bytes.count else { throw Self.damaged(bytes.count) }
+            offset += count
+        }
+
+        mutating func skipText() throws {
+            let length = try number(4)
+            if length != UInt64(UInt32.max) { try skip(Int(length)) }
+        }
+
         mutating func text() throws -> String? {
             let length = try number(4)
             if length == UInt64(UInt32.max) { return nil }
@@ -134,9 +157,8 @@ package enum AppliedIDs {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16 * records.count)
         for record in records {
-            for value in [UInt64(bitPattern: Int64(record.index)), UInt64(bitPattern: record.objectId ?? 0)] {
-                for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-            }
+            bytes.appendLittleEndian(Int64(record.index))
+            bytes.appendLittleEndian(record.objectId ?? 0)
         }
         return bytes
     }
@@ -153,5 +175,13 @@ package enum AppliedIDs {
             ids[position] = Int64(bitPattern: try reader.number(8))
         }
         return ids
+    }
+}
+
+extension [UInt8] {
+    /// Appends `value`'s bytes, least significant first: the byte order of the journal's encoded values (``PlanTexts``,
+    /// ``EditPack``, ``AppliedIDs``).
+    mutating func appendLittleEndian<Value: FixedWidthInteger>(_ value: Value) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
 }

@@ -97,17 +97,10 @@ package struct PlanTexts: Sendable {
             for index in edits.indices { size += edits[index].edit.payload.utf8.count + edits[index].edit.source.utf8.count }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(size)
-            func append(_ value: Int) {
-                let value = UInt32(truncatingIfNeeded: value)
-                bytes.append(UInt8(truncatingIfNeeded: value))
-                bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-                bytes.append(UInt8(truncatingIfNeeded: value >> 16))
-                bytes.append(UInt8(truncatingIfNeeded: value >> 24))
-            }
-            append(edits.count)
+            bytes.appendLittleEndian(UInt32(truncatingIfNeeded: edits.count))
             for index in edits.indices {
-                append(edits[index].edit.payload.utf8.count)
-                append(edits[index].edit.source.utf8.count)
+                bytes.appendLittleEndian(UInt32(truncatingIfNeeded: edits[index].edit.payload.utf8.count))
+                bytes.appendLittleEndian(UInt32(truncatingIfNeeded: edits[index].edit.source.utf8.count))
             }
             for index in edits.indices {
                 bytes.append(contentsOf: edits[index].edit.payload.utf8)

@@ -427,7 +427,7 @@ public struct ApplyPlanner: Sendable {
         var feature = edit.feature
         // Keys may be spelled as the reader wrote them (OBJECTID, GlobalID) or as the layer does. They travel outside
         // the attributes; most records (adds) have none, so look once before looking each up and copying.
-        let keyNames = [objectIdField, "OBJECTID", globalIdField ?? "GlobalID", "GlobalID"]
+        let keyNames = Self.keyNames(of: layer)
         func isKey(_ name: String) -> Bool { keyNames.contains { $0.caseInsensitiveEquals(name) } }
         var objectIdValue: JSONValue?
         var globalIdValue: JSONValue?
@@ -505,6 +505,11 @@ public struct ApplyPlanner: Sendable {
             position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: payload,
             source: edit.source)
         return .success((planned, givenGlobalId, feature))
+    }
+
+    /// The names an input may give `layer`'s keys: the layer's own, and the reader's (OBJECTID, GlobalID).
+    public static func keyNames(of layer: LayerInfo) -> [String] {
+        [layer.objectIdField, EsriJSONFeature.objectIdKey, layer.globalIdField ?? EsriJSONFeature.globalIdKey, EsriJSONFeature.globalIdKey]
     }
 
     /// How a geometry type is named to the user: point, multipoint, line, polygon, envelope.

@@ -84,7 +84,7 @@ struct PointAdds: Sendable {
         var rules: [Rule] = []
         var required: [Int] = []
         // Names the general path takes as keys (and so leaves out of an add's attributes), in any case.
-        let keyNames = [info.objectIdField, "OBJECTID", globalIdField, "GlobalID"]
+        let keyNames = ApplyPlanner.keyNames(of: info)
         for field in info.fields {
             let isKey = field.type == .oid || field.type == .globalID || keyNames.contains { $0.caseInsensitiveEquals(field.name) }
             // As DomainValidator asks of an add: by type only, so a required field named like a key (an OBJECTID

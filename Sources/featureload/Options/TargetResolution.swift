@@ -70,16 +70,22 @@ enum TargetResolution {
         return settings
     }
 
-    /// `text` as a `…/FeatureServer` URL without trailing slashes.
-    /// - Throws: ``TargetError`` naming `option` when it is not one.
+    /// `text` without its query, fragment and trailing slashes: a URL as copied from a browser (`…/0/?f=pjson`).
+    static func bareURL(_ text: String) -> String {
+        var url = String(text.prefix { $0 != "?" && $0 != "#" })
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
+    /// `text` as a `…/FeatureServer` URL without its query, fragment or trailing slashes.
+    /// - Throws: ``TargetError`` naming `option` when it is not one, or when it carries a token.
     static func serviceURL(_ text: String, option: String) throws -> String {
-        // As copied from a browser, perhaps with a query (`?f=pjson`) or a fragment; a token in it is not taken.
+        // A token in the URL is not taken.
         if text.lowercased().contains("token=") {
             throw TargetError(
                 "\(option): the URL carries a token. Fix: leave it out of the URL and give it with --token-env NAME (a token in a URL ends up in logs and reports)")
         }
-        var url = String(text.prefix { $0 != "?" && $0 != "#" })
-        while url.hasSuffix("/") { url.removeLast() }
+        let url = bareURL(text)
         guard url.lowercased().hasPrefix("http"), url.lowercased().hasSuffix("/featureserver") else {
             throw TargetError(
                 "\(option): '\(text)' is not `local` or a …/FeatureServer URL. Fix: e.g. \(option) https://host/arcgis/rest/services/Parks/FeatureServer")
