@@ -106,6 +106,100 @@ static inline void ccurl_name_current_thread(const char *name) {
 #endif
 }
 
+// MARK: readiness events (Linux)
+//
+// On Linux the driver waits on its own epoll set and tells libcurl which sockets are ready
+// (curl_multi_socket_action), instead of curl_multi_perform, which visits every transfer and polls each socket
+// on every round. Elsewhere the driver keeps curl_multi_perform and curl_multi_poll.
+
+#ifdef __linux__
+#include <errno.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static inline CURLMcode ccurl_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
+    return (curl_multi_setopt)(handle, option, value);
+}
+
+static inline CURLMcode ccurl_multi_setopt_socket_callback(CURLM *handle, curl_socket_callback value) {
+    return (curl_multi_setopt)(handle, CURLMOPT_SOCKETFUNCTION, value);
+}
+
+static inline CURLMcode ccurl_multi_setopt_timer_callback(CURLM *handle, curl_multi_timer_callback value) {
+    return (curl_multi_setopt)(handle, CURLMOPT_TIMERFUNCTION, value);
+}
+
+/// CURL_SOCKET_TIMEOUT (a macro of a macro) for curl_multi_socket_action.
+static inline curl_socket_t ccurl_socket_timeout(void) { return CURL_SOCKET_TIMEOUT; }
+
+static inline int ccurl_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/// An eventfd that wakes the driver's epoll_wait from other threads.
+static inline int ccurl_wakeup_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+static inline void ccurl_wakeup_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t written = write(fd, &one, sizeof one);
+    (void)written;  // EAGAIN: the counter is already non-zero, so the driver wakes anyway
+}
+
+static inline void ccurl_wakeup_drain(int fd) {
+    uint64_t value;
+    ssize_t count = read(fd, &value, sizeof value);
+    (void)count;
+}
+
+/// Puts `fd` in the set for what libcurl's socket callback asks (CURL_POLL_IN, _OUT or _INOUT): a change when it is
+/// already there (`registered`), else an addition; either falls back to the other when the set disagrees (a
+/// descriptor closed, or its number reused). Returns 0, or -1 with errno.
+static inline int ccurl_epoll_watch(int epoll, int fd, int what, int registered) {
+    struct epoll_event event;
+    event.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
+    event.data.u64 = 0;
+    event.data.fd = fd;
+    if (epoll_ctl(epoll, registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) == 0) return 0;
+    if (errno != (registered ? ENOENT : EEXIST)) return -1;
+    return epoll_ctl(epoll, registered ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event);
+}
+
+/// Takes `fd` out of the set; one already closed has left it by itself. Returns 0, or -1 with errno.
+static inline int ccurl_epoll_forget(int epoll, int fd) {
+    if (epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL) == 0 || errno == ENOENT || errno == EBADF) return 0;
+    return -1;
+}
+
+static inline CURLcode ccurl_easy_setopt_opensocket_callback(CURL *handle, curl_opensocket_callback value) {
+    return (curl_easy_setopt)(handle, CURLOPT_OPENSOCKETFUNCTION, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, curl_closesocket_callback value) {
+    return (curl_easy_setopt)(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
+/// Opens the socket libcurl asks for in CURLOPT_OPENSOCKETFUNCTION, as libcurl would (close-on-exec added).
+static inline curl_socket_t ccurl_open_socket(const struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+/// Waits up to `timeout` milliseconds (0: do not wait) and stores, for each ready descriptor, its number in `fds`
+/// and libcurl's CURL_CSELECT_* bits in `bits`. Returns the count (at most `capacity`), or -1 with errno.
+static inline int ccurl_epoll_wait(int epoll, int *fds, int *bits, int capacity, int timeout) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epoll, events, capacity, timeout);
+    for (int index = 0; index < count; index++) {
+        uint32_t ready = events[index].events;
+        fds[index] = events[index].data.fd;
+        bits[index] = ((ready & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) ? CURL_CSELECT_IN : 0)
+            | ((ready & EPOLLOUT) ? CURL_CSELECT_OUT : 0) | ((ready & EPOLLERR) ? CURL_CSELECT_ERR : 0);
+    }
+    return count;
+}
+#endif
+
 // MARK: gzip request bodies
 
 #include <zlib.h>
