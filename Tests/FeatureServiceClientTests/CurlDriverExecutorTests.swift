@@ -19,6 +19,72 @@ import Testing
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The calling thread's kernel id, from /proc/thread-self ("PID/task/TID"); nil where it cannot be read.
+    static func threadID() -> Int? {
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self") else { return nil }
+        return target.split(separator: "/").last.flatMap { Int($0) }
+    }
+
+    /// User plus system CPU time of thread `id` of this process, in clock ticks (/proc/self/task/ID/stat).
+    static func cpuTicks(thread id: Int) throws -> Int {
+        let text = try String(contentsOfFile: "/proc/self/task/\(id)/stat", encoding: .utf8)
+        // Fields after the parenthesised name: state is field 3, utime 14 and stime 15.
+        let fields = text[text.index(after: try #require(text.lastIndex(of: ")")))...].split(separator: " ")
+        return try #require(Int(fields[11])) + #require(Int(fields[12]))
+    }
+
+    @Test(
+        "a keep-alive connection the peer closes while idle costs the sleeping driver no CPU, and the next request opens a new one",
+        .timeLimit(.minutes(1)))
+    func idleConnectionClosedByPeer() async throws {
+        let peer = try LoopbackPeer(closingAfterEachAnswer: ()) { _ in LoopbackPeer.response(body: Array("ok".utf8)) }
+        defer { peer.stop() }
+        try await withCurlTransport { transport in
+            let executor = try #require(transport.taskExecutor)
+            guard let driver = await Task(executorPreference: executor, operation: { Self.threadID() }).value else { return }
+            let first = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(peer.port)/one"))
+            #expect(first.status == 200)
+            // The peer has closed the connection libcurl keeps: its socket reads as ready from now on. Waiting on it
+            // again and again would spin the driver for the whole pause.
+            try await Task.sleep(for: .milliseconds(100))
+            let before = try Self.cpuTicks(thread: driver)
+            try await Task.sleep(for: .milliseconds(800))
+            let spent = try Self.cpuTicks(thread: driver) - before
+            #expect(spent <= 10, "the driver used \(spent) clock ticks while it had nothing to do")
+            let second = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(peer.port)/two"))
+            #expect(second.status == 200)
+            #expect(transport.statistics.connectionsOpened == 2)
+        }
+        #expect(peer.connections == 2)
+    }
+
+    @Test("connections the peer closes after every answer are replaced, whatever descriptor numbers come back", .timeLimit(.minutes(1)))
+    func connectionsReplaced() async throws {
+        let peer = try LoopbackPeer(closingAfterEachAnswer: ()) { request in LoopbackPeer.response(body: request.body) }
+        defer { peer.stop() }
+        try await withCurlTransport(configuration: .init(maxConnections: 4)) { transport in
+            let executor = try #require(transport.taskExecutor)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<4 {
+                    group.addTask(executorPreference: executor) {
+                        for index in 0..<40 {
+                            // A connection closed by the peer fails the request reusing it only if the close is not yet
+                            // seen; the next attempt then opens a new one.
+                            var answer: HTTPResponse?
+                            for _ in 0..<3 where answer == nil {
+                                answer = try? await transport.send(
+                                    .form(url: "http://127.0.0.1:\(peer.port)/echo", fields: [.init("t", String(task)), .init("i", String(index))]))
+                            }
+                            #expect(answer.map { String(decoding: $0.body, as: UTF8.self) } == "t=\(task)&i=\(index)")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(transport.statistics.connectionsOpened >= 160)
+        }
+    }
+
     @Test("tasks that prefer the driver run on its thread between their requests, and every request completes", .timeLimit(.minutes(1)))
     func tasksRunOnDriver() async throws {
         let peer = try LoopbackPeer { request in LoopbackPeer.response(body: request.body) }

@@ -38,6 +38,17 @@ final class LoopbackPeer: @unchecked Sendable {
         thread.start()
     }
 
+    /// A listener that answers one request per connection and then closes it, though its answers (from `respond`)
+    /// do not say so: to the client, an idle keep-alive connection that the peer closed.
+    init(closingAfterEachAnswer: Void, respond: @escaping @Sendable (Request) -> [UInt8]) throws {
+        (listener, port) = try Self.makeListener()
+        closesAfterAnswer.store(true, ordering: .relaxed)
+        let thread = Thread { [self] in serve(respond) }
+        thread.start()
+    }
+
+    private let closesAfterAnswer = Atomic<Bool>(false)
+
     /// A hostile listener: it answers every request with a chunked body that never ends (bounded at 8 GiB), until
     /// the client stops reading or closes. ``streamedBytes`` counts what it wrote.
     init(endlessBody: Void) throws {
@@ -198,7 +209,7 @@ final class LoopbackPeer: @unchecked Sendable {
             // An empty response closes the connection without an answer.
             if response.isEmpty { return }
             let written = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
-            guard written == response.count else { return }
+            guard written == response.count, !closesAfterAnswer.load(ordering: .relaxed) else { return }
         }
     }
 
