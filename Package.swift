@@ -122,6 +122,13 @@ let package = Package(
             path: "Benchmarks/transport/Sources",
             swiftSettings: swiftSettings
         ),
+        // The floor under any libcurl client, for the generator and transport benchmarks: the same closed loop in C,
+        // with nothing of featureload in it (Benchmarks/libcurl-loop/main.c).
+        .executableTarget(
+            name: "featureload-libcurl-loop",
+            path: "Benchmarks/libcurl-loop",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
         // Server batch benchmark (Benchmarks/README.md): drives `featureload serve` over libcurl and SQLite's C API directly.
         .executableTarget(
             name: "featureload-bench",

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Generator benchmark: does featureload's load generator measure itself?
 
-Four clients (wrk, hey, Locust FastHttpUser, `featureload run`) send the same applyEdits workload, one after
-another, each to a fresh release `featureload serve` process on 127.0.0.1; the edits are counted on the server. See
+Five clients (wrk, hey, Locust FastHttpUser, a libcurl loop in C, `featureload run`) send the same applyEdits
+workload, one after another, each to a fresh release `featureload serve` process on 127.0.0.1; the edits are counted
+on the server. The libcurl loop is the floor under featureload's own transport: what libcurl reaches here with nothing
+of featureload around it. See
 Benchmarks/generator/README.md. Started by scripts/benchmark-generator, which installs the tools; stdlib only.
 """
 
@@ -29,7 +31,7 @@ FEATURE = {
     "attributes": {"name": "Bench Park", "state": "UT", "category": 1, "visitors": 1000},
     "geometry": {"x": -111.5, "y": 38.2, "spatialReference": {"wkid": 4326}},
 }
-TOOLS = ["wrk", "hey", "locust", "featureload"]
+TOOLS = ["wrk", "hey", "locust", "libcurl", "featureload"]
 
 
 def log(message):
@@ -239,6 +241,19 @@ def run_locust(ctx, batch, prefix):
                 raw=dict(requests=requests, requestsPerSecond=rate, percentilesMs=percentiles))
 
 
+def run_libcurl(ctx, batch, prefix):
+    command = [ctx["libcurl_loop"], ctx["apply_url"], str(ctx["connections"]), str(ctx["duration"]), ctx["body_files"][batch]]
+    out, err, cpu, wall, code = run_timed(command, dict(os.environ), prefix, ctx["duration"] + 60)
+    match = re.search(r"^LIBCURL_LOOP_JSON (\{.*\})$", out, re.M)
+    if not match:
+        return dict(cpu=cpu, wall=wall, exit=code, error=f"no summary from the libcurl loop: {(out + err)[-1000:]}")
+    summary = json.loads(match.group(1))
+    latency = summary["latencyMicroseconds"]
+    return dict(cpu=cpu, wall=wall, exit=code, duration=summary["durationMicroseconds"] / 1e6,
+                tool_requests=summary["requests"], tool_errors=summary["errors"],
+                p50_ms=latency["p50"] / 1000, p99_ms=latency["p99"] / 1000, raw=summary)
+
+
 def run_featureload(ctx, batch, prefix):
     scenario = os.path.join(ctx["workdir"], f"generator-b{batch}.yaml")
     with open(scenario, "w") as yaml:
@@ -284,7 +299,7 @@ scenarios:
     return result
 
 
-RUNNERS = {"wrk": run_wrk, "hey": run_hey, "locust": run_locust, "featureload": run_featureload}
+RUNNERS = {"wrk": run_wrk, "hey": run_hey, "locust": run_locust, "libcurl": run_libcurl, "featureload": run_featureload}
 
 
 def measure(ctx, tool, batch):
@@ -346,7 +361,7 @@ def fmt(value, digits=0):
 
 def markdown(report):
     lines = [f"# Generator benchmark {report['startedAt']}", "",
-             "Does the load generator measure itself? Four clients send the same applyEdits workload, one after "
+             f"Does the load generator measure itself? {len(report['settings']['order'])} clients send the same applyEdits workload, one after "
              "another, each to a fresh release `featureload serve`; edits are counted on the server "
              "(`Benchmarks/generator/README.md`). Each tool runs "
              f"{report['settings']['rounds']} rounds, interleaved in a rotated order; the table shows medians, "
@@ -380,6 +395,12 @@ def markdown(report):
     lines += ["", "## Targets", ""]
     for target in report["targets"]:
         lines.append(f"- {'PASS' if target['passed'] else 'FAIL'}: {target['name']} ({target['detail']})")
+    if report.get("floor"):
+        lines += ["", "## The libcurl floor", "",
+                  "The libcurl loop (`Benchmarks/libcurl-loop/main.c`) is the same closed loop in C over libcurl's multi "
+                  "interface, options set once per handle, answers dropped: the most a libcurl-based client reaches here. "
+                  "featureload's own transport is libcurl; what it spends above the loop is featureload's.", ""]
+        lines += [f"- {line}" for line in report["floor"]]
     if report["notes"]:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]
     return "\n".join(lines) + "\n"
@@ -401,6 +422,22 @@ def evaluate(report):
     return targets
 
 
+def floor(report):
+    """Lines comparing featureload with the libcurl loop, per batch size: both against wrk, and their CPU."""
+    by = {(r["tool"], r["batch"]): r for r in report["results"]}
+    lines = []
+    for batch in report["settings"]["batches"]:
+        loop, featureload = by.get(("libcurl", batch)), by.get(("featureload", batch))
+        if not loop or not featureload or not loop.get("ratio_to_wrk") or not featureload.get("ratio_to_wrk"):
+            continue
+        share = featureload["edits_per_second"] / loop["edits_per_second"] if loop["edits_per_second"] else None
+        lines.append(f"batch {batch}: the libcurl loop reaches {loop['ratio_to_wrk']:.2f}× wrk at "
+                     f"{fmt(loop['client_cpu_us_per_request'])} µs of client CPU a request; featureload "
+                     f"{featureload['ratio_to_wrk']:.2f}× wrk ({fmt(share, 2)}× the loop's edits/s) at "
+                     f"{fmt(featureload['client_cpu_us_per_request'])} µs")
+    return lines
+
+
 def tool_versions(ctx):
     def capture(command):
         try:
@@ -414,7 +451,8 @@ def tool_versions(ctx):
 
     locust = capture([ctx["locust"], "--version"])
     source = capture(["git", "-C", os.path.dirname(os.path.dirname(HERE)), "describe", "--always", "--dirty"])
-    return {"wrk": debian("wrk"), "hey": debian("hey"),
+    loop = capture(["sh", "-c", "curl-config --version 2>/dev/null || dpkg-query -W -f='libcurl ${Version}' libcurl4"])
+    return {"wrk": debian("wrk"), "hey": debian("hey"), "libcurl": f"loop {ctx['libcurl_loop']} over {loop or '?'}",
             "locust": locust.replace("locust ", "").split(" from ")[0] if locust else "?",
             "featureload": f"{capture([ctx['binary'], '--version']) or '?'} (binary {ctx['binary']}, source tree "
                            f"{source or '?'} when the benchmark ran)"}
@@ -424,6 +462,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", required=True, help="release featureload binary")
     parser.add_argument("--locust", required=True, help="the locust executable (in the benchmark venv)")
+    parser.add_argument("--libcurl-loop", help="the featureload-libcurl-loop executable (needed for the libcurl tool)")
     parser.add_argument("--output", default="Reports/benchmarks")
     parser.add_argument("--duration", type=int, default=10)
     parser.add_argument("--connections", type=int, default=8)
@@ -440,6 +479,9 @@ def main():
     for tool in ("wrk", "hey"):
         if tool in args.tools and not shutil.which(tool):
             fail(f"{tool} is not installed")
+    if "libcurl" in args.tools and not (args.libcurl_loop and os.access(args.libcurl_loop, os.X_OK)):
+        fail("the libcurl tool needs --libcurl-loop, the featureload-libcurl-loop executable "
+             "(swift build -c release --product featureload-libcurl-loop)")
 
     started = datetime.datetime.now(datetime.timezone.utc)
     stamp = started.strftime("%Y%m%dT%H%M%SZ")
@@ -464,7 +506,8 @@ def main():
                     if parsed.hostname != "127.0.0.1":
                         fail(f"refusing to send load to {parsed.hostname}: only 127.0.0.1")
                     layer_url = service_url + "/0"
-                    ctx = dict(binary=binary, locust=os.path.abspath(args.locust), workdir=workdir, duration=args.duration,
+                    ctx = dict(binary=binary, locust=os.path.abspath(args.locust), workdir=workdir,
+                               libcurl_loop=os.path.abspath(args.libcurl_loop) if args.libcurl_loop else None, duration=args.duration,
                                connections=args.connections, wrk_threads=args.wrk_threads, service_url=service_url,
                                layer_url=layer_url, apply_url=layer_url + "/applyEdits",
                                apply_path=urllib.parse.urlsplit(layer_url + "/applyEdits").path,
@@ -532,6 +575,7 @@ def main():
                   tools=tool_versions(ctx), layerFields=schema, bodyBytes={str(b): len(v) for b, v in bodies.items()},
                   results=results, runs=runs, notes=notes, logs=workdir)
     report["targets"] = evaluate(report)
+    report["floor"] = floor(report)
     os.makedirs(args.output, exist_ok=True)
     base = os.path.join(args.output, f"generator-{stamp}")
     with open(base + ".json", "w") as out:
