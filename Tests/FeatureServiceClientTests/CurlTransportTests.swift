@@ -1,5 +1,6 @@
 import FeatureModel
 import FeatureServiceClient
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -193,6 +194,37 @@ import Testing
             #expect(error.curlCode == (size <= 32_768 ? 42 : 65), "\(error)")
             let received = peer.requests.filter { $0.body.first == UInt8(ascii: "b") }.count
             #expect(received == 1, "the request reached the peer once, not again on a new connection")
+        }
+    }
+
+    @Test(
+        "a GET after POSTs on the same handle is sent again when its reused connection dies: the POSTs' once-only guard does not carry over",
+        .timeLimit(.minutes(1)))
+    func getAfterPostMayBeSentAgain() async throws {
+        // The peer closes the connection without an answer on the first GET it reads, and answers everything else.
+        let dropped = Mutex(false)
+        let peer = try LoopbackPeer { request in
+            let drop = request.head.hasPrefix("GET") && dropped.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            return drop ? [] : LoopbackPeer.response(body: Array("{}".utf8))
+        }
+        defer { peer.stop() }
+        // One connection and one handle: the GET reuses what the POSTs set up.
+        try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: 1)) { transport in
+            let url = "http://127.0.0.1:\(peer.port)/service"
+            for index in 0..<3 {
+                let post = try await transport.send(.form(url: url + "/applyEdits", fields: [.init("i", String(index))]))
+                #expect(post.status == 200)
+            }
+            let get = try await transport.send(HTTPRequest(url: url + "?f=json"))
+            #expect(get.status == 200)
+            #expect(peer.requests.filter { $0.head.hasPrefix("GET") }.count == 2, "sent, dropped, sent again")
+            // And a POST after the GET is guarded again.
+            let post = try await transport.send(.form(url: url + "/applyEdits", fields: [.init("i", "3")]))
+            #expect(post.status == 200)
+            #expect(String(decoding: try #require(peer.requests.last).body, as: UTF8.self) == "i=3")
         }
     }
 

@@ -65,6 +65,9 @@ final class CurlEasyHandle {
     /// How many times libcurl was about to issue the current request (`CURLOPT_PREREQFUNCTION`): more than once means
     /// it tried to send it again on a new connection, which the callback refused.
     var requestsIssued = 0
+    /// Whether the handle is set up for plain requests (``CurlMulti/configure(_:for:)``), over HTTPS or not; nil when
+    /// the next request must reset it.
+    var plainOverHTTPS: Bool?
 
     init?() {
         guard let easy = curl_easy_init() else { return nil }
