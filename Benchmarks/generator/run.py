@@ -271,7 +271,8 @@ scenarios:
     exec: applyEdits
     adds: {batch}
 """)
-    out_dir = os.path.join(ctx["workdir"], f"featureload-b{batch}")
+    # One folder per run: a later round must not read an earlier round's report.
+    out_dir = os.path.join(ctx["workdir"], f"featureload-b{batch}-round{ctx['round'] + 1}")
     command = [ctx["binary"], "run", scenario, "--target", ctx["service_url"], "--quiet", "--out", out_dir]
     out, err, cpu, wall, code = run_timed(command, dict(os.environ), prefix, ctx["duration"] + 60)
     reports = glob.glob(os.path.join(out_dir, "*", "report.json"))
