@@ -6,6 +6,8 @@ struct BenchmarkResult {
     let url: String
     let client: ClientLoad
     let wrk: WrkRun
+    /// The libcurl loop in C, when it is built.
+    let loop: LoopRun?
     let date = Date()
 
     var ratio: Double { wrk.requestsPerSecond == 0 ? 0 : client.requestsPerSecond / wrk.requestsPerSecond }
@@ -41,8 +43,31 @@ struct BenchmarkResult {
                 "command": wrk.command, "requests": wrk.requests, "requestsPerSecond": wrk.requestsPerSecond,
                 "nonSuccess": wrk.nonSuccess, "socketErrors": wrk.socketErrors ?? "none", "latencyMilliseconds": wrk.percentiles,
             ],
+            "libcurlLoop": loop.map { loop -> [String: Any] in
+                [
+                    "command": loop.command, "requests": loop.requests, "errors": loop.errors,
+                    "requestsPerSecond": loop.requestsPerSecond, "cpuMicrosecondsPerRequest": loop.cpuPerRequest.microseconds,
+                    "latencyMilliseconds": ["p50": loop.p50.milliseconds, "p99": loop.p99.milliseconds],
+                    "ratioToWrk": wrk.requestsPerSecond == 0 ? 0 : loop.requestsPerSecond / wrk.requestsPerSecond,
+                ]
+            } ?? "not built",
             "ratio": ratio, "target": Self.target, "meetsTarget": ratio >= Self.target,
         ]
+    }
+
+    /// The loop's row and what it says about the transport, or how to get it.
+    private var loopLines: (row: String, summary: String) {
+        func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+        guard let loop else {
+            return ("", "The libcurl loop is not built: `swift build -c release --product featureload-libcurl-loop` puts it next to this benchmark.")
+        }
+        let loopRatio = wrk.requestsPerSecond == 0 ? 0 : loop.requestsPerSecond / wrk.requestsPerSecond
+        let share = loop.requestsPerSecond == 0 ? 0 : client.requestsPerSecond / loop.requestsPerSecond
+        return (
+            "| `\(loop.command)` (libcurl in C) | \(f(loop.requestsPerSecond)) | \(loop.requests) | \(loop.errors) | \(f(loop.p50.milliseconds, 2)) | – | \(f(loop.p99.milliseconds, 2)) | \(f(loop.cpuPerRequest.microseconds)) |\n",
+            "The libcurl loop, the same closed loop in C with nothing of featureload in it, reached \(f(loopRatio, 2))× wrk; "
+                + "featureload's transport \(f(share, 2))× the loop, at \(f(client.cpuPerRequest.microseconds)) against "
+                + "\(f(loop.cpuPerRequest.microseconds)) µs of client CPU a request.")
     }
 
     var markdown: String {
@@ -58,9 +83,11 @@ struct BenchmarkResult {
             |---|---:|---:|---:|---:|---:|---:|---:|
             | featureload (CurlTransport) | \(f(client.requestsPerSecond)) | \(client.requests) | \(client.errors) | \(f(client.latency(0.5).milliseconds, 2)) | \(f(client.latency(0.9).milliseconds, 2)) | \(f(client.latency(0.99).milliseconds, 2)) | \(f(client.cpuPerRequest.microseconds)) |
             | `\(wrk.command)` | \(f(wrk.requestsPerSecond)) | \(wrk.requests) | \(wrk.nonSuccess) | \(p["50%"].map { f($0, 2) } ?? "–") | \(p["90%"].map { f($0, 2) } ?? "–") | \(p["99%"].map { f($0, 2) } ?? "–") | – |
-
+            \(loopLines.row)
             **Ratio: \(f(ratio, 2))× wrk's request rate** (target ≥ \(Self.target)×: \(ratio >= Self.target ? "met" : "not met")). \
             Every featureload latency was recorded (\(client.latencies.count)); connections opened: \(client.connectionsOpened).
+
+            \(loopLines.summary)
 
             """
     }

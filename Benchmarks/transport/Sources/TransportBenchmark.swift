@@ -13,7 +13,9 @@ import Logging
 ///    (getrusage around the client phase) holds no server work.
 /// 2. Drives `GET /arcgis/rest/info?f=json` through ``CurlTransport`` with `connections` concurrent requests for
 ///    `duration` seconds, recording every latency.
-/// 3. Runs `wrk -t<threads> -c<connections> -d<duration>s --latency` on the same URL against the same server.
+/// 3. Runs `wrk -t<threads> -c<connections> -d<duration>s --latency` on the same URL against the same server, then
+///    the libcurl loop in C (`featureload-libcurl-loop`, when built next to this executable): the floor under the
+///    transport.
 /// 4. Writes `transport-<UTC time>.json` and `.md` with both request rates, the client CPU time per request and
 ///    the ratio.
 @main
@@ -50,7 +52,9 @@ struct TransportBenchmark {
         let client = try await ClientLoad.run(url: url, connections: options.connections, duration: .seconds(options.duration))
         FileHandle.standardError.write(Data("wrk: \(options.connections) connections for \(options.duration) s\n".utf8))
         let wrk = try WrkRun.run(url: url, threads: options.wrkThreads, connections: options.connections, duration: options.duration)
-        let result = BenchmarkResult(options: options, url: url, client: client, wrk: wrk)
+        FileHandle.standardError.write(Data("libcurl loop: \(options.connections) connections for \(options.duration) s\n".utf8))
+        let loop = try LoopRun.run(url: url, connections: options.connections, duration: options.duration)
+        let result = BenchmarkResult(options: options, url: url, client: client, wrk: wrk, loop: loop)
         let paths = try result.write(to: options.output)
         print(result.markdown)
         print("wrote \(paths.json) and \(paths.markdown)")
