@@ -117,7 +117,6 @@ static inline void ccurl_name_current_thread(const char *name) {
 #include <stdint.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 static inline CURLMcode ccurl_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
@@ -171,19 +170,6 @@ static inline int ccurl_epoll_forget(int epoll, int fd) {
     return -1;
 }
 
-static inline CURLcode ccurl_easy_setopt_opensocket_callback(CURL *handle, curl_opensocket_callback value) {
-    return (curl_easy_setopt)(handle, CURLOPT_OPENSOCKETFUNCTION, value);
-}
-
-static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, curl_closesocket_callback value) {
-    return (curl_easy_setopt)(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
-}
-
-/// Opens the socket libcurl asks for in CURLOPT_OPENSOCKETFUNCTION, as libcurl would (close-on-exec added).
-static inline curl_socket_t ccurl_open_socket(const struct curl_sockaddr *address) {
-    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
-}
-
 /// Waits up to `timeout` milliseconds (0: do not wait) and stores, for each ready descriptor, its number in `fds`
 /// and libcurl's CURL_CSELECT_* bits in `bits`. Returns the count (at most `capacity`), or -1 with errno.
 static inline int ccurl_epoll_wait(int epoll, int *fds, int *bits, int capacity, int timeout) {
@@ -193,7 +179,9 @@ static inline int ccurl_epoll_wait(int epoll, int *fds, int *bits, int capacity,
     for (int index = 0; index < count; index++) {
         uint32_t ready = events[index].events;
         fds[index] = events[index].data.fd;
-        bits[index] = ((ready & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) ? CURL_CSELECT_IN : 0)
+        // An error reads as readable too, as libcurl's own poll takes it: the read then fails with the socket's
+        // error (CURLE_RECV_ERROR and its errno) rather than a bare "select/poll returned error" (CURLE_SEND_ERROR).
+        bits[index] = ((ready & (EPOLLIN | EPOLLHUP | EPOLLERR)) ? CURL_CSELECT_IN : 0)
             | ((ready & EPOLLOUT) ? CURL_CSELECT_OUT : 0) | ((ready & EPOLLERR) ? CURL_CSELECT_ERR : 0);
     }
     return count;

@@ -201,14 +201,15 @@ import Testing
         "a GET after POSTs on the same handle is sent again when its reused connection dies: the POSTs' once-only guard does not carry over",
         .timeLimit(.minutes(1)))
     func getAfterPostMayBeSentAgain() async throws {
-        // The peer closes the connection without an answer on the first GET it reads, and answers everything else.
+        // The peer closes the connection without an answer on the first GET it reads and on a POST of "i=drop", and
+        // answers everything else.
         let dropped = Mutex(false)
         let peer = try LoopbackPeer { request in
-            let drop = request.head.hasPrefix("GET") && dropped.withLock { done in
+            let firstGet = request.head.hasPrefix("GET") && dropped.withLock { done in
                 defer { done = true }
                 return !done
             }
-            return drop ? [] : LoopbackPeer.response(body: Array("{}".utf8))
+            return firstGet || request.body == Array("i=drop".utf8) ? [] : LoopbackPeer.response(body: Array("{}".utf8))
         }
         defer { peer.stop() }
         // One connection and one handle: the GET reuses what the POSTs set up.
@@ -221,10 +222,12 @@ import Testing
             let get = try await transport.send(HTTPRequest(url: url + "?f=json"))
             #expect(get.status == 200)
             #expect(peer.requests.filter { $0.head.hasPrefix("GET") }.count == 2, "sent, dropped, sent again")
-            // And a POST after the GET is guarded again.
-            let post = try await transport.send(.form(url: url + "/applyEdits", fields: [.init("i", "3")]))
-            #expect(post.status == 200)
-            #expect(String(decoding: try #require(peer.requests.last).body, as: UTF8.self) == "i=3")
+            // And a POST after the GET is guarded again: dropped on its reused connection, it is not sent again.
+            let error = try await #require(throws: TransportError.self) {
+                try await transport.send(.form(url: url + "/applyEdits", fields: [.init("i", "drop")]))
+            }
+            #expect(error.mayHaveBeenSent && error.curlCode == 42, "\(error)")
+            #expect(peer.requests.filter { $0.body == Array("i=drop".utf8) }.count == 1)
         }
     }
 

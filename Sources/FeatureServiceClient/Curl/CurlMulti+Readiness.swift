@@ -23,6 +23,7 @@ extension CurlMulti {
             readiness.timerDue = nil  // a one-shot timer: libcurl sets the next one from inside the call
             var running: Int32 = 0
             _ = curl_multi_socket_action(multi, ccurl_socket_timeout(), 0, &running)
+            failUnwatchable()
         }
 
         /// Waits for ready sockets (only when `sleep`; otherwise looks without waiting), hands those libcurl wants to
@@ -41,17 +42,17 @@ extension CurlMulti {
                 }
                 return handed
             }
+            failUnwatchable()
             if handed > 0 { collectCompleted() }
         }
 
-        /// Sets the callbacks through which libcurl opens and closes its connections' sockets on `easy`, after
-        /// `curl_easy_reset`. A connection keeps those of the transfer that opened it.
-        func configureSockets(_ easy: UnsafeMutableRawPointer) {
-            let context = readiness.context
-            _ = ccurl_easy_setopt_opensocket_callback(easy, openSocket)
-            _ = ccurl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, context)
-            _ = ccurl_easy_setopt_closesocket_callback(easy, closeSocket)
-            _ = ccurl_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, context)
+        /// Tells libcurl of an error on each socket the set could not take, so its transfer fails now rather than at
+        /// its timeout.
+        private func failUnwatchable() {
+            var running: Int32 = 0
+            while let socket = readiness.unwatchable.popLast() {
+                _ = curl_multi_socket_action(multi, socket, CURL_CSELECT_ERR, &running)
+            }
         }
     }
 
@@ -60,10 +61,16 @@ extension CurlMulti {
     ///
     /// libcurl asks for a socket to be watched while a transfer wants it, stops asking when a keep-alive connection
     /// goes back to its cache, and asks again when the next transfer reuses it. Following that to the letter costs two
-    /// `epoll_ctl` calls a request. So a socket libcurl opened through ``openSocket`` (a connection, whose closing it
-    /// reports through ``closeSocket``) stays in the set while idle: readiness nobody wants (the service closed an
-    /// idle connection) takes it out then, and its closing forgets it, as the kernel does. Other sockets (the
-    /// resolver's) are followed to the letter, since nobody says when they close and their numbers are reused.
+    /// `epoll_ctl` calls a request (a removal and an addition). So a socket libcurl stops asking for stays in the set:
+    /// readiness nobody wants (the service closed an idle connection) takes it out then, and closing it takes it out
+    /// anyway. A request then costs one call, a change of what is watched. That call is never skipped, even when
+    /// nothing seems to change: libcurl 7.88 does not say when it closes every socket (not the resolver's, nor one
+    /// that never finished connecting), so a number closed and reused may look registered when it is not; the change
+    /// then fails (ENOENT) and the socket is added instead.
+    ///
+    /// A socket that cannot be watched (`epoll_ctl` failing: out of memory, or of epoll watches) is not refused to
+    /// libcurl, which would give up the whole multi handle; its transfer is told of an error instead
+    /// (``unwatchable``).
     ///
     /// Driver thread only, except ``signal()``. libcurl's callbacks reach it unretained: it outlives the multi handle,
     /// since ``CurlMulti`` cleans that up in its deinit body, before its stored properties go.
@@ -75,13 +82,13 @@ extension CurlMulti {
         /// When libcurl next wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` (`CURLMOPT_TIMERFUNCTION`); nil
         /// when it wants none.
         var timerDue: ContinuousClock.Instant?
-        /// Per descriptor number: the interest registered in the set (``interestBits``: `CURL_POLL_IN`, `_OUT`),
-        /// whether libcurl wants the socket watched now (``wanted``) and whether it came from ``openSocket``
-        /// (``connection``).
+        /// Sockets the set could not take: the driver tells libcurl they failed once its call returns.
+        var unwatchable: [Int32] = []
+        /// Per descriptor number: the interest registered in the set (``interestBits``: `CURL_POLL_IN`, `_OUT`; 0 when
+        /// not in it, as far as the driver knows) and whether libcurl wants the socket watched now (``wanted``).
         private var states: [UInt8] = []
         private static let interestBits: UInt8 = 3
         private static let wanted: UInt8 = 4
-        private static let connection: UInt8 = 8
 
         init() throws(TransportError) {
             let epoll = ccurl_epoll_create()
@@ -124,85 +131,55 @@ extension CurlMulti {
             return Int32(clamping: max(0, min(1000, milliseconds)))
         }
 
-        /// Whether libcurl wants to hear that `socket` is ready. The wakeup is drained instead; an idle connection
-        /// that shows readiness (closed by the service) leaves the set until libcurl asks for it again.
+        /// Whether libcurl wants to hear that `socket` is ready. The wakeup is drained instead; a socket libcurl no
+        /// longer asks for (an idle connection the service closed) leaves the set.
         func wants(_ socket: Int32) -> Bool {
             if socket == wakeup {
                 ccurl_wakeup_drain(wakeup)
                 return false
             }
             let index = Int(socket)
-            guard index < states.count else { return true }
-            let state = states[index]
-            if state & Self.wanted != 0 { return true }
+            guard index >= 0, index < states.count else { return true }
+            if states[index] & Self.wanted != 0 { return true }
             _ = ccurl_epoll_forget(epoll, socket)
-            states[index] = state & Self.connection
+            states[index] = 0
             return false
         }
 
         /// `CURLMOPT_SOCKETFUNCTION`: libcurl wants `socket` watched for `what`, or no longer (`CURL_POLL_REMOVE`).
-        func watch(_ socket: Int32, what: Int32) -> Int32 {
+        func watch(_ socket: Int32, what: Int32) {
             let index = Int(socket)
-            guard index >= 0 else { return -1 }
+            guard index >= 0 else { return }
             if index >= states.count { states.append(contentsOf: repeatElement(0, count: max(index + 1, 64) - states.count)) }
-            let state = states[index]
-            let registered = state & Self.interestBits
+            let registered = states[index] & Self.interestBits
             if what == CURL_POLL_REMOVE {
-                if state & Self.connection != 0 {
-                    states[index] = state & ~Self.wanted
-                    return 0
-                }
-                states[index] = 0
-                return registered == 0 ? 0 : ccurl_epoll_forget(epoll, socket)
+                states[index] = registered  // stays in the set, no longer wanted (see the type's comment)
+                return
             }
             let interest = UInt8(truncatingIfNeeded: what) & Self.interestBits
-            if registered != interest || state & Self.connection == 0 {
-                guard ccurl_epoll_watch(epoll, socket, Int32(interest), registered == 0 ? 0 : 1) == 0 else { return -1 }
+            guard ccurl_epoll_watch(epoll, socket, Int32(interest), registered == 0 ? 0 : 1) == 0 else {
+                states[index] = 0
+                unwatchable.append(socket)
+                return
             }
-            states[index] = (state & Self.connection) | interest | Self.wanted
-            return 0
-        }
-
-        /// libcurl opened `socket` for a connection (``openSocket``).
-        func opened(_ socket: Int32) {
-            let index = Int(socket)
-            if index >= states.count { states.append(contentsOf: repeatElement(0, count: max(index + 1, 64) - states.count)) }
-            states[index] = Self.connection
-        }
-
-        /// libcurl is closing `socket` (``closeSocket``); closing takes it out of the set.
-        func closing(_ socket: Int32) {
-            let index = Int(socket)
-            if index >= 0 && index < states.count { states[index] = 0 }
+            states[index] = interest | Self.wanted
         }
     }
 
-    /// `CURLMOPT_SOCKETFUNCTION`; `userp` is the unretained ``ReadinessSet``.
+    /// `CURLMOPT_SOCKETFUNCTION`; `userp` is the unretained ``ReadinessSet``. Never -1: libcurl 7.88 would give up
+    /// the whole multi handle.
     private let watchSocket: curl_socket_callback = { _, socket, what, userp, _ in
-        guard let userp else { return -1 }
-        return Unmanaged<ReadinessSet>.fromOpaque(userp).takeUnretainedValue().watch(socket, what: what)
-    }
-
-    /// `CURLMOPT_TIMERFUNCTION`: when libcurl next wants a timeout call; -1 cancels the timer.
-    private let setTimer: curl_multi_timer_callback = { _, milliseconds, userp in
-        guard let userp else { return -1 }
-        let set = Unmanaged<ReadinessSet>.fromOpaque(userp).takeUnretainedValue()
-        set.timerDue = milliseconds < 0 ? nil : ContinuousClock.now.advanced(by: .milliseconds(Int64(milliseconds)))
+        if let userp { Unmanaged<ReadinessSet>.fromOpaque(userp).takeUnretainedValue().watch(socket, what: what) }
         return 0
     }
 
-    /// `CURLOPT_OPENSOCKETFUNCTION`: opens the socket as libcurl would, and notes it as a connection.
-    private let openSocket: curl_opensocket_callback = { clientp, _, address in
-        guard let clientp, let address else { return CURL_SOCKET_BAD }
-        let socket = ccurl_open_socket(address)
-        if socket >= 0 { Unmanaged<ReadinessSet>.fromOpaque(clientp).takeUnretainedValue().opened(socket) }
-        return socket
-    }
-
-    /// `CURLOPT_CLOSESOCKETFUNCTION`: forgets the socket, then closes it.
-    private let closeSocket: curl_closesocket_callback = { clientp, socket in
-        if let clientp { Unmanaged<ReadinessSet>.fromOpaque(clientp).takeUnretainedValue().closing(socket) }
-        return close(socket)
+    /// `CURLMOPT_TIMERFUNCTION`: when libcurl next wants a timeout call; -1 cancels the timer. Never -1 back, for the
+    /// same reason.
+    private let setTimer: curl_multi_timer_callback = { _, milliseconds, userp in
+        guard let userp else { return 0 }
+        let set = Unmanaged<ReadinessSet>.fromOpaque(userp).takeUnretainedValue()
+        set.timerDue = milliseconds < 0 ? nil : ContinuousClock.now.advanced(by: .milliseconds(Int64(milliseconds)))
+        return 0
     }
 #else
     extension CurlMulti {
@@ -218,8 +195,5 @@ extension CurlMulti {
             var descriptors: Int32 = 0
             _ = curl_multi_poll(multi, nil, 0, 1000, &descriptors)
         }
-
-        /// libcurl opens and closes sockets itself here.
-        func configureSockets(_ easy: UnsafeMutableRawPointer) {}
     }
 #endif

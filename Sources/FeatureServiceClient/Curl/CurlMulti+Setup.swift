@@ -129,7 +129,6 @@ extension CurlMulti {
         guard code == CURLE_OK else { return code }
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer)
         _ = ccurl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        configureSockets(easy)
         _ = ccurl_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, writeBody)
         _ = ccurl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
         _ = ccurl_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, collectHeader)

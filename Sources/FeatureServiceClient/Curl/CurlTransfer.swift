@@ -91,6 +91,8 @@ final class CurlEasyHandle {
         requestsIssued = 0
         headerBytes.removeAll(keepingCapacity: true)
         if let list = ownedHeaderList {
+            // The handle keeps its options between transfers: it must not point at a freed list.
+            _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, nil)
             curl_slist_free_all(list)
             ownedHeaderList = nil
         }
