@@ -113,7 +113,7 @@ extension CurlMulti {
         handle.errorBuffer[0] = 0
         handle.maximumBody = configuration.maximumResponseSize
         if plain && handle.plainOverHTTPS == secure {
-            return configurePlain(handle, for: request)
+            return configureRequest(handle, for: request)
         }
         curl_easy_reset(easy)
         handle.plainOverHTTPS = nil
@@ -140,44 +140,9 @@ extension CurlMulti {
         code = configuration.userAgent.withCString { ccurl_easy_setopt_string(easy, CURLOPT_USERAGENT, $0) }
         guard code == CURLE_OK else { return code }
         if let failure = configureConnection(easy, url: request.url) { return failure }
-        if plain {
-            code = configurePlain(handle, for: request)
-            // Only a handle set up completely is reused without a reset.
-            if code == CURLE_OK { handle.plainOverHTTPS = secure }
-            return code
-        }
-        code = request.url.withCString { ccurl_easy_setopt_string(easy, CURLOPT_URL, $0) }
-        guard code == CURLE_OK else { return code }
-        let timeout = request.timeout.map(\.curlMilliseconds) ?? defaultTimeoutMilliseconds
-        _ = ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
-        if let list = headerList(for: request.headers, handle: handle) {
-            _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
-        }
-        if request.method == .post {
-            // When a reused keep-alive connection dies after the request went out but before any answer, libcurl
-            // silently resends the request on a new connection — which would apply an edit twice. Two guards keep
-            // every POST to one issue, and the caller decides (see ExactlyOnceRule):
-            // - `issueOnce` aborts a second issue of the request (CURLE_ABORTED_BY_CALLBACK, read as sent);
-            // - a body larger than `singleSendLimit` goes through a read callback with no seek callback, so libcurl
-            //   cannot rewind it either (CURLE_SEND_FAIL_REWIND). The same holds for multipart bodies streamed from
-            //   files: the reader only moves forward, so an addAttachment or uploadPart is never repeated. The exact
-            //   length is known up front (file parts are sized when the body is built), so the request carries a
-            //   Content-Length and never chunked encoding.
-            // A smaller in-memory body is handed over whole (`CURLOPT_COPYPOSTFIELDS`), and libcurl sends it in the
-            // same write as the head: one system call and one segment for a single-edit applyEdits, not two, on the
-            // client and on the service.
-            _ = ccurl_easy_setopt_long(easy, CURLOPT_POST, 1)
-            _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.contentLength))
-            _ = ccurl_easy_setopt_prereq_callback(easy, issueOnce)
-            _ = ccurl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
-            if case .bytes(let bytes) = request.body, bytes.count <= Self.singleSendLimit {
-                code = Self.handOver(bytes, to: easy)
-            } else {
-                handle.upload = BodyReader(request.body)
-                _ = ccurl_easy_setopt_read_callback(easy, readBody)
-                code = ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
-            }
-        }
+        code = configureRequest(handle, for: request)
+        // Only a handle set up completely is reused without a reset.
+        if plain && code == CURLE_OK { handle.plainOverHTTPS = secure }
         return code
     }
 
@@ -187,27 +152,45 @@ extension CurlMulti {
         return false
     }
 
-    /// The options of a plain request that differ from one to the next: URL, timeout, headers, method and body. The
-    /// rest was set when the handle was last reset (``configure(_:for:)``).
-    private func configurePlain(_ handle: CurlEasyHandle, for request: HTTPRequest) -> CURLcode {
+    /// The options that differ from one request to the next: URL, timeout, headers, method and body. The others were
+    /// set when the handle was last reset (``configure(_:for:)``); a plain request needs nothing more.
+    private func configureRequest(_ handle: CurlEasyHandle, for request: HTTPRequest) -> CURLcode {
         let easy = handle.easy
         let code = request.url.withCString { ccurl_easy_setopt_string(easy, CURLOPT_URL, $0) }
         guard code == CURLE_OK else { return code }
         let timeout = request.timeout.map(\.curlMilliseconds) ?? defaultTimeoutMilliseconds
         _ = ccurl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
         _ = ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList(for: request.headers, handle: handle))
-        guard request.method == .post, case .bytes(let bytes) = request.body else {
-            // Back to GET, and a GET libcurl may send again on a new connection when a reused one turns out closed.
+        guard request.method == .post else {
+            // Back to GET (after a POST on the same handle), and a GET libcurl may send again on a new connection when
+            // a reused one turns out closed.
             _ = ccurl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
             _ = ccurl_easy_setopt_prereq_callback(easy, nil)
             return CURLE_OK
         }
-        // Issued once only, and handed over whole: see the POST block of configure(_:for:).
+        // When a reused keep-alive connection dies after the request went out but before any answer, libcurl
+        // silently resends the request on a new connection — which would apply an edit twice. Two guards keep
+        // every POST to one issue, and the caller decides (see ExactlyOnceRule):
+        // - `issueOnce` aborts a second issue of the request (CURLE_ABORTED_BY_CALLBACK, read as sent);
+        // - a body larger than `singleSendLimit` goes through a read callback with no seek callback, so libcurl
+        //   cannot rewind it either (CURLE_SEND_FAIL_REWIND). The same holds for multipart bodies streamed from
+        //   files: the reader only moves forward, so an addAttachment or uploadPart is never repeated. The exact
+        //   length is known up front (file parts are sized when the body is built), so the request carries a
+        //   Content-Length and never chunked encoding.
+        // A smaller in-memory body is handed over whole (`CURLOPT_COPYPOSTFIELDS`), and libcurl sends it in the
+        // same write as the head: one system call and one segment for a single-edit applyEdits, not two, on the
+        // client and on the service.
+        let context = Unmanaged.passUnretained(handle).toOpaque()
         _ = ccurl_easy_setopt_long(easy, CURLOPT_POST, 1)
-        _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+        _ = ccurl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.contentLength))
         _ = ccurl_easy_setopt_prereq_callback(easy, issueOnce)
-        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, Unmanaged.passUnretained(handle).toOpaque())
-        return Self.handOver(bytes, to: easy)
+        _ = ccurl_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
+        if case .bytes(let bytes) = request.body, bytes.count <= Self.singleSendLimit {
+            return Self.handOver(bytes, to: easy)
+        }
+        handle.upload = BodyReader(request.body)
+        _ = ccurl_easy_setopt_read_callback(easy, readBody)
+        return ccurl_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
     }
 
     /// Gives libcurl a whole in-memory body (`CURLOPT_COPYPOSTFIELDS`); copied by libcurl, so the bytes need not
