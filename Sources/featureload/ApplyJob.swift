@@ -92,7 +92,7 @@ struct ApplyJob: Sendable {
                 let geometryColumns = [csv.x, csv.y, csv.wkt].compactMap { $0 }
                 let unknown = csv.mapping.sorted { $0.key < $1.key }.filter { column, field in
                     !geometryColumns.contains(column) && !known.contains { $0.caseInsensitiveEquals(field) }
-                        && !layer.fields.contains { $0.name.caseInsensitiveEquals(field) }
+                        && layer.field(named: field) == nil
                 }
                 if !unknown.isEmpty {
                     let fields = layer.fields.map(\.name).joined(separator: ", ")

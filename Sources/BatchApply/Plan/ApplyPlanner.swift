@@ -436,8 +436,9 @@ public struct ApplyPlanner: Sendable {
             globalIdValue = globalIdField.flatMap { feature[attribute: $0] } ?? feature[attribute: "GlobalID"]
             feature.attributes = feature.attributes.filter { !isKey($0.key) }
         }
-        if dropUnknownFields {
-            feature.attributes = feature.attributes.filter { name, _ in layer.fields.contains { $0.name.caseInsensitiveEquals(name) } }
+        // Most records name only the layer's fields: look once before copying.
+        if dropUnknownFields, feature.attributes.keys.contains(where: { layer.field(named: $0) == nil }) {
+            feature.attributes = feature.attributes.filter { name, _ in layer.field(named: name) != nil }
         }
         var objectId: Int64?
         if let objectIdValue, !objectIdValue.isNull {
