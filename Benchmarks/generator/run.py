@@ -183,14 +183,20 @@ def run_wrk(ctx, batch, prefix):
     env = dict(os.environ, BENCH_BODY_FILE=ctx["body_files"][batch])
     command = ["wrk", "-t", str(ctx["wrk_threads"]), "-c", str(ctx["connections"]), "-d", f"{ctx['duration']}s",
                "-s", os.path.join(HERE, "applyedits.lua"), ctx["apply_url"]]
-    out, err, cpu, wall, code = run_timed(command, env, prefix, ctx["duration"] + 60)
-    match = re.search(r"^BENCH_WRK_JSON (\{.*\})$", out, re.M)
+    return summary_line(run_timed(command, env, prefix, ctx["duration"] + 60), "BENCH_WRK_JSON", "wrk",
+                        lambda summary: sum(summary["errors"].values()))
+
+
+def summary_line(timed, marker, name, errors):
+    """The result of a client that prints one `MARKER {json}` line with its duration, requests and latency (µs)."""
+    out, err, cpu, wall, code = timed
+    match = re.search(rf"^{marker} (\{{.*\}})$", out, re.M)
     if not match:
-        return dict(cpu=cpu, wall=wall, exit=code, error=f"no summary from wrk: {(out + err)[-1000:]}")
+        return dict(cpu=cpu, wall=wall, exit=code, error=f"no summary from {name}: {(out + err)[-1000:]}")
     summary = json.loads(match.group(1))
     latency = summary["latencyMicroseconds"]
     return dict(cpu=cpu, wall=wall, exit=code, duration=summary["durationMicroseconds"] / 1e6,
-                tool_requests=summary["requests"], tool_errors=sum(summary["errors"].values()),
+                tool_requests=summary["requests"], tool_errors=errors(summary),
                 p50_ms=latency["p50"] / 1000, p99_ms=latency["p99"] / 1000, raw=summary)
 
 
@@ -243,15 +249,8 @@ def run_locust(ctx, batch, prefix):
 
 def run_libcurl(ctx, batch, prefix):
     command = [ctx["libcurl_loop"], ctx["apply_url"], str(ctx["connections"]), str(ctx["duration"]), ctx["body_files"][batch]]
-    out, err, cpu, wall, code = run_timed(command, dict(os.environ), prefix, ctx["duration"] + 60)
-    match = re.search(r"^LIBCURL_LOOP_JSON (\{.*\})$", out, re.M)
-    if not match:
-        return dict(cpu=cpu, wall=wall, exit=code, error=f"no summary from the libcurl loop: {(out + err)[-1000:]}")
-    summary = json.loads(match.group(1))
-    latency = summary["latencyMicroseconds"]
-    return dict(cpu=cpu, wall=wall, exit=code, duration=summary["durationMicroseconds"] / 1e6,
-                tool_requests=summary["requests"], tool_errors=summary["errors"],
-                p50_ms=latency["p50"] / 1000, p99_ms=latency["p99"] / 1000, raw=summary)
+    return summary_line(run_timed(command, dict(os.environ), prefix, ctx["duration"] + 60), "LIBCURL_LOOP_JSON",
+                        "the libcurl loop", lambda summary: summary["errors"])
 
 
 def run_featureload(ctx, batch, prefix):
