@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
             }
         }
         if (now >= end + 10) break;  // answers that never come do not hold the loop
-        if (now < end) running = running > 0 ? running : 1;
+        if (now < end && running == 0) running = 1;  // every handle was just added again: the loop goes on
     }
     double duration = now_seconds() - start;
     double cpu = cpu_seconds() - cpu_before;
