@@ -39,7 +39,7 @@ extension CurlMulti {
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         let version = Self.negotiatedHTTPVersion(easy)
-        let headers = Self.parseHeaders(handle.headerBytes)
+        let headers = Self.parseHeaders(handle.headerBytes, reusing: &recentHeaders)
         var body: [UInt8] = []
         swap(&body, &handle.body)
         var response = HTTPResponse(status: status, headers: headers, body: body, timing: timing, httpVersion: version)
@@ -82,33 +82,71 @@ extension CurlMulti {
 
     /// The header fields of the last response in `bytes` (earlier 1xx responses are skipped).
     static func parseHeaders(_ bytes: [UInt8]) -> [HTTPHeader] {
+        var cache = RecentHeaders()
+        return parseHeaders(bytes, reusing: &cache)
+    }
+
+    /// The header fields of the last response in `bytes`, taking the strings of a field seen lately from `cache`.
+    static func parseHeaders(_ bytes: [UInt8], reusing cache: inout RecentHeaders) -> [HTTPHeader] {
         var headers: [HTTPHeader] = []
         headers.reserveCapacity(8)
-        var lineStart = 0
-        let colon = UInt8(ascii: ":")
-        let cr = UInt8(ascii: "\r")
-        let lf = UInt8(ascii: "\n")
-        while lineStart < bytes.count {
-            var lineEnd = lineStart
-            while lineEnd < bytes.count && bytes[lineEnd] != lf { lineEnd += 1 }
-            var contentEnd = lineEnd
-            if contentEnd > lineStart && bytes[contentEnd - 1] == cr { contentEnd -= 1 }
-            let line = bytes[lineStart..<contentEnd]
-            if line.starts(with: "HTTP/".utf8) {
-                headers.removeAll(keepingCapacity: true)  // a new response (after 1xx or a redirect) starts
-            } else if let separator = line.firstIndex(of: colon) {
-                var valueStart = separator + 1
-                while valueStart < contentEnd && (bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09) { valueStart += 1 }
-                var valueEnd = contentEnd
-                while valueEnd > valueStart && (bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09) { valueEnd -= 1 }
-                headers.append(
-                    HTTPHeader(
-                        String(decoding: bytes[lineStart..<separator], as: UTF8.self),
-                        String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)))
+        bytes.withUnsafeBufferPointer { bytes in
+            var lineStart = 0
+            let colon = UInt8(ascii: ":")
+            let cr = UInt8(ascii: "\r")
+            let lf = UInt8(ascii: "\n")
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count && bytes[lineEnd] != lf { lineEnd += 1 }
+                var contentEnd = lineEnd
+                if contentEnd > lineStart && bytes[contentEnd - 1] == cr { contentEnd -= 1 }
+                let line = bytes[lineStart..<contentEnd]
+                if line.starts(with: "HTTP/".utf8) {
+                    headers.removeAll(keepingCapacity: true)  // a new response (after 1xx or a redirect) starts
+                } else if let separator = line.firstIndex(of: colon) {
+                    var valueStart = separator + 1
+                    while valueStart < contentEnd && (bytes[valueStart] == 0x20 || bytes[valueStart] == 0x09) { valueStart += 1 }
+                    var valueEnd = contentEnd
+                    while valueEnd > valueStart && (bytes[valueEnd - 1] == 0x20 || bytes[valueEnd - 1] == 0x09) { valueEnd -= 1 }
+                    headers.append(cache.header(name: bytes[lineStart..<separator], value: bytes[valueStart..<valueEnd]))
+                }
+                lineStart = lineEnd + 1
             }
-            lineStart = lineEnd + 1
         }
         return headers
+    }
+}
+
+/// The header fields of recent responses whose strings cost an allocation each (past 15 bytes, such as
+/// `Content-Type: application/json; charset=utf-8` or this second's `Date`). A service sends the same ones on every
+/// response, so a field equal to one seen lately shares its strings rather than decoding and allocating them again.
+/// Driver thread only.
+struct RecentHeaders {
+    /// Strings of up to 15 UTF-8 bytes are held inline, and cost nothing to make.
+    private static let inlineLimit = 15
+    private static let capacity = 8
+    private var fields: [HTTPHeader] = []
+    private var next = 0
+
+    /// The field `name: value`, from the cache when it holds it.
+    mutating func header(name: Slice<UnsafeBufferPointer<UInt8>>, value: Slice<UnsafeBufferPointer<UInt8>>) -> HTTPHeader {
+        guard name.count > Self.inlineLimit || value.count > Self.inlineLimit else {
+            return HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        }
+        for field in fields where Self.equal(field.name, name) && Self.equal(field.value, value) { return field }
+        let field = HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        if fields.count < Self.capacity {
+            fields.append(field)
+        } else {
+            fields[next] = field
+            next = (next + 1) % Self.capacity
+        }
+        return field
+    }
+
+    private static func equal(_ string: String, _ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard string.utf8.count == bytes.count else { return false }
+        return string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? string.utf8.elementsEqual(bytes)
     }
 }
 

@@ -79,7 +79,8 @@ extension CurlMulti {
 
     /// Whether `url` starts with `https://`, in any letter case.
     static func isHTTPS(_ url: String) -> Bool {
-        url.utf8.count > 8 && url.utf8.prefix(8).map { $0 | 0x20 }.elementsEqual("https://".utf8)
+        // Compared in place, case folded (`:` and `/` already have the bit set): it runs for every request.
+        url.utf8.count > 8 && zip(url.utf8, "https://".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     /// The HTTP version of the finished transfer on `easy` (`CURLINFO_HTTP_VERSION`), or nil if libcurl reports none.

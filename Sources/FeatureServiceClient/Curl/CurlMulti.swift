@@ -63,6 +63,8 @@ final class CurlMulti: @unchecked Sendable {
     var active: [UnsafeMutableRawPointer: CurlEasyHandle] = [:]
     var idle: [CurlEasyHandle] = []
     var headerListCache: [[HTTPHeader]: UnsafeMutablePointer<curl_slist>] = [:]
+    /// Response header fields seen lately, whose strings the next responses share.
+    var recentHeaders = RecentHeaders()
     /// Precomputed per-request option values.
     let connectTimeoutMilliseconds: Int
     let defaultTimeoutMilliseconds: Int

@@ -14,7 +14,9 @@ internal import CCurl
 /// the driver's active set resumes it, exactly once. Hence `@unchecked Sendable`.
 final class CurlTransfer: @unchecked Sendable {
     let request: HTTPRequest
-    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    /// Unchecked: `take()` below already makes every resume the only one, and a checked continuation costs an
+    /// allocation per request.
+    private var continuation: UnsafeContinuation<HTTPResponse, any Error>?
     /// The easy handle working on this transfer; driver thread only.
     var handle: CurlEasyHandle?
 
@@ -23,7 +25,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Stores the continuation; called once, by the submitting task, before the transfer is shared.
-    func attach(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    func attach(_ continuation: UnsafeContinuation<HTTPResponse, any Error>) {
         self.continuation = continuation
     }
 

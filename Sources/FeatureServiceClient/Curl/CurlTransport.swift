@@ -58,7 +58,7 @@ public final class CurlTransport: HTTPTransport {
         let transfer = CurlTransfer(request: configuration.compressRequestBodies ? RequestCompression.compressed(request) : request)
         let multi = self.multi
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 transfer.attach(continuation)
                 multi.submit(transfer)
             }
