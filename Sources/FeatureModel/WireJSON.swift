@@ -37,13 +37,16 @@ public enum WireJSON {
     /// The ArcGIS error envelope in `bytes`, if the body is one.
     ///
     /// ArcGIS sends errors with HTTP 200, so every answer must be checked with this before it is decoded as a result.
+    /// `"error"`, made once: the check runs on every response.
+    private static let errorKey: [UInt8] = Array(#""error""#.utf8)
+
     public static func error(in bytes: [UInt8]) -> ArcGISError? {
         // Cheap pre-check: an error body starts with `{"error"` (after optional white space).
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
             bytes[first] == UInt8(ascii: "{")
         else { return nil }
         // A byte search of the first 32 bytes: a String search here went through Foundation on every response.
-        let needle: [UInt8] = Array(#""error""#.utf8)
+        let needle = errorKey
         let end = min(bytes.count, first + 32)
         var found = false
         var index = first

@@ -164,7 +164,9 @@ extension FeatureGenerator {
 
     private func write(from start: Int, count: Int, in syntax: Syntax) -> [UInt8] {
         let framing = syntax.arrayOpen.count + syntax.arrayClose.count
-        var bytes = ByteWriter(capacity: framing + count * (syntax.featureBound + syntax.comma.count))
+        // Each feature's reserve below asks for its own room and the closing bracket's beyond what is written, the
+        // opening bracket included: with that counted, the first allocation is the only one.
+        var bytes = ByteWriter(capacity: syntax.arrayOpen.count + framing + count * (syntax.featureBound + syntax.comma.count))
         // GlobalID.append's scratch, kept from one GUID to the next.
         var scratch: [UInt8] = []
         bytes.put(syntax.arrayOpen)

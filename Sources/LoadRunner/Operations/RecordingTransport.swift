@@ -60,20 +60,14 @@ public struct RecordingTransport: HTTPTransport {
     ///
     /// Metrics are separated by commas, parameters by semicolons; a proxy may add its own metrics, so the largest
     /// duration (the outermost span) is the service's. Values that are not finite or past an hour are ignored.
-    /// Parsed on the UTF-8 bytes: it runs once per response, in the generator's hot path.
+    /// Parsed on the header's UTF-8 bytes in place: it runs once per response, in the generator's hot path.
     static func serverDuration(_ headers: [HTTPHeader]) -> Duration? {
         var longest: Double?
         for header in headers where header.name.utf8.count == 13 && Self.equalsIgnoringCase(header.name.utf8, "server-timing") {
-            let value = Array(header.value.utf8)
-            for metric in value.split(separator: UInt8(ascii: ",")) {
-                for parameter in metric.split(separator: UInt8(ascii: ";")).dropFirst() {
-                    guard let equals = parameter.firstIndex(of: UInt8(ascii: "=")) else { continue }
-                    let name = Self.trimmed(parameter[..<equals], also: 0)
-                    guard name.count == 3, Self.equalsIgnoringCase(name, "dur") else { continue }
-                    let text = Self.trimmed(parameter[(equals + 1)...], also: UInt8(ascii: "\""))
-                    guard let milliseconds = Double(String(decoding: text, as: UTF8.self)), milliseconds.isFinite,
-                        milliseconds >= 0, milliseconds < 3_600_000
-                    else { continue }
+            var value = header.value
+            value.withUTF8 { bytes in
+                Self.forEachMetric(in: bytes) { parameter in
+                    guard let milliseconds = Self.duration(parameter) else { return }
                     longest = max(longest ?? 0, milliseconds)
                 }
             }
@@ -81,8 +75,64 @@ public struct RecordingTransport: HTTPTransport {
         return longest.map { .microseconds(Int64(($0 * 1000).rounded())) }
     }
 
+    /// Calls `body` with each parameter of each metric in a `Server-Timing` value: the non-empty pieces between
+    /// semicolons after the first (the metric's name), of each non-empty piece between commas.
+    private static func forEachMetric(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Slice<UnsafeBufferPointer<UInt8>>) -> Void) {
+        var metricStart = 0
+        while metricStart < bytes.count {
+            var metricEnd = metricStart
+            while metricEnd < bytes.count && bytes[metricEnd] != UInt8(ascii: ",") { metricEnd += 1 }
+            var pieceStart = metricStart
+            var named = false
+            while pieceStart < metricEnd {
+                var pieceEnd = pieceStart
+                while pieceEnd < metricEnd && bytes[pieceEnd] != UInt8(ascii: ";") { pieceEnd += 1 }
+                if pieceEnd > pieceStart {
+                    if named { body(bytes[pieceStart..<pieceEnd]) } else { named = true }
+                }
+                pieceStart = pieceEnd + 1
+            }
+            metricStart = metricEnd + 1
+        }
+    }
+
+    /// The milliseconds of a `dur=` parameter, or nil for any other parameter or a value that is not a finite
+    /// duration under an hour.
+    private static func duration(_ parameter: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+        guard let equals = parameter.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+        let name = Self.trimmed(parameter[..<equals], also: 0)
+        guard name.count == 3, Self.equalsIgnoringCase(name, "dur") else { return nil }
+        let text = Self.trimmed(parameter[(equals + 1)...], also: UInt8(ascii: "\""))
+        guard let milliseconds = Self.decimal(text) ?? Double(String(decoding: text, as: UTF8.self)), milliseconds.isFinite,
+            milliseconds >= 0, milliseconds < 3_600_000
+        else { return nil }
+        return milliseconds
+    }
+
+    /// `digits[.digits]` of at most 15 digits, exactly as `Double(_:)` reads it (both numbers the division takes are
+    /// exact, and the division rounds once); nil for anything else, which `Double(_:)` then reads.
+    private static func decimal(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Double? {
+        var digits: Int64 = 0
+        var count = 0
+        var fractionDigits: Int?
+        for byte in text {
+            if byte == UInt8(ascii: "."), fractionDigits == nil, count > 0 {
+                fractionDigits = 0
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), count < 15 else { return nil }
+            digits = digits * 10 + Int64(byte - UInt8(ascii: "0"))
+            count += 1
+            if let fraction = fractionDigits { fractionDigits = fraction + 1 }
+        }
+        guard count > 0, fractionDigits != 0 else { return nil }
+        var scale = 1.0
+        for _ in 0..<(fractionDigits ?? 0) { scale *= 10 }
+        return Double(digits) / scale
+    }
+
     /// `bytes` without leading and trailing spaces and tabs (and `extra`, when not 0).
-    private static func trimmed(_ bytes: ArraySlice<UInt8>, also extra: UInt8) -> ArraySlice<UInt8> {
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, also extra: UInt8) -> Slice<UnsafeBufferPointer<UInt8>> {
         func strip(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || (extra != 0 && byte == extra) }
         var slice = bytes
         while let first = slice.first, strip(first) { slice = slice.dropFirst() }
@@ -107,8 +157,10 @@ public struct RecordingTransport: HTTPTransport {
     static func isErrorEnvelope(_ body: [UInt8]) -> Bool {
         var index = 0
         while index < body.count, body[index] == 0x20 || body[index] == 0x0A || body[index] == 0x0D || body[index] == 0x09 { index += 1 }
-        let prefix = Array(#"{"error""#.utf8)
-        guard body.count - index >= prefix.count else { return false }
-        return Array(body[index..<(index + prefix.count)]) == prefix
+        let prefix: StaticString = #"{"error""#
+        let count = prefix.utf8CodeUnitCount
+        guard body.count - index >= count else { return false }
+        for offset in 0..<count where body[index + offset] != prefix.utf8Start[offset] { return false }
+        return true
     }
 }
