@@ -9,7 +9,7 @@
 extension ApplyEditsResult {
     public static func scanning(_ bytes: [UInt8]) -> ApplyEditsResult? {
         bytes.withUnsafeBufferPointer { buffer in
-            var scanner = EditAnswerScanner(bytes: buffer)
+            var scanner = EditAnswerScanner(bytes: buffer, answer: bytes)
             return scanner.answer()
         }
     }
@@ -17,10 +17,13 @@ extension ApplyEditsResult {
 
 private struct EditAnswerScanner {
     let bytes: UnsafeBufferPointer<UInt8>
+    /// The same bytes as an array, whose slices results keep (their GlobalIDs) without copying.
+    let answerBytes: [UInt8]
     var index = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>, answer: [UInt8]) {
         self.bytes = bytes
+        self.answerBytes = answer
     }
 
     mutating func answer() -> ApplyEditsResult? {
@@ -65,7 +68,7 @@ private struct EditAnswerScanner {
 
     mutating func result() -> EditResult? {
         var objectId: Int64?
-        var globalId: String?
+        var globalId: ArraySlice<UInt8>?
         var success: Bool?
         let complete = object { scanner, key in
             if key == "objectId" {
@@ -74,8 +77,13 @@ private struct EditAnswerScanner {
                 return true
             }
             if key == "globalId" {
-                guard let value = scanner.optionalString() else { return false }
-                globalId = value
+                scanner.skipWhitespace()
+                if scanner.literal("null") {
+                    globalId = nil
+                    return true
+                }
+                guard let range = scanner.plainStringRange() else { return false }
+                globalId = scanner.answerBytes[range]
                 return true
             }
             if key == "success" {
@@ -93,7 +101,7 @@ private struct EditAnswerScanner {
             return scanner.skipValue()
         }
         guard complete, let success else { return nil }
-        return EditResult(objectId: objectId, globalId: globalId, success: success)
+        return EditResult(objectId: objectId, globalIdBytes: globalId, success: success)
     }
 
     /// A member's key as it stands in the answer, compared with the keys the scan knows without making a `String`.
@@ -144,19 +152,6 @@ private struct EditAnswerScanner {
         guard digits > 0, digits <= 18, !(digits > 1 && bytes[start + (negative ? 1 : 0)] == UInt8(ascii: "0")) else { return nil }
         if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { return nil }
         return .some(negative ? -value : value)
-    }
-
-    /// A string without escapes, or `.some(nil)` for `null`; `nil` for anything else.
-    mutating func optionalString() -> String?? {
-        skipWhitespace()
-        if literal("null") { return .some(nil) }
-        guard let text = plainString() else { return nil }
-        return .some(text)
-    }
-
-    /// A string literal without escapes or control characters.
-    mutating func plainString() -> String? {
-        plainStringRange().map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
     }
 
     /// Where the text of a string literal without escapes or control characters lies, the quotes left out.

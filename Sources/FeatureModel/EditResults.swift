@@ -16,15 +16,47 @@ public struct EditError: Sendable, Hashable, Codable, CustomStringConvertible {
 /// A failed add may carry `objectId: -1` or none at all.
 public struct EditResult: Sendable, Hashable, Codable {
     public var objectId: Int64?
-    public var globalId: String?
+    /// The feature's GlobalID, when the layer has one.
+    public var globalId: String? {
+        get { storedGlobalId?.text }
+        set { storedGlobalId = newValue.map(AnswerText.init) }
+    }
     public var success: Bool
     public var error: EditError?
+    /// A result read from an answer keeps its GlobalID as the answer's bytes until asked for it.
+    private var storedGlobalId: AnswerText?
 
     public init(objectId: Int64?, globalId: String? = nil, success: Bool, error: EditError? = nil) {
         self.objectId = objectId
-        self.globalId = globalId
+        self.storedGlobalId = globalId.map(AnswerText.init)
         self.success = success
         self.error = error
+    }
+
+    /// A result whose GlobalID is the text of `globalId`, a slice of the answer (no escapes in it).
+    init(objectId: Int64?, globalIdBytes globalId: ArraySlice<UInt8>?, success: Bool) {
+        self.objectId = objectId
+        self.storedGlobalId = globalId.map(AnswerText.init)
+        self.success = success
+        self.error = nil
+    }
+
+    private enum CodingKeys: String, CodingKey { case objectId, globalId, success, error }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        objectId = try container.decodeIfPresent(Int64.self, forKey: .objectId)
+        storedGlobalId = try container.decodeIfPresent(String.self, forKey: .globalId).map(AnswerText.init)
+        success = try container.decode(Bool.self, forKey: .success)
+        error = try container.decodeIfPresent(EditError.self, forKey: .error)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(objectId, forKey: .objectId)
+        try container.encodeIfPresent(globalId, forKey: .globalId)
+        try container.encode(success, forKey: .success)
+        try container.encodeIfPresent(error, forKey: .error)
     }
 
     /// A failure with the given ArcGIS edit error code.
@@ -97,4 +129,31 @@ public struct ApplyEditsResult: Sendable, Hashable, Codable {
         (addResults + updateResults + deleteResults).filter { !$0.success }
             + (attachments.map { ($0.addResults + $0.updateResults + $0.deleteResults).filter { !$0.success } } ?? [])
     }
+}
+
+/// Text from an answer, kept as the answer's UTF-8 bytes until it is read: the load generator reads an answer of 100
+/// adds per request and never looks at their GlobalIDs, which as strings cost an allocation each (38 bytes, past what a
+/// string holds inline). The slice shares the answer's storage. Equal, and hashed, by its text.
+struct AnswerText: Sendable, Hashable {
+    private enum Storage: Sendable {
+        case string(String)
+        case bytes(ArraySlice<UInt8>)
+    }
+
+    private let storage: Storage
+
+    init(_ text: String) { storage = .string(text) }
+
+    init(_ bytes: ArraySlice<UInt8>) { storage = .bytes(bytes) }
+
+    var text: String {
+        switch storage {
+        case .string(let text): return text
+        case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    static func == (left: AnswerText, right: AnswerText) -> Bool { left.text == right.text }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

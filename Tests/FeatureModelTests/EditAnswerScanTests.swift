@@ -1,4 +1,5 @@
 import FeatureModel
+import Foundation
 import Testing
 
 /// The one-pass scan of applyEdits answers agrees with the general parse on every answer it takes.
@@ -21,6 +22,23 @@ import Testing
             let scanned = try #require(ApplyEditsResult.scanning(Array(answer.utf8)), "\(answer)")
             #expect(scanned == Self.general(answer), "\(answer)")
         }
+    }
+
+    @Test("a scanned GlobalID reads as its text, equal and hashed as one given as a string, and encodes as before")
+    func globalIdText() throws {
+        let guid = "{74100804-E229-49B8-8CDC-9B5D3EF03EDA}"
+        let answer = #"{"addResults":[{"objectId":618,"globalId":"\#(guid)","success":true},{"objectId":619,"globalId":null,"success":true}]}"#
+        let scanned = try #require(ApplyEditsResult.scanning(Array(answer.utf8)))
+        let given = EditResult(objectId: 618, globalId: guid, success: true)
+        #expect(scanned.addResults[0].globalId == guid && scanned.addResults[1].globalId == nil)
+        #expect(scanned.addResults[0] == given && Set([scanned.addResults[0], given]).count == 1)
+        var changed = scanned.addResults[0]
+        changed.globalId = "{00000000-0000-4000-8000-000000000000}"
+        #expect(changed != given && changed.globalId == "{00000000-0000-4000-8000-000000000000}")
+        let encoded = String(decoding: try JSONEncoder().encode(scanned.addResults), as: UTF8.self)
+        let expected = #"[{"objectId":618,"globalId":"{74100804-E229-49B8-8CDC-9B5D3EF03EDA}","success":true},{"objectId":619,"success":true}]"#
+        #expect(try JSONReader.parse(bytes: Array(encoded.utf8)) == JSONReader.parse(bytes: Array(expected.utf8)))
+        #expect(try JSONDecoder().decode([EditResult].self, from: Data(encoded.utf8)) == scanned.addResults)
     }
 
     @Test("answers the scan does not read exactly are left to the general parse")
