@@ -131,3 +131,24 @@ import Testing
         }
     }
 }
+
+/// The generator's decimal writer against Swift's own.
+@Suite struct DecimalWriterTests {
+    @Test("every number of digits, both signs and the extremes read as String(_:) writes them")
+    func decimals() {
+        var values: [Int64] = [0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, Int64.max, Int64.min, Int64.min + 1, -1, -10, -99, -100]
+        var power: Int64 = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -(power - 1), -power]
+        }
+        var random = SplitMix64(seed: 5)
+        for _ in 0..<2_000 { values.append(Int64(bitPattern: random.next()) >> Int64(random.next() % 63)) }
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 20)
+        defer { buffer.deallocate() }
+        for value in values {
+            let length = ByteWriter.writeDecimal(value, at: buffer)
+            #expect(String(decoding: UnsafeBufferPointer(start: buffer, count: length), as: UTF8.self) == String(value))
+        }
+    }
+}
