@@ -133,7 +133,8 @@ public struct ApplyEditsResult: Sendable, Hashable, Codable {
 
 /// Text from an answer, kept as the answer's UTF-8 bytes until it is read: the load generator reads an answer of 100
 /// adds per request and never looks at their GlobalIDs, which as strings cost an allocation each (38 bytes, past what a
-/// string holds inline). The slice shares the answer's storage. Equal, and hashed, by its text.
+/// string holds inline). The slice shares the answer's storage, which stays alive while the result does; keep the
+/// `globalId` string rather than the result to hold a GlobalID for long. Equal, and hashed, by its text.
 struct AnswerText: Sendable, Hashable {
     private enum Storage: Sendable {
         case string(String)

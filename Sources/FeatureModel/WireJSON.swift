@@ -34,12 +34,12 @@ public enum WireJSON {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }
 
-    /// The ArcGIS error envelope in `bytes`, if the body is one.
-    ///
-    /// ArcGIS sends errors with HTTP 200, so every answer must be checked with this before it is decoded as a result.
     /// `"error"`, made once: the check runs on every response.
     private static let errorKey: [UInt8] = Array(#""error""#.utf8)
 
+    /// The ArcGIS error envelope in `bytes`, if the body is one.
+    ///
+    /// ArcGIS sends errors with HTTP 200, so every answer must be checked with this before it is decoded as a result.
     public static func error(in bytes: [UInt8]) -> ArcGISError? {
         // Cheap pre-check: an error body starts with `{"error"` (after optional white space).
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
