@@ -247,8 +247,9 @@ def run_locust(ctx, batch, prefix):
                 raw=dict(requests=requests, requestsPerSecond=rate, percentilesMs=percentiles))
 
 
-def run_libcurl(ctx, batch, prefix):
-    command = [ctx["libcurl_loop"], ctx["apply_url"], str(ctx["connections"]), str(ctx["duration"]), ctx["body_files"][batch]]
+def run_libcurl(ctx, batch, prefix, work=0.0):
+    command = [ctx["libcurl_loop"]] + (["--work", f"{work:g}"] if work else []) + \
+        [ctx["apply_url"], str(ctx["connections"]), str(ctx["duration"]), ctx["body_files"][batch]]
     return summary_line(run_timed(command, dict(os.environ), prefix, ctx["duration"] + 60), "LIBCURL_LOOP_JSON",
                         "the libcurl loop", lambda summary: summary["errors"])
 
@@ -300,6 +301,17 @@ scenarios:
 
 
 RUNNERS = {"wrk": run_wrk, "hey": run_hey, "locust": run_locust, "libcurl": run_libcurl, "featureload": run_featureload}
+WORK_TOOL = re.compile(r"^libcurl\+([\d.]+)us$")
+
+
+def work_tool(microseconds):
+    """The calibration tool: the libcurl loop with `microseconds` of busy work after each answer."""
+    return f"libcurl+{microseconds:g}us"
+
+
+def runner(tool):
+    work = WORK_TOOL.match(tool)
+    return (lambda ctx, batch, prefix: run_libcurl(ctx, batch, prefix, float(work.group(1)))) if work else RUNNERS[tool]
 
 
 def measure(ctx, tool, batch):
@@ -307,7 +319,7 @@ def measure(ctx, tool, batch):
     before = layer_count(ctx["layer_url"])
     server_before, (busy_before, total_before), start = process_cpu_seconds(ctx["server_pid"]), \
         machine_cpu_seconds(), time.monotonic()
-    result = RUNNERS[tool](ctx, batch, prefix)
+    result = runner(tool)(ctx, batch, prefix)
     time.sleep(0.3)  # requests the client abandoned at its deadline finish on the server
     window = time.monotonic() - start
     server_cpu = process_cpu_seconds(ctx["server_pid"]) - server_before
@@ -361,7 +373,7 @@ def fmt(value, digits=0):
 
 def markdown(report):
     lines = [f"# Generator benchmark {report['startedAt']}", "",
-             f"Does the load generator measure itself? {len(report['settings']['order'])} clients send the same applyEdits workload, one after "
+             f"Does the load generator measure itself? {len([t for t in report['settings']['order'] if not WORK_TOOL.match(t)])} clients send the same applyEdits workload, one after "
              "another, each to a fresh release `featureload serve`; edits are counted on the server "
              "(`Benchmarks/generator/README.md`). Each tool runs "
              f"{report['settings']['rounds']} rounds, interleaved in a rotated order; the table shows medians, "
@@ -399,7 +411,11 @@ def markdown(report):
         lines += ["", "## The libcurl floor", "",
                   "The libcurl loop (`Benchmarks/libcurl-loop/main.c`) is the same closed loop in C over libcurl's multi "
                   "interface, options set once per handle, answers dropped: the most a libcurl-based client reaches here. "
-                  "featureload's own transport is libcurl; what it spends above the loop is featureload's.", ""]
+                  "featureload's own transport is libcurl; what it spends above the loop is featureload's. "
+                  "The rows libcurl+N us are the same loop keeping the CPU busy for N µs after each answer, before "
+                  "sending again: a client doing that much work of its own a request (`--calibrate`). Server and "
+                  "client share the machine's cores, so what each microsecond of client CPU costs the server shows "
+                  "in their edits/s.", ""]
         lines += [f"- {line}" for line in report["floor"]]
     if report["notes"]:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]
@@ -435,7 +451,42 @@ def floor(report):
                      f"{fmt(loop['client_cpu_us_per_request'])} µs of client CPU a request; featureload "
                      f"{featureload['ratio_to_wrk']:.2f}× wrk ({fmt(share, 2)}× the loop's edits/s) at "
                      f"{fmt(featureload['client_cpu_us_per_request'])} µs")
+        line = calibration(report, batch, featureload)
+        if line:
+            lines.append(line)
     return lines
+
+
+def calibration(report, batch, featureload):
+    """What a microsecond of client CPU a request costs here: a least-squares line through the rounds of the loop and
+    the loop with busy work (× wrk of the same round against client CPU µs a request), and what it predicts."""
+    points = [(r["client_cpu_us_per_request"], r["ratio_to_wrk"]) for r in report["runs"]
+              if r["batch"] == batch and (r["tool"] == "libcurl" or WORK_TOOL.match(r["tool"]))
+              and r.get("client_cpu_us_per_request") and r.get("ratio_to_wrk")]
+    # Only where the loop also ran with busy work: two plain loop rounds a microsecond apart are noise, not a line.
+    if not any(WORK_TOOL.match(r["tool"]) for r in report["runs"] if r["batch"] == batch) or len({round(x) for x, _ in points}) < 2:
+        return None
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
+    intercept = mean_y - slope * mean_x
+    by = {(r["tool"], r["batch"]): r for r in report["results"]}
+    steps = ", ".join(f"{fmt(by[(tool, batch)]['ratio_to_wrk'], 2)}× at {fmt(by[(tool, batch)]['client_cpu_us_per_request'])} µs"
+                      for tool in ["libcurl"] + [t for t in report["settings"]["order"] if WORK_TOOL.match(t)]
+                      if (tool, batch) in by and by[(tool, batch)].get("ratio_to_wrk"))
+    text = f"batch {batch}, calibration: the loop with busy work after each answer ({steps} of client CPU a request) "
+    if slope >= 0:
+        return text + f"lost nothing measurable to its client CPU (least squares over {len(points)} runs)"
+    text += f"loses {-slope * 10:.2f}× wrk per 10 µs of client CPU a request (least squares over {len(points)} runs)"
+    limit = (0.9 - intercept) / slope
+    text += (f"; 0.9× wrk takes at most {limit:.0f} µs a request" if limit > 0
+             else "; by the line, no client reaches 0.9× wrk here, however little CPU it spends")
+    if featureload.get("client_cpu_us_per_request"):
+        predicted = intercept + slope * featureload["client_cpu_us_per_request"]
+        text += (f"; at featureload's {fmt(featureload['client_cpu_us_per_request'])} µs the line predicts {predicted:.2f}×, "
+                 f"featureload measured {featureload['ratio_to_wrk']:.2f}×")
+    return text
 
 
 def tool_versions(ctx):
@@ -470,6 +521,15 @@ def main():
     parser.add_argument("--warm-up", type=float, default=2.0)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 100])
     parser.add_argument("--tools", nargs="+", default=TOOLS, choices=TOOLS)
+    def microseconds(text):
+        value = float(text)
+        if not 0.1 <= value <= 10000:
+            raise argparse.ArgumentTypeError(f"{text}: busy work must be 0.1 to 10000 µs")
+        return value
+
+    parser.add_argument("--calibrate", type=microseconds, nargs="*", default=[10.0, 20.0], metavar="MICROSECONDS",
+                        help="at the smallest batch size, also run the libcurl loop with this much busy work after each "
+                             "answer, to show what client CPU costs here (default 10 20; --calibrate alone for none)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="runs per tool and batch size, interleaved; the table shows medians (default 3)")
     parser.add_argument("--script-started", type=float, help="epoch seconds the wrapper script started")
@@ -496,9 +556,17 @@ def main():
     # would favour whichever tool runs first. The machine is shared and noisy, so every tool runs `rounds` times,
     # interleaved and in a rotated order (no tool always first), and the table shows medians.
     runs = []
+    calibrating = "libcurl" in args.tools and args.calibrate
+
+    def tools_for(batch):
+        if calibrating and batch == min(args.batches):
+            return args.tools + list(dict.fromkeys(work_tool(w) for w in args.calibrate))
+        return args.tools
+
     for batch in args.batches:
+        tools = tools_for(batch)
         for round_index in range(args.rounds):
-            order = args.tools[round_index % len(args.tools):] + args.tools[:round_index % len(args.tools)]
+            order = tools[round_index % len(tools):] + tools[:round_index % len(tools)]
             for tool in order:
                 server, service_url = start_server(binary, workdir)
                 try:
@@ -539,7 +607,7 @@ def main():
         run["ratio_to_wrk"] = run["edits_per_second"] / wrk["edits_per_second"] \
             if wrk and wrk["edits_per_second"] else None
     results = [summarize([r for r in runs if r["tool"] == tool and r["batch"] == batch])
-               for batch in args.batches for tool in args.tools]
+               for batch in args.batches for tool in tools_for(batch)]
 
     notes = []
     for r in runs:
@@ -571,7 +639,8 @@ def main():
                                kernel=os.uname().release),
                   settings=dict(durationSeconds=args.duration, connections=args.connections, wrkThreads=args.wrk_threads,
                                 warmUpSeconds=args.warm_up, warmUpRequests=warm_requests, batches=args.batches,
-                                order=args.tools, rounds=args.rounds, serviceURL=service_url),
+                                order=tools_for(min(args.batches)), rounds=args.rounds, serviceURL=service_url,
+                                calibrationMicroseconds=sorted(set(args.calibrate)) if calibrating else []),
                   tools=tool_versions(ctx), layerFields=schema, bodyBytes={str(b): len(v) for b, v in bodies.items()},
                   results=results, runs=runs, notes=notes, logs=workdir)
     report["targets"] = evaluate(report)

@@ -1,6 +1,6 @@
 // featureload-libcurl-loop: the floor under any libcurl client, for the generator and transport benchmarks.
 //
-//     featureload-libcurl-loop URL CONNECTIONS SECONDS [BODY_FILE]
+//     featureload-libcurl-loop [--work MICROSECONDS] URL CONNECTIONS SECONDS [BODY_FILE]
 //
 // A closed loop in C over libcurl's multi interface, as libcurl's own event-loop examples (hiperfifo) drive it:
 // CONNECTIONS easy handles, each sent again as soon as its answer arrives, for SECONDS, with an epoll set fed by
@@ -11,6 +11,10 @@
 // It prints one line, `LIBCURL_LOOP_JSON {...}`: its duration, the requests answered with HTTP 200, the others
 // (errors), latency percentiles in microseconds, and its own CPU time (getrusage). Exit 0, or 64 for bad arguments,
 // 1 when libcurl cannot start.
+//
+// --work MICROSECONDS keeps the CPU busy that long after each answer, before its handle is sent again: what a client
+// that does that much of its own work a request (building it, reading the answer, recording it) would reach. The
+// generator benchmark runs it to show what each microsecond of a client's CPU costs on the machine.
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdint.h>
@@ -72,12 +76,30 @@ static double cpu_seconds(void) {
 }
 
 static int usage(const char *problem) {
-    fprintf(stderr, "featureload-libcurl-loop: %s\nUsage: featureload-libcurl-loop URL CONNECTIONS SECONDS [BODY_FILE]\n"
-                    "(URL on http://127.0.0.1, CONNECTIONS 1 to 1024, SECONDS 1 to 3600)\n", problem);
+    fprintf(stderr, "featureload-libcurl-loop: %s\n"
+                    "Usage: featureload-libcurl-loop [--work MICROSECONDS] URL CONNECTIONS SECONDS [BODY_FILE]\n"
+                    "(URL on http://127.0.0.1, CONNECTIONS 1 to 1024, SECONDS 1 to 3600, MICROSECONDS 0 to 10000)\n", problem);
     return 64;
 }
 
+// Keeps this thread busy for `microseconds` of wall time: as much CPU time when the thread keeps its core (the report
+// gives the CPU the loop measured, not this).
+static void work(double microseconds) {
+    double until = now_seconds() + microseconds * 1e-6;
+    while (now_seconds() < until) {}
+}
+
 int main(int argc, char **argv) {
+    double work_microseconds = 0;
+    if (argc > 1 && strcmp(argv[1], "--work") == 0) {
+        if (argc < 3) return usage("--work needs MICROSECONDS");
+        char *end = NULL;
+        work_microseconds = strtod(argv[2], &end);
+        if (!end || end == argv[2] || *end != '\0' || !(work_microseconds >= 0 && work_microseconds <= 10000))
+            return usage("--work MICROSECONDS must be a number from 0 to 10000");
+        argv += 2;
+        argc -= 2;
+    }
     if (argc < 4 || argc > 5) return usage("wrong number of arguments");
     const char *url = argv[1];
     if (strncmp(url, "http://127.0.0.1:", 17) != 0 && strncmp(url, "http://127.0.0.1/", 17) != 0)
@@ -162,6 +184,14 @@ int main(int argc, char **argv) {
             curl_easy_getinfo(easy, CURLINFO_PRIVATE, &slot);
             curl_multi_remove_handle(multi, easy);
             long index = (long)(intptr_t)slot;
+            // The work ends before the handle goes out again, as a client's own work a request does. Its latency counts
+            // from here, when the handle is given back to libcurl (which sends it once the answers read with it are
+            // handled, as without --work).
+            double sent = now;
+            if (work_microseconds > 0) {
+                work(work_microseconds);
+                sent = now_seconds();
+            }
             if (result == CURLE_OK && status == 200) {
                 if (answered == capacity) {
                     capacity *= 2;
@@ -173,8 +203,8 @@ int main(int argc, char **argv) {
                 errors++;
             }
             // The loop is bounded in time: past the end, a handle is not sent again, and the loop ends when none runs.
-            if (now < end) {
-                started[index] = now;
+            if (sent < end) {
+                started[index] = sent;
                 curl_multi_add_handle(multi, easy);
             } else {
                 curl_easy_cleanup(easy);
@@ -189,8 +219,9 @@ int main(int argc, char **argv) {
     int64_t p50 = answered ? latencies[(answered - 1) / 2] : 0;
     int64_t p99 = answered ? latencies[(size_t)((double)(answered - 1) * 0.99)] : 0;
     printf("LIBCURL_LOOP_JSON {\"durationMicroseconds\":%.0f,\"requests\":%zu,\"errors\":%zu,"
-           "\"latencyMicroseconds\":{\"p50\":%lld,\"p99\":%lld},\"cpuMicroseconds\":%.0f,\"libcurl\":\"%s\"}\n",
-           duration * 1e6, answered, errors, (long long)p50, (long long)p99, cpu * 1e6, curl_version_info(CURLVERSION_NOW)->version);
+           "\"latencyMicroseconds\":{\"p50\":%lld,\"p99\":%lld},\"cpuMicroseconds\":%.0f,\"workMicroseconds\":%g,\"libcurl\":\"%s\"}\n",
+           duration * 1e6, answered, errors, (long long)p50, (long long)p99, cpu * 1e6, work_microseconds,
+           curl_version_info(CURLVERSION_NOW)->version);
     curl_multi_cleanup(multi);
     curl_slist_free_all(headers);
     curl_global_cleanup();
