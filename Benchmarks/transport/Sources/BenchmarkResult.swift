@@ -10,7 +10,10 @@ struct BenchmarkResult {
     let loop: LoopRun?
     let date = Date()
 
-    var ratio: Double { wrk.requestsPerSecond == 0 ? 0 : client.requestsPerSecond / wrk.requestsPerSecond }
+    var ratio: Double { Self.ratio(client.requestsPerSecond, to: wrk.requestsPerSecond) }
+
+    /// `rate` ÷ `base`, or 0 when `base` is 0.
+    static func ratio(_ rate: Double, to base: Double) -> Double { base == 0 ? 0 : rate / base }
     /// At this share of wrk's rate or above, the transport is not what limits a run on this endpoint.
     static let target = 0.9
 
@@ -48,7 +51,7 @@ struct BenchmarkResult {
                     "command": loop.command, "requests": loop.requests, "errors": loop.errors,
                     "requestsPerSecond": loop.requestsPerSecond, "cpuMicrosecondsPerRequest": loop.cpuPerRequest.microseconds,
                     "latencyMilliseconds": ["p50": loop.p50.milliseconds, "p99": loop.p99.milliseconds],
-                    "ratioToWrk": wrk.requestsPerSecond == 0 ? 0 : loop.requestsPerSecond / wrk.requestsPerSecond,
+                    "ratioToWrk": Self.ratio(loop.requestsPerSecond, to: wrk.requestsPerSecond),
                 ]
             } ?? "not built",
             "ratio": ratio, "target": Self.target, "meetsTarget": ratio >= Self.target,
@@ -61,8 +64,8 @@ struct BenchmarkResult {
         guard let loop else {
             return ("", "The libcurl loop is not built: `swift build -c release --product featureload-libcurl-loop` puts it next to this benchmark.")
         }
-        let loopRatio = wrk.requestsPerSecond == 0 ? 0 : loop.requestsPerSecond / wrk.requestsPerSecond
-        let share = loop.requestsPerSecond == 0 ? 0 : client.requestsPerSecond / loop.requestsPerSecond
+        let loopRatio = Self.ratio(loop.requestsPerSecond, to: wrk.requestsPerSecond)
+        let share = Self.ratio(client.requestsPerSecond, to: loop.requestsPerSecond)
         return (
             "| `\(loop.command)` (libcurl in C) | \(f(loop.requestsPerSecond)) | \(loop.requests) | \(loop.errors) | \(f(loop.p50.milliseconds, 2)) | – | \(f(loop.p99.milliseconds, 2)) | \(f(loop.cpuPerRequest.microseconds)) |\n",
             "The libcurl loop, the same closed loop in C with nothing of featureload in it, reached \(f(loopRatio, 2))× wrk; "

@@ -80,13 +80,8 @@ extension CurlMulti {
             newConnections: long(CURLINFO_NUM_CONNECTS))
     }
 
-    /// The header fields of the last response in `bytes` (earlier 1xx responses are skipped).
-    static func parseHeaders(_ bytes: [UInt8]) -> [HTTPHeader] {
-        var cache = RecentHeaders()
-        return parseHeaders(bytes, reusing: &cache)
-    }
-
-    /// The header fields of the last response in `bytes`, taking the strings of a field seen lately from `cache`.
+    /// The header fields of the last response in `bytes` (earlier 1xx responses are skipped), taking the strings of a
+    /// field seen lately from `cache`.
     static func parseHeaders(_ bytes: [UInt8], reusing cache: inout RecentHeaders) -> [HTTPHeader] {
         var headers: [HTTPHeader] = []
         headers.reserveCapacity(8)

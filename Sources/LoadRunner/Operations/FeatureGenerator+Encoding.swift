@@ -17,7 +17,7 @@ extension FeatureGenerator {
     /// per-feature switch copies nothing to retain and release (at 100 adds a request, 600 fields); the bytes a case
     /// needs are in its ``FieldPlan`` and ``Syntax``.
     enum ValuePlan: Sendable {
-        /// One of ``FieldPlan/codes``.
+        /// One of ``FieldPlan/codes`` (their count here, so the switch reads it without touching the array).
         case codes(count: Int)
         case integerRange(Int64, Int64)
         case constantInteger(Int64)
@@ -75,8 +75,6 @@ extension FeatureGenerator {
             return FieldPlan(field: field, key: key, value: .text(limit: limit), textPrefix: Array(field.name.utf8) + [UInt8(ascii: " ")])
         case .literal:
             return FieldPlan(field: field, key: key, value: .literal, literal: Array((field.isNullable ? "null" : "\"\"").utf8))
-        case .guid where field.isNullable:
-            return FieldPlan(field: field, key: key, value: .literal, literal: Array("null".utf8))
         case let plan:
             return FieldPlan(field: field, key: key, value: plan)
         }
@@ -103,7 +101,7 @@ extension FeatureGenerator {
         case .integer, .bigInteger: return .integer(0...1_000_000)
         case .single, .double: return .double
         case .date: return .integer(-2_208_988_800_000...1_735_689_600_000)
-        case .guid: return .guid  // a nullable one is the literal null (``plan(for:)``)
+        case .guid: return field.isNullable ? .literal : .guid
         case .string:
             let limit = field.length ?? 64
             if limit < 8 { return .letters(count: max(1, limit)) }
