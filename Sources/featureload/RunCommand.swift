@@ -201,6 +201,7 @@ struct RunCommand: AsyncParsableCommand {
         case .scenarioFinished(let spec, let view):
             var line = "  \(spec.name) done in \(String(format: "%.2f", view.record.durationSeconds)) s: \(view.requests) requests, \(view.editsApplied) edits ok, \(view.editsFailed) failed"
             if view.droppedIterations > 0 { line += ", \(view.droppedIterations) iterations dropped" }
+            if view.cutOffRequests > 0 { line += ", \(view.cutOffRequests) requests cut off still waiting" }
             display.message(line)
         case .progress(let scenarios):
             display.update(scenarios)

@@ -41,6 +41,16 @@ public struct IterationSample: Sendable {
 
 /// One HTTP request: status (0 when no response arrived), time, bytes, and whether it failed.
 public struct RequestSample: Sendable, Hashable {
+    /// The status of a request the end of its scenario cut off while it waited for its answer (gracefulStop,
+    /// maxDuration, an aborting threshold or Ctrl-C): failed, tagged `status:interrupted`, its duration the time it
+    /// had waited (a lower bound of what it would have taken).
+    public static let interrupted = 0xFFFF
+
+    /// The `status` tag of a request with `status`.
+    public static func statusTag(_ status: Int) -> String {
+        status == interrupted ? "interrupted" : String(status)
+    }
+
     public var status: Int
     public var duration: Duration
     public var bytesSent: Int64

@@ -274,7 +274,7 @@ public struct ScenarioAccumulator: Sendable {
         }
         var result: [MetricSeries] = []
         for (key, stats) in requests.sorted(by: { $0.key < $1.key }) {
-            let t = tagged(["scenario": scenario, "operation": labels[key >> 16], "status": String(key & 0xFFFF)])
+            let t = tagged(["scenario": scenario, "operation": labels[key >> 16], "status": RequestSample.statusTag(key & 0xFFFF)])
             var reqs = MetricSeries(metric: .httpReqs, tags: t)
             reqs.count = Double(stats.count)
             var failed = MetricSeries(metric: .httpReqFailed, tags: t)

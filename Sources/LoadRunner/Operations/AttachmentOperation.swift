@@ -27,7 +27,7 @@ struct AttachmentOperation: LoadOperation {
                     options: AttachmentUploadOptions(threshold: spec.uploadThreshold))
                 if result.success { sample.editsApplied += 1 } else { sample.fail(result.error) }
             } catch {
-                guard !Task.isCancelled else { return }
+                guard !Task.isCancelled else { return sample.cutOff(edits: 1) }
                 sample.fail(error, edits: 1)
             }
             return

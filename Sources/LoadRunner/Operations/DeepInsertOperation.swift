@@ -18,6 +18,7 @@ struct DeepInsertOperation: LoadOperation {
     func perform(index: Int, sample: inout IterationSample) async {
         let relationship = spec.relationship ?? 0
         let edits = spec.editsPerIteration
+        var sending = false
         do {
             let parents = try await environment.service.table(id: spec.layer)
             let children = try await environment.service.table(id: childTable)
@@ -46,6 +47,7 @@ struct DeepInsertOperation: LoadOperation {
                     to: parent, file: files[(index &+ offset) % files.count], contentType: spec.contentType,
                     options: AttachmentUploadOptions(threshold: spec.uploadThreshold))
             }
+            sending = true
             let results = try await environment.service.applyEditsAndAttachments(
                 tables: [parents, children], rollbackOnFailure: spec.rollbackOnFailure)
             // Many-to-many link rows ride along in the relationship table; the edits counted are parent and children.
@@ -74,7 +76,8 @@ struct DeepInsertOperation: LoadOperation {
                 sample.fail("the service answered for \(answered) of \(edits) edits")
             }
         } catch {
-            guard !Task.isCancelled else { return }
+            // Cut off while making the tables and files, nothing was sent; while applying, all of it may be applied.
+            guard !Task.isCancelled else { return sending ? sample.cutOff(edits: edits) : () }
             sample.fail(error, edits: edits)
         }
     }

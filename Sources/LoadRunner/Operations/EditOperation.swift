@@ -101,7 +101,7 @@ struct EditOperation: LoadOperation {
             record(results: answer.updateResults, sent: edits.updates.count, into: &sample)
             record(deletes: edits.deletes, results: answer.deleteResults, into: &sample)
         } catch {
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled else { return sample.cutOff(edits: edits.count, globalIds: clientGlobalIds(edits)) }
             sample.fail(error, edits: edits.count)
             environment.pool.add(edits.deletes)
         }
@@ -149,7 +149,7 @@ struct EditOperation: LoadOperation {
                 }
             }
         } catch {
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled else { return sample.cutOff(edits: edits.count, globalIds: clientGlobalIds(edits)) }
             sample.fail(error, edits: edits.count)
         }
     }
@@ -170,9 +170,15 @@ struct EditOperation: LoadOperation {
                 record(deletes: edits.deletes, results: results, into: &sample)
             }
         } catch {
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled else { return sample.cutOff(edits: edits.count, globalIds: clientGlobalIds(edits)) }
             sample.fail(error, edits: edits.count)
         }
+    }
+
+    /// The client GlobalIDs of the adds in `edits` (none unless the scenario sends its own).
+    private func clientGlobalIds(_ edits: LayerEdits) -> [String] {
+        guard spec.clientGlobalIds, let field = environment.info.globalIdField else { return [] }
+        return edits.adds.compactMap { $0.attributes[field]?.stringValue }
     }
 
     /// Counts the results of `sent` adds; `adds` are those sent as values (the encoded ones carry no client GlobalIDs).

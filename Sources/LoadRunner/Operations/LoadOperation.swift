@@ -88,6 +88,17 @@ extension IterationSample {
         fail(String(describing: error))
     }
 
+    /// Counts the `edits` of a request that the end of the scenario cut off while it waited for its answer: failed,
+    /// with an unknown outcome (the service may still apply them), their client GlobalIDs (if any) left for
+    /// verification to resolve.
+    mutating func cutOff(edits: Int, globalIds: [String] = []) {
+        guard edits > 0 else { return }
+        editsFailed += edits
+        editsUnknown += edits
+        unknownGlobalIds += globalIds
+        fail("cut off by the end of the scenario while waiting for the service: outcome unknown")
+    }
+
     /// Records a per-edit failure reported by the service.
     mutating func fail(_ error: EditError?) {
         editsFailed += 1

@@ -49,9 +49,12 @@ public struct RecordingTransport: HTTPTransport {
                     serverDuration: Self.serverDuration(response.headers)))
             return response
         } catch {
-            if !Task.isCancelled {
-                log.append(RequestSample(status: 0, duration: start.duration(to: clock.now), failed: true))
-            }
+            // Cancelled while waiting: the scenario's end cut the request off. It stays a result (failed, its wait as a
+            // lower bound of its duration), or a stalled service would vanish from the figures.
+            let status = Task.isCancelled ? RequestSample.interrupted : 0
+            log.append(
+                RequestSample(
+                    status: status, duration: start.duration(to: clock.now), bytesSent: request.body.contentLength, failed: true))
             throw error
         }
     }

@@ -33,6 +33,7 @@ struct RelateOperation: LoadOperation {
 
     private func change(_ objectId: Int64, sample: inout IterationSample) async {
         let relationship = spec.relationship ?? 0
+        var sending = false
         do {
             let table = try await environment.service.table(id: spec.layer)
             let other = try await environment.service.table(id: partnerTable)
@@ -74,6 +75,7 @@ struct RelateOperation: LoadOperation {
                     return
                 }
             }
+            sending = true
             let results = try await table.applyEdits(rollbackOnFailure: spec.rollbackOnFailure)
             guard !results.isEmpty else {
                 // The partner drawn is the one it already has: nothing to change, so nothing is sent or counted.
@@ -88,7 +90,8 @@ struct RelateOperation: LoadOperation {
                 sample.fail(failed?.error)
             }
         } catch {
-            guard !Task.isCancelled else { return }
+            // Cut off while reading, nothing was sent; while applying, the change may still be applied.
+            guard !Task.isCancelled else { return sending ? sample.cutOff(edits: 1) : () }
             // Reads and the table's validation throw before anything is sent; applyEdits reports in its results.
             sample.fail(edits: 1, String(describing: error))
         }

@@ -228,8 +228,9 @@ public enum HTMLRenderer {
             }
             out += "</table>"
         }
-        if !view.record.warnings.isEmpty {
-            out += "<ul>" + view.record.warnings.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+        let notes = (view.cutOffText.map { [$0] } ?? []) + view.record.warnings
+        if !notes.isEmpty {
+            out += "<ul>" + notes.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
         }
         return out + "</section>"
     }

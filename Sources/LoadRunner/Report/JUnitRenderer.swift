@@ -16,7 +16,7 @@ public enum JUnitRenderer {
     }
 
     public static func render(_ report: RunReport) -> String {
-        var suites: [(name: String, seconds: Double, cases: [Case])] = []
+        var suites: [(name: String, seconds: Double, cases: [Case], output: String?)] = []
         let views = report.views
         var claimed: Set<String> = []
         for view in views {
@@ -46,7 +46,7 @@ public enum JUnitRenderer {
             if view.record.stopReason == .cancelled {
                 cases.append(Case(name: "ran to the end", className: className, failure: "interrupted before the scenario ended", detail: ""))
             }
-            suites.append((view.name, view.record.durationSeconds, cases))
+            suites.append((view.name, view.record.durationSeconds, cases, view.cutOffText))
         }
         // A planned scenario that never started (the run was interrupted or aborted first) is a failed case, not a
         // silent gap in the CI test view.
@@ -57,7 +57,7 @@ public enum JUnitRenderer {
                 claimed.insert(threshold.key + threshold.condition)
                 cases.append(thresholdCase(threshold, className: className))
             }
-            suites.append((name, 0, cases))
+            suites.append((name, 0, cases, nil))
         }
         var runCases: [Case] = []
         for threshold in report.thresholds where !claimed.contains(threshold.key + threshold.condition) {
@@ -71,7 +71,7 @@ public enum JUnitRenderer {
                     name: name, className: "\(report.plan.name).run",
                     failure: comparison.passed ? nil : "measured \(measured), below the required \(number(comparison.minRatio ?? 0))×", detail: measured))
         }
-        if !runCases.isEmpty || suites.isEmpty { suites.append(("run", report.durationSeconds, runCases)) }
+        if !runCases.isEmpty || suites.isEmpty { suites.append(("run", report.durationSeconds, runCases, nil)) }
 
         let total = suites.reduce(0) { $0 + $1.cases.count }
         let failures = suites.reduce(0) { $0 + $1.cases.filter { $0.failure != nil }.count }
@@ -90,6 +90,7 @@ public enum JUnitRenderer {
                 }
                 xml += "</testcase>\n"
             }
+            if let output = suite.output { xml += "    <system-out>\(escape(output))</system-out>\n" }
             xml += "  </testsuite>\n"
         }
         xml += "</testsuites>\n"

@@ -32,6 +32,7 @@ public enum ReportRenderer {
         }
         for view in views {
             if view.droppedIterations > 0 { lines.append("\(view.name): \(view.droppedIterations) iterations dropped (no free VU)") }
+            if let cutOff = view.cutOffText { lines.append("\(view.name): \(cutOff)") }
             if view.editsInvalid > 0 { lines.append("\(view.name): \(view.editsInvalid) edits refused by client-side validation, not sent") }
             if let v = view.record.verification, v.checkedAnything { lines.append(verificationLine(view.name, v)) }
             for (message, count) in view.record.errors.sorted(by: { $0.value > $1.value }).prefix(5) {
@@ -115,6 +116,8 @@ public enum ReportRenderer {
                 }
             }
         }
+        let cutOff = views.compactMap { view in view.cutOffText.map { "- \(view.name): \($0)" } }
+        if !cutOff.isEmpty { out += [""] + cutOff }
         for result in report.capacity { out.append(capacityMarkdown(result)) }
         out.append("\n## Executors\n")
         out.append("| scenario | executor | settings | started s | stopped because |")

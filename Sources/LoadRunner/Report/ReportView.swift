@@ -1,3 +1,5 @@
+import Foundation
+
 /// Figures computed from a report's raw metrics: what the summary, Markdown, thresholds and comparisons show.
 public struct ScenarioView: Sendable {
     public var name: String
@@ -18,6 +20,10 @@ public struct ScenarioView: Sendable {
     public var editsPerSecond: Double
     /// Per operation (label): requests, edits and latency.
     public var operations: [OperationView]
+    /// Requests the end of the scenario cut off while they waited for their answer (`status:interrupted`), and the
+    /// longest of their waits in milliseconds (a lower bound of what they would have taken).
+    public var cutOffRequests = 0
+    public var cutOffLongestMilliseconds = 0.0
 
     /// The value of a named metric, for comparisons.
     public func value(of metric: String) -> Double? {
@@ -80,5 +86,24 @@ extension ScenarioView {
                     iterations: Int(count(.iterations, tag)), editsApplied: Int(count(.edits, tag)), editsFailed: Int(passes(.editFailed, tag)),
                     editsInvalid: Int(count(.editsInvalid, tag)), latency: LatencySummary(histogram(.httpReqDuration, tag)))
             })
+        let cutOff = ["status": RequestSample.statusTag(RequestSample.interrupted)]
+        cutOffRequests = Int(count(.httpReqs, cutOff))
+        cutOffLongestMilliseconds = cutOffRequests > 0 ? LatencySummary(histogram(.httpReqDuration, cutOff)).max : 0
+    }
+
+    /// What a reader must know about the requests the scenario's end cut off, or nil when none was.
+    public var cutOffText: String? {
+        guard cutOffRequests > 0 else { return nil }
+        let by: String
+        switch record.stopReason {
+        case .gracefulStop: by = "the end of its gracefulStop"
+        case .cancelled: by = "the run's interruption"
+        default: by = "the end of the scenario"
+        }
+        let seconds = cutOffLongestMilliseconds / 1000
+        let waited = seconds >= 1 ? String(format: "%.1f s", seconds) : String(format: "%.0f ms", cutOffLongestMilliseconds)
+        let requests = cutOffRequests == 1 ? "1 request was" : "\(cutOffRequests) requests were"
+        return "\(requests) still waiting for the service at \(by), for up to \(waited): counted as failed (status `interrupted`), "
+            + "their waits as durations (lower bounds), their edits as outcome unknown"
     }
 }
