@@ -68,7 +68,7 @@ import Testing
         return RunComparison.Side(requests: requests, failed: 0, edits: requests, seconds: 2, latency: histogram, perSecond: [])
     }
 
-    @Test("short runs: a 10 % shift over 10,000 requests is significant but a small effect: noise; 50 ms more is a regression; throughput is inconclusive")
+    @Test("short runs: a 10 % shift over 10,000 requests is significant but a small effect: noise; 50 ms more is a regression; throughput goes by the tolerance")
     func shortRuns() {
         let base = (0..<10_000).map { UInt64(800 + $0 % 1_000) }
         let shifted = Self.shortSide(requests: 8_000, latencies: base.map { $0 * 11 / 10 })
@@ -78,9 +78,11 @@ import Testing
         #expect(p50?.verdict == .noise, "\(rows)")
         #expect((p50?.pValue ?? 1) < 0.01, "significant")
         #expect(abs(p50?.effectSize ?? 1) < RunComparison.largeEffect)
-        #expect(rows.first { $0.metric == "requestsPerSecond" }?.verdict == .inconclusive)
-        #expect(rows.first { $0.metric == "editsPerSecond" }?.verdict == .inconclusive)
-        #expect(!rows.contains { $0.verdict == .regression })
+        // No full second: the test cannot speak, the tolerance does (−20 % is beyond 5 %), and the row says so.
+        let throughput = rows.first { $0.metric == "requestsPerSecond" }
+        #expect(throughput?.verdict == .regression, "\(rows)")
+        #expect(throughput?.basis.contains("judged by the tolerance alone") == true)
+        #expect(rows.first { $0.metric == "editsPerSecond" }?.verdict == .regression)
 
         let slow = Self.shortSide(requests: 10_000, latencies: base.map { $0 + 50_000 })
         let latency = RunComparison.rows(scenario: "s", operation: nil, baseline, slow, tolerance: 0.1, metrics: ["p50", "p95", "p99"])
@@ -88,17 +90,63 @@ import Testing
         #expect(latency.first?.effectSize == 1)
     }
 
-    @Test("the Markdown names inconclusive rows and what to do about them")
-    func inconclusiveNote() throws {
-        let side = Self.shortSide(requests: 1_000, latencies: [1_000])
-        var faster = side
-        faster.requests = 2_000
+    @Test("exact Mann–Whitney: 5 seconds against 5 can reach 1 % (p = 2/252), 3 against 3 cannot (p ≥ 0.1); ties are ranked")
+    func exactTest() throws {
+        let low = (1...5).map(Double.init)
+        let high = (6...10).map(Double.init)
+        let separated = try #require(RunComparison.exactMannWhitney(low, high))
+        #expect(abs(separated.p - 2.0 / 252) < 1e-12, "\(separated)")
+        #expect(abs(separated.minimumP - 2.0 / 252) < 1e-12)
+        let three = try #require(RunComparison.exactMannWhitney([1, 2, 3], [4, 5, 6]))
+        #expect(abs(three.minimumP - 0.1) < 1e-12)
+        let same = try #require(RunComparison.exactMannWhitney([1, 2, 3, 4], [1, 2, 3, 4]))
+        #expect(same.p == 1)
+        let tied = try #require(RunComparison.exactMannWhitney([5, 5, 5], [5, 5, 5]))
+        #expect(tied.p == 1 && tied.minimumP == 1, "every split is the same")
+        // Interleaved: no evidence at all.
+        let mixed = try #require(RunComparison.exactMannWhitney([1, 4, 5, 8], [2, 3, 6, 7]))
+        #expect(mixed.p > 0.5)
+        #expect(RunComparison.exactMannWhitney(Array(repeating: 1, count: 50), Array(repeating: 2, count: 50)) == nil, "large samples: the normal approximation")
+    }
+
+    /// A run of `seconds.count` full seconds whose requests all took `micros`.
+    static func timedSide(seconds: [Double], micros: UInt64) -> RunComparison.Side {
+        side(requests: seconds.reduce(0, +), seconds: seconds, latencyMicros: micros)
+    }
+
+    @Test("a 6 s pair, the second 3.5× slower at −72 % throughput, is a regression in both (5 seconds against 5 used to be noise)")
+    func sixSecondRegression() {
+        let before = Self.timedSide(seconds: [980, 1_010, 995, 1_002, 990], micros: 1_400)
+        let after = Self.timedSide(seconds: [281, 276, 290, 270, 285], micros: 4_940)
+        let rows = RunComparison.rows(scenario: "s", operation: nil, before, after, tolerance: 0.1, metrics: RunComparison.metrics)
+        let throughput = rows.first { $0.metric == "requestsPerSecond" }
+        #expect(throughput?.verdict == .regression, "\(rows)")
+        #expect(abs((throughput?.minimumPValue ?? 1) - 2.0 / 252) < 1e-12, "the smallest attainable p is reported")
+        #expect(rows.first { $0.metric == "p50" }?.verdict == .regression)
+        #expect(rows.first { $0.metric == "p50" }?.basis.contains("request latencies") == true, "latency is judged on the requests")
+    }
+
+    @Test("a 3 s pair at −50 % throughput: no test can reach 1 % with one full second each, so the tolerance flags it")
+    func threeSecondThroughput() {
+        let before = Self.timedSide(seconds: [1_000], micros: 1_000)
+        let after = Self.timedSide(seconds: [500], micros: 1_000)
+        let rows = RunComparison.rows(scenario: "s", operation: nil, before, after, tolerance: 0.1, metrics: ["requestsPerSecond"])
+        #expect(rows.map(\.verdict) == [.regression], "\(rows)")
+        #expect(rows.first?.basis.contains("cannot reach 1 %") == true)
+        let same = RunComparison.rows(scenario: "s", operation: nil, before, Self.timedSide(seconds: [960], micros: 1_000), tolerance: 0.1, metrics: ["requestsPerSecond"])
+        #expect(same.map(\.verdict) == [.unchanged], "within the tolerance")
+    }
+
+    @Test("the Markdown says when the tolerance alone decided, and the smallest p the test could reach")
+    func toleranceNote() throws {
+        let side = Self.timedSide(seconds: [1_000, 1_000], micros: 1_000)
+        let faster = Self.timedSide(seconds: [2_000, 2_000], micros: 1_000)
         let comparison = RunComparison(
             baseline: "a", candidate: "b", tolerance: 0.1,
             rows: RunComparison.rows(scenario: "s", operation: nil, side, faster, tolerance: 0.1, metrics: ["requestsPerSecond"]))
         #expect(!comparison.regressed)
         #expect(comparison.markdown.contains("# Comparison: no regression"))
-        #expect(comparison.markdown.contains("1 change is inconclusive"), "\(comparison.markdown)")
-        #expect(comparison.markdown.contains("| inconclusive |"))
+        #expect(comparison.markdown.contains("| improvement |"), "\(comparison.markdown)")
+        #expect(comparison.markdown.contains("smallest p 0.3333"), "\(comparison.markdown)")
     }
 }

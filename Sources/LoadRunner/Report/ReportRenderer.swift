@@ -69,23 +69,23 @@ public enum ReportRenderer {
     public static func markdown(_ report: RunReport) -> String {
         let views = report.views
         var out: [String] = []
-        out.append("# \(report.plan.name): \(report.verdict.passed ? "PASS" : "FAIL")")
+        out.append("# \(MarkdownText.text(report.plan.name)): \(report.verdict.passed ? "PASS" : "FAIL")")
         out.append("")
         if let description = report.plan.description { out.append(description + "\n") }
         out.append("| | |")
         out.append("|---|---|")
-        out.append("| scenario file | `\(report.plan.file)` (seed \(report.plan.seed)) |")
-        out.append("| target | \(report.target.kind): `\(report.target.serviceURL)` |")
+        out.append("| scenario file | \(MarkdownText.code(report.plan.file)) (seed \(report.plan.seed)) |")
+        out.append("| target | \(report.target.kind): \(MarkdownText.code(report.target.serviceURL)) |")
         out.append("| started | \(report.startedAt) |")
         out.append("| finished | \(report.finishedAt) |")
         out.append(
             "| machine | \(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem) |")
         out.append("| tool | \(report.tool.name) \(report.tool.version), report schema \(report.schemaVersion) |")
-        for note in report.target.notes { out.append("| note | \(note) |") }
+        for note in report.target.notes { out.append("| note | \(MarkdownText.text(note)) |") }
         out.append("")
         if !report.verdict.failures.isEmpty || !report.thresholds.isEmpty {
             out.append("## Verdict\n")
-            out.append(report.verdict.passed ? "All thresholds and gates passed." : report.verdict.failures.map { "- \($0)" }.joined(separator: "\n"))
+            out.append(report.verdict.passed ? "All thresholds and gates passed." : report.verdict.failures.map { "- \(MarkdownText.text($0))" }.joined(separator: "\n"))
             out.append("")
         }
         if !report.thresholds.isEmpty {
@@ -93,7 +93,7 @@ public enum ReportRenderer {
             out.append("| metric | condition | measured | result |")
             out.append("|---|---|---:|---|")
             for t in report.thresholds {
-                out.append("| `\(t.key)` | `\(t.condition)` | \(t.value.map(number) ?? "no samples") | \(t.passed ? "pass" : "**FAIL**") |")
+                out.append("| \(MarkdownText.code(t.key)) | \(MarkdownText.code(t.condition)) | \(t.value.map(number) ?? "no samples") | \(t.passed ? "pass" : "**FAIL**") |")
             }
             out.append("")
         }
@@ -105,18 +105,18 @@ public enum ReportRenderer {
             let l = view.latency
             let r = view.record
             out.append(
-                "| \(view.name) | \(r.operations.map(\.label).joined(separator: ", ")) | \(r.executor) | \(view.requests) | \(view.failedRequests) | \(view.retries) | \(number(r.backoffSeconds)) | \(view.editsApplied) | \(r.editsAppliedByEarlierAttempt) | \(view.editsFailed) | \(view.editsInvalid) | \(view.editsUnknown) | \(view.droppedIterations) | \(number(view.requestsPerSecond)) | \(number(view.editsPerSecond)) | \(number(l.p50)) | \(number(l.p90)) | \(number(l.p95)) | \(number(l.p99)) | \(number(l.max)) | \(number(r.durationSeconds)) |"
+                "| \(MarkdownText.text(view.name)) | \(MarkdownText.text(r.operations.map(\.label).joined(separator: ", "))) | \(r.executor) | \(view.requests) | \(view.failedRequests) | \(view.retries) | \(number(r.backoffSeconds)) | \(view.editsApplied) | \(r.editsAppliedByEarlierAttempt) | \(view.editsFailed) | \(view.editsInvalid) | \(view.editsUnknown) | \(view.droppedIterations) | \(number(view.requestsPerSecond)) | \(number(view.editsPerSecond)) | \(number(l.p50)) | \(number(l.p90)) | \(number(l.p95)) | \(number(l.p99)) | \(number(l.max)) | \(number(r.durationSeconds)) |"
             )
             if view.operations.count > 1 {
                 for op in view.operations {
                     let seconds = max(r.durationSeconds, 1e-9)
                     out.append(
-                        "| | \(op.label) | | \(op.requests) | \(op.failedRequests) | | | \(op.editsApplied) | | \(op.editsFailed) | \(op.editsInvalid) | | | \(number(Double(op.requests) / seconds)) | \(number(Double(op.editsApplied) / seconds)) | \(number(op.latency.p50)) | \(number(op.latency.p90)) | \(number(op.latency.p95)) | \(number(op.latency.p99)) | \(number(op.latency.max)) | |"
+                        "| | \(MarkdownText.text(op.label)) | | \(op.requests) | \(op.failedRequests) | | | \(op.editsApplied) | | \(op.editsFailed) | \(op.editsInvalid) | | | \(number(Double(op.requests) / seconds)) | \(number(Double(op.editsApplied) / seconds)) | \(number(op.latency.p50)) | \(number(op.latency.p90)) | \(number(op.latency.p95)) | \(number(op.latency.p99)) | \(number(op.latency.max)) | |"
                     )
                 }
             }
         }
-        let cutOff = views.compactMap { view in view.cutOffText.map { "- \(view.name): \($0)" } }
+        let cutOff = views.compactMap { view in view.cutOffText.map { "- \(MarkdownText.text(view.name)): \($0)" } }
         if !cutOff.isEmpty { out += [""] + cutOff }
         for result in report.capacity { out.append(capacityMarkdown(result)) }
         out.append("\n## Executors\n")
@@ -124,7 +124,7 @@ public enum ReportRenderer {
         out.append("|---|---|---|---:|---|")
         for r in report.scenarios {
             let settings = r.settings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            out.append("| \(r.name) | \(r.executor) | \(settings) | \(number(r.startSeconds)) | \(r.stopReason.rawValue) |")
+            out.append("| \(MarkdownText.text(r.name)) | \(r.executor) | \(MarkdownText.text(settings)) | \(number(r.startSeconds)) | \(r.stopReason.rawValue) |")
         }
         if !report.comparisons.isEmpty {
             out.append("\n## Comparisons\n")
@@ -132,14 +132,14 @@ public enum ReportRenderer {
             out.append("|---|---|---|---:|---:|---:|---:|---|")
             for c in report.comparisons {
                 out.append(
-                    "| \(c.candidate) | \(c.baseline) | \(c.metric) | \(number(c.candidateValue)) | \(number(c.baselineValue)) | \(number(c.ratio))× | \(c.minRatio.map { "≥ \(number($0))×" } ?? "–") | \(c.passed ? "pass" : "**FAIL**") |"
+                    "| \(MarkdownText.text(c.candidate)) | \(MarkdownText.text(c.baseline)) | \(c.metric) | \(number(c.candidateValue)) | \(number(c.baselineValue)) | \(number(c.ratio))× | \(c.minRatio.map { "≥ \(number($0))×" } ?? "–") | \(c.passed ? "pass" : "**FAIL**") |"
                 )
             }
         }
         let verified = report.scenarios.compactMap { r in r.verification.map { (r.name, $0) } }
         if !verified.isEmpty {
             out.append("\n## Verification (by query, after each scenario)\n")
-            for (name, v) in verified { out.append("- " + verificationLine(name, v)) }
+            for (name, v) in verified { out.append("- " + MarkdownText.text(verificationLine(name, v))) }
         }
         let errors = report.scenarios.flatMap { r in r.errors.map { (r.name, $0.key, $0.value) } }
         if !errors.isEmpty {
@@ -147,12 +147,12 @@ public enum ReportRenderer {
             out.append("| scenario | count | error |")
             out.append("|---|---:|---|")
             for (name, message, count) in errors.sorted(by: { $0.2 > $1.2 }) {
-                out.append("| \(name) | \(count) | \(message.replacingOccurrences(of: "|", with: "\\|")) |")
+                out.append("| \(MarkdownText.text(name)) | \(count) | \(MarkdownText.text(message)) |")
             }
         }
         if !report.notes.isEmpty {
             out.append("\n## Notes\n")
-            out.append(contentsOf: report.notes.map { "- \($0)" })
+            out.append(contentsOf: report.notes.map { "- \(MarkdownText.text($0))" })
         }
         if report.thresholds.isEmpty && report.verdict.failures.isEmpty {
             out.append("\n## Verdict\n")
@@ -184,7 +184,7 @@ public enum ReportRenderer {
 
     /// A sweep's points and, for concurrency sweeps, the Universal Scalability Law fitted to them.
     static func capacityMarkdown(_ result: CapacityResult) -> String {
-        var out = ["\n## Sweep: \(result.sweep) (\(result.parameter))\n"]
+        var out = ["\n## Sweep: \(MarkdownText.text(result.sweep)) (\(result.parameter))\n"]
         var header = "| \(result.parameter) | iterations/s | req/s | edits/s | p95 ms | mean iteration ms | failed |"
         var rule = "|---:|---:|---:|---:|---:|---:|---:|"
         let littles = result.points.contains { $0.littlesLaw != nil }

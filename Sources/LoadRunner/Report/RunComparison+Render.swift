@@ -4,7 +4,7 @@ extension RunComparison {
     /// The comparison as Markdown: the verdict and the rows that changed first, every row below.
     public var markdown: String {
         var lines = ["# Comparison: \(regressed ? "REGRESSION" : "no regression")", ""]
-        lines.append("Baseline `\(baseline)`, candidate `\(candidate)`; tolerance \(Self.percent(tolerance)).")
+        lines.append("Baseline \(MarkdownText.code(baseline)), candidate \(MarkdownText.code(candidate)); tolerance \(Self.percent(tolerance)).")
         lines.append(Self.rule)
         lines.append("")
         if let note = inconclusiveNote { lines += [note, ""] }
@@ -12,14 +12,14 @@ extension RunComparison {
         if !changed.isEmpty {
             lines += ["| verdict | scenario | operation | metric | baseline | candidate | change |", "|---|---|---|---|---:|---:|---:|"]
             for row in changed {
-                lines.append("| \(row.verdict.rawValue) | \(row.scenario) | \(row.operation ?? "all") | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) |")
+                lines.append("| \(row.verdict.rawValue) | \(MarkdownText.text(row.scenario)) | \(MarkdownText.text(row.operation ?? "all")) | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) |")
             }
             lines.append("")
         }
         lines += ["## Every metric", "", "| scenario | operation | metric | baseline | candidate | change | p | δ | verdict | noise judged by |",
                   "|---|---|---|---:|---:|---:|---:|---:|---|---|"]
         for row in rows {
-            lines.append("| \(row.scenario) | \(row.operation ?? "all") | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) | \(Self.p(row)) | \(Self.delta(row)) | \(row.verdict.rawValue) | \(row.basis) |")
+            lines.append("| \(MarkdownText.text(row.scenario)) | \(MarkdownText.text(row.operation ?? "all")) | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) | \(Self.p(row)) | \(Self.delta(row)) | \(row.verdict.rawValue) | \(row.basis) |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -77,18 +77,20 @@ extension RunComparison {
 
     /// How a change is judged, in one sentence.
     static let rule =
-        "A change counts when it exceeds the tolerance and the runs' own noise: significant at 1 % and a large effect (|Cliff's δ| ≥ \(largeEffect))."
+        "A change counts when it exceeds the tolerance and the runs' own noise: significant at 1 % and a large effect "
+        + "(|Cliff's δ| ≥ \(largeEffect)). "
+        + "Where too few seconds make 1 % unreachable, the tolerance alone decides."
 
     /// What the inconclusive rows mean, when there are any.
     var inconclusiveNote: String? {
         let count = rows.filter { $0.verdict == .inconclusive }.count
         guard count > 0 else { return nil }
-        return "\(count) change\(count == 1 ? " is" : "s are") inconclusive: a run shorter than \(Self.minimumSeconds) full seconds "
-            + "cannot tell a change in throughput from the machine's noise. Run the scenarios longer (a `duration`) to judge it."
+        return "\(count) change\(count == 1 ? " is" : "s are") inconclusive: the runs were too short "
+            + "to tell a change in throughput from the machine's noise. Run the scenarios longer (a `duration`) to judge it."
     }
 
     static func p(_ row: Row) -> String {
-        row.pValue.map { $0 < 0.0001 ? "<0.0001" : String(format: "%.4f", $0) } ?? "–"
+        row.pValue.map(pText) ?? "–"
     }
 
     static func delta(_ row: Row) -> String {

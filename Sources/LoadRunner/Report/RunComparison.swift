@@ -4,15 +4,17 @@ import Foundation
 /// regression.
 ///
 /// A change counts only when it is larger than the tolerance, statistically significant, and large as an effect
-/// size. The noise is judged from the runs themselves, so two runs of the same build do not flag each other:
-/// - with at least ``minimumSeconds`` full seconds in both runs, the per-second values (requests, edits, latency
-///   percentiles of the second) are compared by a two-sided Mann–Whitney U test;
-/// - in shorter runs, latency is compared on the requests' own distributions (the HDR histograms); throughput cannot
-///   be judged (a run of two seconds has no spread to judge it by), so a change in it is ``Verdict/inconclusive``;
-/// - on top of significance, the two samples must differ by a *large* effect: Cliff's δ (the probability that a
-///   value of one run exceeds one of the other, less the reverse) at least ``largeEffect`` in size. Thousands of
-///   requests make any small systematic shift significant; a shift that leaves the two distributions overlapping
-///   this much is within what one shared machine does from run to run, not a regression;
+/// size. The noise is judged from the runs themselves, on the data that has the power to judge it:
+/// - latency on the requests' own distributions (the HDR histograms: thousands of samples), by a two-sided
+///   Mann–Whitney U test with Cliff's δ (the probability that a value of one run exceeds one of the other, less the
+///   reverse) as the effect size;
+/// - throughput on the per-second values of the full seconds, by the exact Mann–Whitney test (its permutation
+///   distribution, ties included), whose smallest attainable p-value is reported. When even the most extreme
+///   outcome could not reach the significance level (too few seconds), the test says nothing, and the change is
+///   judged by the tolerance alone: never called noise;
+/// - on top of significance, the effect must be *large*: |δ| at least ``largeEffect``. Thousands of requests make
+///   any small systematic shift significant; a shift that leaves the two distributions overlapping this much is
+///   within what one shared machine does from run to run, not a regression;
 /// - the failure rate by a two-proportion z-test, ignoring a change in rate under a tenth of the tolerance (at
 ///   least 0.1 point).
 /// The significance level is 1 %.
@@ -28,7 +30,8 @@ public struct RunComparison: Sendable, Codable, Equatable {
         case improvement
         /// Beyond the tolerance, but within the runs' noise.
         case noise
-        /// Beyond the tolerance, but the runs are too short to tell it from noise.
+        /// Beyond the tolerance, but the runs are too short to tell it from noise (reports written before the
+        /// tolerance judged such changes; kept so that they still load).
         case inconclusive
         case unchanged
     }
@@ -48,6 +51,9 @@ public struct RunComparison: Sendable, Codable, Equatable {
         /// Cliff's δ of candidate against baseline (−1…1; positive: the candidate's values are larger), when there
         /// was spread to test.
         public var effectSize: Double?
+        /// The smallest p-value the test could have given with these samples: above the significance level, the test
+        /// could not decide, and the tolerance did.
+        public var minimumPValue: Double?
         public var verdict: Verdict
         /// How the noise was judged.
         public var basis: String
@@ -59,8 +65,6 @@ public struct RunComparison: Sendable, Codable, Equatable {
     /// The metrics compared, in order; `--metric` chooses among them.
     public static let metrics = ["requestsPerSecond", "editsPerSecond", "p50", "p95", "p99", "failureRate"]
 
-    /// Full seconds a run needs for its per-second values to be compared.
-    public static let minimumSeconds = 5
     static let significance = 0.01
     /// The smallest |Cliff's δ| that counts as a change: 0.474, the bound of a "large" effect (Romano et al., 2006).
     public static let largeEffect = 0.474
@@ -145,57 +149,52 @@ public struct RunComparison: Sendable, Codable, Equatable {
         }
     }
 
+    /// What a test found: its p-value, its effect (Cliff's δ), and the smallest p-value it could have reached.
+    struct TestResult {
+        var p: Double
+        var delta: Double
+        var minimumP: Double
+    }
+
     static func rows(
         scenario: String, operation: String?, _ base: Side, _ new: Side, tolerance: Double, metrics: [String]
     ) -> [Row] {
-        let spread = base.perSecond.count >= minimumSeconds && new.perSecond.count >= minimumSeconds
         var rows: [Row] = []
-        func add(
-            _ metric: String, unit: String, base a: Double, new b: Double, higherIsBetter: Bool, test: (p: Double, delta: Double)?,
-            basis: String
-        ) {
+        func add(_ metric: String, unit: String, base a: Double, new b: Double, higherIsBetter: Bool, test: TestResult, basis: String) {
             guard metrics.contains(metric) else { return }
             let change = a == 0 ? (b == 0 ? 0 : .infinity) : (b - a) / a
             let worse = higherIsBetter ? -change : change
             let verdict: Verdict
+            var basis = basis
             if abs(change) <= tolerance {
                 verdict = .unchanged
-            } else if let test {
-                verdict = test.p >= significance || abs(test.delta) < largeEffect ? .noise : worse > 0 ? .regression : .improvement
+            } else if test.minimumP >= significance {
+                // Not even the most extreme outcome could be significant: the test cannot speak, the tolerance does.
+                verdict = worse > 0 ? .regression : .improvement
+                basis += "; the test cannot reach 1 % with these samples (smallest p \(Self.pText(test.minimumP))): judged by the tolerance alone"
             } else {
-                verdict = .inconclusive
+                verdict = test.p >= significance || abs(test.delta) < largeEffect ? .noise : worse > 0 ? .regression : .improvement
             }
             rows.append(
                 Row(scenario: scenario, operation: operation, metric: metric, unit: unit, baseline: a, candidate: b, change: change,
-                    pValue: test?.p, effectSize: test?.delta, verdict: verdict, basis: basis))
+                    pValue: test.p, effectSize: test.delta, minimumPValue: test.minimumP, verdict: verdict, basis: basis))
         }
-        let secondsBasis = "per-second values: Mann–Whitney, Cliff's δ"
-        let shortBasis = "too short to judge throughput: \(min(base.perSecond.count, new.perSecond.count)) full seconds, \(minimumSeconds) needed"
+        let seconds = (base.perSecond.count, new.perSecond.count)
+        let secondsBasis = "\(seconds.0) and \(seconds.1) full seconds: exact Mann–Whitney, Cliff's δ"
         add(
             "requestsPerSecond", unit: "req/s", base: base.requests / base.seconds, new: new.requests / new.seconds, higherIsBetter: true,
-            test: spread ? compare(base.perSecond.map { ($0.requests, 1) }, new.perSecond.map { ($0.requests, 1) }) : nil,
-            basis: spread ? secondsBasis : shortBasis)
+            test: perSecondTest(base.perSecond.map(\.requests), new.perSecond.map(\.requests)), basis: secondsBasis)
         if base.edits > 0 || new.edits > 0 {
             add(
                 "editsPerSecond", unit: "edits/s", base: base.edits / base.seconds, new: new.edits / new.seconds, higherIsBetter: true,
-                test: spread ? compare(base.perSecond.map { ($0.edits, 1) }, new.perSecond.map { ($0.edits, 1) }) : nil,
-                basis: spread ? secondsBasis : shortBasis)
+                test: perSecondTest(base.perSecond.map(\.edits), new.perSecond.map(\.edits)), basis: secondsBasis)
         }
         if base.latency.count > 0 && new.latency.count > 0 {
             // Over the requests: computed once for the three percentiles.
-            let requestTest = spread ? nil : compare(Self.weighted(base.latency), Self.weighted(new.latency))
+            let ranked = compare(Self.weighted(base.latency), Self.weighted(new.latency))
+            let test = TestResult(p: ranked.p, delta: ranked.delta, minimumP: 0)
+            let basis = "\(base.latency.count) and \(new.latency.count) request latencies: Mann–Whitney, Cliff's δ"
             for (metric, percentile) in [("p50", 50.0), ("p95", 95.0), ("p99", 99.0)] {
-                let test: (p: Double, delta: Double)
-                let basis: String
-                if let requestTest {
-                    test = requestTest
-                    basis = "request latencies: Mann–Whitney, Cliff's δ"
-                } else {
-                    test = compare(
-                        base.perSecond.filter { $0.latency.count > 0 }.map { (Double($0.latency.percentile(percentile)), 1) },
-                        new.perSecond.filter { $0.latency.count > 0 }.map { (Double($0.latency.percentile(percentile)), 1) })
-                    basis = secondsBasis
-                }
                 add(
                     metric, unit: "ms", base: Double(base.latency.percentile(percentile)) / 1000,
                     new: Double(new.latency.percentile(percentile)) / 1000, higherIsBetter: false, test: test, basis: basis)
@@ -218,6 +217,61 @@ public struct RunComparison: Sendable, Codable, Equatable {
                     pValue: p, effectSize: nil, verdict: verdict, basis: "failed requests, two-proportion z-test; a change of less than \(Self.points(max(tolerance / 10, 0.001))) is ignored"))
         }
         return rows
+    }
+
+    /// The exact Mann–Whitney test and Cliff's δ of two series of per-second values.
+    static func perSecondTest(_ a: [Double], _ b: [Double]) -> TestResult {
+        let ranked = compare(a.map { ($0, 1) }, b.map { ($0, 1) })
+        guard let exact = exactMannWhitney(a, b) else { return TestResult(p: ranked.p, delta: ranked.delta, minimumP: 0) }
+        return TestResult(p: exact.p, delta: ranked.delta, minimumP: exact.minimumP)
+    }
+
+    /// The exact two-sided p-value of the Mann–Whitney test from the permutation distribution of the rank sum (mid
+    /// ranks for ties), and the smallest p-value any split of these values could give; nil when the samples are too
+    /// large to enumerate (the normal approximation is then as good) or either is empty.
+    static func exactMannWhitney(_ a: [Double], _ b: [Double], maximumCount: Int = 80) -> (p: Double, minimumP: Double)? {
+        guard !a.isEmpty, !b.isEmpty, a.count + b.count <= maximumCount else {
+            return a.isEmpty || b.isEmpty ? (1, 1) : nil
+        }
+        let pooled = (a.map { ($0, true) } + b.map { ($0, false) }).sorted { $0.0 < $1.0 }
+        // Doubled mid ranks, so that every rank is a whole number.
+        var doubled = [Int](repeating: 0, count: pooled.count)
+        var index = 0
+        while index < pooled.count {
+            var end = index
+            while end + 1 < pooled.count && pooled[end + 1].0 == pooled[index].0 { end += 1 }
+            for k in index...end { doubled[k] = index + end + 2 }
+            index = end + 1
+        }
+        let n1 = a.count
+        let total = doubled.reduce(0, +)
+        // ways[k][s]: how many sets of k values have doubled rank sum s.
+        var ways = [[Double]](repeating: [Double](repeating: 0, count: total + 1), count: n1 + 1)
+        ways[0][0] = 1
+        for (seen, rank) in doubled.enumerated() {
+            for k in stride(from: min(seen + 1, n1), through: 1, by: -1) {
+                for sum in stride(from: total - rank, through: 0, by: -1) where ways[k - 1][sum] != 0 {
+                    ways[k][sum + rank] += ways[k - 1][sum]
+                }
+            }
+        }
+        let observed = zip(pooled, doubled).reduce(0) { $0 + ($1.0.1 ? $1.1 : 0) }
+        let mean = Double(total) * Double(n1) / Double(pooled.count)
+        let distance = abs(Double(observed) - mean)
+        var all = 0.0
+        var asExtreme = 0.0
+        var farthest = 0.0
+        for (sum, count) in ways[n1].enumerated() where count > 0 {
+            all += count
+            if abs(Double(sum) - mean) >= distance - 1e-9 { asExtreme += count }
+            farthest = max(farthest, abs(Double(sum) - mean))
+        }
+        let atFarthest = ways[n1].enumerated().reduce(0.0) { $0 + (abs(Double($1.offset) - mean) >= farthest - 1e-9 ? $1.element : 0) }
+        return (min(1, asExtreme / all), min(1, atFarthest / all))
+    }
+
+    static func pText(_ p: Double) -> String {
+        p < 0.0001 ? "<0.0001" : String(format: "%.4f", p)
     }
 
     /// A histogram's values as (value, weight) pairs.
