@@ -129,7 +129,9 @@ final class ProgressDisplay: Sendable {
         parts.append("\(Self.grouped(Int(requestRate.rounded()))) req/s")
         if progress.edits > 0 || progress.editsFailed > 0 { parts.append("\(Self.grouped(Int(editRate.rounded()))) edits/s") }
         parts.append(String(format: "p95 %.2f ms", progress.p95Milliseconds))
-        parts.append("failed \(Self.grouped(progress.failedRequests + progress.editsFailed))")
+        // The same words, for the same counts, as the summary: requests failed, and edits failed.
+        parts.append("requests failed \(Self.grouped(progress.failedRequests))")
+        if progress.edits > 0 || progress.editsFailed > 0 { parts.append("edits failed \(Self.grouped(progress.editsFailed))") }
         parts.append("in flight \(progress.inFlight)")
         return parts.joined(separator: "  ")
     }

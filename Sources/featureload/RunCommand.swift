@@ -199,7 +199,7 @@ struct RunCommand: AsyncParsableCommand {
         case .scenarioStarted(let spec):
             display.message("running \(spec.name): \(describe(spec)) …")
         case .scenarioFinished(let spec, let view):
-            var line = "  \(spec.name) done in \(String(format: "%.2f", view.record.durationSeconds)) s: \(view.requests) requests, \(view.editsApplied) edits ok, \(view.editsFailed) failed"
+            var line = "  \(spec.name) done in \(String(format: "%.2f", view.record.durationSeconds)) s: \(view.requests) requests (\(view.failedRequests) failed), \(view.editsApplied) edits ok, \(view.editsFailed) edits failed"
             if view.droppedIterations > 0 { line += ", \(view.droppedIterations) iterations dropped" }
             if view.cutOffRequests > 0 { line += ", \(view.cutOffRequests) requests cut off still waiting" }
             display.message(line)

@@ -12,7 +12,9 @@ import Testing
 @Suite struct CutOffRequestTests {
     @Test("a request cancelled while it waits is logged as interrupted and failed, with the time it waited")
     func transportLogsTheCutOff() async throws {
+        let (sent, sending) = AsyncStream<Void>.makeStream()
         let transport = RecordingTransport(InMemoryTransport { _ in
+            sending.yield()
             try await Task.sleep(for: .seconds(3600))
             return .json("{}")
         })
@@ -21,6 +23,9 @@ import Testing
         let task = Task {
             try await RequestLog.$current.withValue(log) { _ = try await transport.send(request) }
         }
+        // Once the request is with the service, it waits at least this long before the cut.
+        var iterator = sent.makeAsyncIterator()
+        await iterator.next()
         try await Task.sleep(for: .milliseconds(50))
         task.cancel()
         _ = await task.result

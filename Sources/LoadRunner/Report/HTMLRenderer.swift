@@ -56,7 +56,7 @@ public enum HTMLRenderer {
         var rows: [String] = []
         for t in report.thresholds {
             // A count reads as a whole number ("300", not "300.0").
-            let measured = t.value.map { t.condition.hasPrefix("count") && $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : number($0) }
+            let measured = t.value.map { Figures.measured($0, key: t.key, condition: t.condition) }
             rows.append(row([t.key, t.condition, measured ?? "no samples"], ok: t.passed))
         }
         for c in report.comparisons {

@@ -98,7 +98,7 @@ public enum JUnitRenderer {
     }
 
     private static func thresholdCase(_ threshold: ThresholdResult, className: String) -> Case {
-        let measured = threshold.value.map(number) ?? "no samples"
+        let measured = threshold.value.map { Figures.measured($0, key: threshold.key, condition: threshold.condition) } ?? "no samples"
         return Case(
             name: "threshold \(threshold.key): \(threshold.condition)", className: className,
             failure: threshold.passed ? nil : "\(threshold.key): \(threshold.condition) failed, measured \(measured)",
@@ -138,6 +138,6 @@ public enum JUnitRenderer {
     private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
     private static func percent(_ value: Double) -> String { String(format: "%.2f %%", value * 100) }
     private static func number(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e12 ? String(Int64(value)) : String(format: "%.3g", value)
+        Figures.number(value)
     }
 }

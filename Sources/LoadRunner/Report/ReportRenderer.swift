@@ -5,15 +5,16 @@ public enum ReportRenderer {
     /// The summary table printed after a run.
     public static func summary(_ report: RunReport) -> String {
         let views = report.views
-        let header = ["scenario", "vus", "batch", "requests", "retries", "edits ok", "failed", "req/s", "edits/s", "p50 ms", "p95 ms", "p99 ms", "max ms"]
+        let header = ["scenario", "vus", "batch", "requests", "req failed", "retries", "edits ok", "edits failed", "req/s", "edits/s", "p50 ms", "p95 ms", "p99 ms", "max ms"]
         var rows: [[String]] = []
         for view in views {
             let vus = report.aggregate(.vusMax, filter: ["scenario": view.name])?.value.map { String(Int($0)) } ?? settingsVUs(view.record)
-            rows.append(row(view.name, vus: vus, batch: view.record.operations.count == 1 ? "\(view.record.operations[0].editsPerIteration)" : "mix", view))
+            rows.append(row(view.name, vus: vus, batch: view.record.operations.count == 1 ? batch(view.record.operations[0].editsPerIteration) : "mix", view))
             if view.operations.count > 1 {
                 for op in view.operations {
                     rows.append([
-                        "  " + op.label, "", "\(view.record.operations.first { $0.label == op.label }?.editsPerIteration ?? 0)", "\(op.requests)", "",
+                        "  " + op.label, "", batch(view.record.operations.first { $0.label == op.label }?.editsPerIteration ?? 0), "\(op.requests)",
+                        "\(op.failedRequests)", "",
                         "\(op.editsApplied)", "\(op.editsFailed)", number(Double(op.requests) / max(view.record.durationSeconds, 1e-9)),
                         number(Double(op.editsApplied) / max(view.record.durationSeconds, 1e-9)), number(op.latency.p50), number(op.latency.p95),
                         number(op.latency.p99), number(op.latency.max),
@@ -27,7 +28,7 @@ public enum ReportRenderer {
             lines.append("speed-up \(comparison.candidate) vs \(comparison.baseline): \(number(comparison.ratio))× \(comparison.metric)\(gate)")
         }
         for threshold in report.thresholds {
-            let measured = threshold.value.map(number) ?? "no samples"
+            let measured = threshold.value.map { Figures.measured($0, key: threshold.key, condition: threshold.condition) } ?? "no samples"
             lines.append("threshold \(threshold.key): \(threshold.condition) — measured \(measured): \(threshold.passed ? "pass" : "FAIL")")
         }
         for view in views {
@@ -60,7 +61,7 @@ public enum ReportRenderer {
 
     private static func row(_ name: String, vus: String, batch: String, _ view: ScenarioView) -> [String] {
         [
-            name, vus, batch, "\(view.requests)", "\(view.retries)", "\(view.editsApplied)", "\(view.editsFailed)", number(view.requestsPerSecond),
+            name, vus, batch, "\(view.requests)", "\(view.failedRequests)", "\(view.retries)", "\(view.editsApplied)", "\(view.editsFailed)", number(view.requestsPerSecond),
             number(view.editsPerSecond), number(view.latency.p50), number(view.latency.p95), number(view.latency.p99), number(view.latency.max),
         ]
     }
@@ -93,7 +94,8 @@ public enum ReportRenderer {
             out.append("| metric | condition | measured | result |")
             out.append("|---|---|---:|---|")
             for t in report.thresholds {
-                out.append("| \(MarkdownText.code(t.key)) | \(MarkdownText.code(t.condition)) | \(t.value.map(number) ?? "no samples") | \(t.passed ? "pass" : "**FAIL**") |")
+                let measured = t.value.map { Figures.measured($0, key: t.key, condition: t.condition) } ?? "no samples"
+                out.append("| \(MarkdownText.code(t.key)) | \(MarkdownText.code(t.condition)) | \(measured) | \(t.passed ? "pass" : "**FAIL**") |")
             }
             out.append("")
         }
@@ -162,9 +164,12 @@ public enum ReportRenderer {
     }
 
     static func number(_ value: Double) -> String {
-        if value >= 1000 { return String(format: "%.0f", value) }
-        if value >= 10 { return String(format: "%.1f", value) }
-        return String(format: "%.2f", value)
+        Figures.number(value)
+    }
+
+    /// The batch column: edits per iteration, or a dash for an operation that edits nothing (a query).
+    static func batch(_ editsPerIteration: Int) -> String {
+        editsPerIteration > 0 ? "\(editsPerIteration)" : "–"
     }
 
     static func table(header: [String], rows: [[String]]) -> String {

@@ -104,7 +104,7 @@ struct ReportAssembly {
                 "the run was interrupted: \(report.scenarios.count - interrupted) of \(measured) scenarios completed")
         }
         for threshold in report.thresholds where !threshold.passed {
-            let measured = threshold.value.map { ReportRenderer.number($0) } ?? "no samples"
+            let measured = threshold.value.map { Figures.measured($0, key: threshold.key, condition: threshold.condition) } ?? "no samples"
             failures.append("threshold \(threshold.key): \(threshold.condition) failed (measured \(measured))")
         }
         for view in views {
