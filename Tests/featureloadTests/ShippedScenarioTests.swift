@@ -72,6 +72,10 @@ import Testing
             #expect(markdown.contains("## Sweep: counts (vus)") && markdown.contains("Universal Scalability Law"))
             let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
             #expect(html.contains(#"aria-label="Throughput by vus""#) && html.contains("USL fit"))
+            // The capacity verdict, in every output: the SLO drawn on the p95 chart, the sentence in the console.
+            #expect(markdown.contains("Usable capacity (p95 ≤ 50 ms") || markdown.contains("No point was usable (p95 ≤ 50 ms"), "\(markdown)")
+            #expect(html.contains("SLO 50 ms"))
+            #expect(ReportRenderer.summary(report).contains("sweep counts: "))
         }
         if file == "batch-size-sweep.yaml" {
             let capacity = try #require(report.capacity.first)

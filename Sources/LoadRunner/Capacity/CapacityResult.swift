@@ -11,12 +11,38 @@ public struct CapacityResult: Sendable, Equatable {
         /// Mean iteration time in seconds (the response time R of Little's law).
         public var meanIterationSeconds: Double
         public var failedRequests: Int
+        /// Iterations that ran.
+        public var iterations = 0
+        /// Iterations the executor could not start (no free VU): what was offered but not achieved.
+        public var droppedIterations = 0
         /// N against X·R (X requests/s, R their mean time): N is the VUs of a vus sweep; for an arrival rate it is
         /// X·R itself, the concurrency the point kept busy, which is what the fit uses.
         public var littlesLaw: LittlesLawCheck?
         /// Whether p95 stayed within the sweep's SLO (nil without one).
         public var withinSLO: Bool?
+
+        /// Iterations per second offered: those that ran and those dropped.
+        public var offeredPerSecond: Double {
+            iterationsPerSecond * (1 + Double(droppedIterations) / Double(max(iterations, 1)))
+        }
+
+        /// The share of offered iterations that were dropped.
+        public var droppedShare: Double {
+            let offered = iterations + droppedIterations
+            return offered > 0 ? Double(droppedIterations) / Double(offered) : 0
+        }
+
+        /// Whether the offered load was carried: at most ``CapacityResult/droppedTolerance`` of it dropped.
+        public var achieved: Bool { droppedShare <= CapacityResult.droppedTolerance }
+
+        /// Whether the point counts as usable: the load it was offered was carried, and p95 held the SLO.
+        public var usable: Bool { withinSLO == true && achieved }
     }
+
+    /// The largest share of offered iterations a point may drop and still count as carrying its load.
+    public static let droppedTolerance = 0.01
+    /// How far X·R ÷ N may stray from 1 before a point is flagged: the VUs spent time outside the service.
+    public static let littlesLawTolerance = 0.2
 
     public var sweep: String
     public var parameter: String
@@ -26,10 +52,28 @@ public struct CapacityResult: Sendable, Equatable {
     public var fit: USLFit?
     public var sloMilliseconds: Double?
 
-    /// The point with the highest throughput whose p95 holds the SLO.
+    /// The point with the highest throughput that was usable: its offered load carried and its p95 within the SLO.
     public var usableCapacity: Point? {
         guard sloMilliseconds != nil else { return nil }
-        return points.filter { $0.withinSLO == true }.max { $0.iterationsPerSecond < $1.iterationsPerSecond }
+        return points.filter(\.usable).max { $0.iterationsPerSecond < $1.iterationsPerSecond }
+    }
+
+    /// Whether every point held the SLO and carried its load: the sweep never found the limit, so usable capacity
+    /// is a lower bound.
+    public var limitNotReached: Bool {
+        !points.isEmpty && points.allSatisfy(\.usable)
+    }
+
+    /// The capacity verdict in one sentence, for every output; nil without an SLO.
+    public var verdict: String? {
+        guard let slo = sloMilliseconds else { return nil }
+        let limit = "p95 ≤ \(Figures.number(slo)) ms and at most \(Figures.number(Self.droppedTolerance * 100)) % of iterations dropped"
+        guard let usable = usableCapacity else { return "No point was usable (\(limit))." }
+        let rate = "\(Figures.number(usable.iterationsPerSecond)) iterations/s (\(Figures.number(usable.requestsPerSecond)) req/s)"
+        if limitNotReached {
+            return "Usable capacity (\(limit)): at least \(parameter) \(usable.value), \(rate): the SLO was never reached; sweep further to find the limit."
+        }
+        return "Usable capacity (\(limit)): \(parameter) \(usable.value), \(rate)."
     }
 }
 
@@ -59,7 +103,7 @@ extension RunReport {
                 return CapacityResult.Point(
                     value: point.value, scenario: view.name, iterationsPerSecond: throughput, requestsPerSecond: view.requestsPerSecond,
                     editsPerSecond: view.editsPerSecond, p95Milliseconds: view.latency.p95, meanIterationSeconds: view.iterationLatency.mean / 1000,
-                    failedRequests: view.failedRequests,
+                    failedRequests: view.failedRequests, iterations: view.iterations, droppedIterations: view.droppedIterations,
                     littlesLaw: concurrency.map { LittlesLawCheck(concurrency: $0, throughput: view.requestsPerSecond, responseTime: requestTime) },
                     withinSLO: slo.map { view.latency.p95 <= $0 })
             }

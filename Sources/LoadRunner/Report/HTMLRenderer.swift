@@ -153,18 +153,25 @@ public enum HTMLRenderer {
         var charts = [
             SVGChart(title: "Throughput by \(result.parameter)", xLabel: result.parameter, yLabel: "per second", series: series, logarithmicX: logX).svg
         ]
+        var latency = [
+            SVGChart.Series(name: "p95", color: SVGChart.palette[3], points: result.points.map { (Double($0.value), $0.p95Milliseconds) }, markers: true)
+        ]
+        if let slo = result.sloMilliseconds, let low = xs.min(), let high = xs.max() {
+            // The SLO as a line across the swept range, so the points above it read as over it.
+            latency.append(SVGChart.Series(name: "SLO \(number(slo)) ms", color: SVGChart.palette[1], points: [(low, slo), (high, slo)]))
+        }
         charts.append(
-            SVGChart(
-                title: "p95 latency by \(result.parameter)", xLabel: result.parameter, yLabel: "ms",
-                series: [SVGChart.Series(name: "p95", color: SVGChart.palette[3], points: result.points.map { (Double($0.value), $0.p95Milliseconds) }, markers: true)],
-                logarithmicY: true, logarithmicX: logX
-            ).svg)
+            SVGChart(title: "p95 latency by \(result.parameter)", xLabel: result.parameter, yLabel: "ms", series: latency, logarithmicY: true, logarithmicX: logX)
+                .svg)
         out += #"<div class="charts">"# + charts.joined() + "</div>"
-        out += "<table><tr><th>\(escape(result.parameter))</th><th>iterations/s</th><th>req/s</th><th>edits/s</th><th>p95 ms</th><th>X·R ÷ N</th></tr>"
+        out += "<table><tr><th>\(escape(result.parameter))</th><th>offered iterations/s</th><th>achieved iterations/s</th><th>dropped</th><th>req/s</th>"
+        out += "<th>edits/s</th><th>p95 ms</th><th>X·R ÷ N</th><th>usable</th></tr>"
         for point in result.points {
-            let ratio = point.littlesLaw.map { number($0.ratio) + ($0.holds() ? "" : " (!)") } ?? "–"
-            out += "<tr><td>\(point.value)</td><td>\(number(point.iterationsPerSecond))</td><td>\(number(point.requestsPerSecond))</td>"
-            out += "<td>\(number(point.editsPerSecond))</td><td>\(number(point.p95Milliseconds))</td><td>\(ratio)</td></tr>"
+            let ratio = point.littlesLaw.map { number($0.ratio) + ($0.holds(tolerance: CapacityResult.littlesLawTolerance) ? "" : " (!)") } ?? "–"
+            let usable = point.withinSLO == nil ? "–" : point.usable ? "yes" : "no"
+            out += "<tr><td>\(point.value)</td><td>\(number(point.offeredPerSecond))</td><td>\(number(point.iterationsPerSecond))</td>"
+            out += "<td>\(point.droppedIterations) (\(number(point.droppedShare * 100)) %)</td><td>\(number(point.requestsPerSecond))</td>"
+            out += "<td>\(number(point.editsPerSecond))</td><td>\(number(point.p95Milliseconds))</td><td>\(ratio)</td><td>\(usable)</td></tr>"
         }
         out += "</table>"
         // The same sentences as the Markdown report: the fit, the peak, usable capacity.

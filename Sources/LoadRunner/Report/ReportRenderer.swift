@@ -40,6 +40,9 @@ public enum ReportRenderer {
                 lines.append("  \(view.name) error ×\(count): \(message)")
             }
         }
+        for result in report.capacity {
+            if let verdict = result.verdict { lines.append("sweep \(result.sweep): \(verdict)") }
+        }
         for note in report.notes { lines.append("note: \(note)") }
         lines.append(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         return lines.joined(separator: "\n")
@@ -190,33 +193,51 @@ public enum ReportRenderer {
     /// A sweep's points and, for concurrency sweeps, the Universal Scalability Law fitted to them.
     static func capacityMarkdown(_ result: CapacityResult) -> String {
         var out = ["\n## Sweep: \(MarkdownText.text(result.sweep)) (\(result.parameter))\n"]
-        var header = "| \(result.parameter) | iterations/s | req/s | edits/s | p95 ms | mean iteration ms | failed |"
-        var rule = "|---:|---:|---:|---:|---:|---:|---:|"
+        let drops = result.points.contains { $0.droppedIterations > 0 } || result.parameter == "rate"
+        var header = "| \(result.parameter) |"
+        var rule = "|---:|"
+        if drops {
+            header += " offered iterations/s | achieved iterations/s | dropped |"
+            rule += "---:|---:|---:|"
+        } else {
+            header += " iterations/s |"
+            rule += "---:|"
+        }
+        header += " req/s | edits/s | p95 ms | mean iteration ms | failed |"
+        rule += "---:|---:|---:|---:|---:|"
         let littles = result.points.contains { $0.littlesLaw != nil }
         if littles {
             header += " X·R | X·R ÷ N |"
             rule += "---:|---:|"
         }
         if result.sloMilliseconds != nil {
-            header += " p95 within SLO |"
+            header += " usable |"
             rule += "---|"
         }
         out += [header, rule]
         for point in result.points {
-            var row = "| \(point.value) | \(number(point.iterationsPerSecond)) | \(number(point.requestsPerSecond)) | \(number(point.editsPerSecond)) | \(number(point.p95Milliseconds)) | \(number(point.meanIterationSeconds * 1000)) | \(point.failedRequests) |"
+            var row = "| \(point.value) |"
+            if drops {
+                row += " \(number(point.offeredPerSecond)) | \(number(point.iterationsPerSecond)) | \(point.droppedIterations) (\(number(point.droppedShare * 100)) %) |"
+            } else {
+                row += " \(number(point.iterationsPerSecond)) |"
+            }
+            row += " \(number(point.requestsPerSecond)) | \(number(point.editsPerSecond)) | \(number(point.p95Milliseconds)) | \(number(point.meanIterationSeconds * 1000)) | \(point.failedRequests) |"
             if littles {
                 if let check = point.littlesLaw {
-                    row += " \(number(check.busy)) | \(number(check.ratio))\(check.holds() ? "" : " (!)") |"
+                    row += " \(number(check.busy)) | \(number(check.ratio))\(check.holds(tolerance: CapacityResult.littlesLawTolerance) ? "" : " (!)") |"
                 } else {
                     row += " | |"
                 }
             }
-            if let within = point.withinSLO { row += within ? " yes |" : " no |" }
+            if let within = point.withinSLO {
+                row += point.usable ? " yes |" : within ? " no: \(number(point.droppedShare * 100)) % dropped |" : " no: p95 over the SLO |"
+            }
             out.append(row)
         }
         if littles {
             out.append("")
-            out.append("Little's law: N ≈ X·R (X requests/s, R their mean time, so X·R is the requests in flight on average). A ratio X·R ÷ N well under 1 (marked (!)) means the VUs spent time outside the service's requests: the generator, think time or the network, not the service, limited that point.")
+            out.append("Little's law: N ≈ X·R (X requests/s, R their mean time, so X·R is the requests in flight on average). A ratio X·R ÷ N more than \(number(CapacityResult.littlesLawTolerance * 100)) % from 1 (marked (!)) means the VUs spent time outside the service's requests: the generator, think time or the network, not the service, limited that point.")
         }
         if let fit = result.fit {
             out.append("")
@@ -231,13 +252,7 @@ public enum ReportRenderer {
         } else if result.parameter != "batchSize" {
             out.append("\nNo scalability fit: it needs at least three points with throughput.")
         }
-        if let slo = result.sloMilliseconds {
-            if let usable = result.usableCapacity {
-                out.append("Usable capacity at p95 ≤ \(number(slo)) ms: \(result.parameter) \(usable.value), \(number(usable.iterationsPerSecond)) iterations/s (\(number(usable.requestsPerSecond)) req/s).")
-            } else {
-                out.append("No point kept p95 within \(number(slo)) ms.")
-            }
-        }
+        if let verdict = result.verdict { out.append(verdict) }
         return out.joined(separator: "\n")
     }
 }
