@@ -69,6 +69,7 @@ import Testing
     @Test("retry settings and clientGlobalIds are read from the scenario file, with positioned errors")
     func parsing() throws {
         let yaml = """
+            version: 2
             name: r
             target: local
             scenarios:

@@ -121,7 +121,7 @@ import Testing
         ("local", true),
     ])
     func targets(url: String, valid: Bool) {
-        let yaml = "name: t\ntarget: \(url)\nscenarios:\n  a: {executor: shared-iterations, iterations: 1}\n"
+        let yaml = "version: 2\nname: t\ntarget: \(url)\nscenarios:\n  a: {executor: shared-iterations, iterations: 1}\n"
         let plan = try? ScenarioParser.parse(yaml: yaml, file: "t.yaml")
         #expect((plan != nil) == valid)
         if url.hasPrefix("https"), let plan {
@@ -185,5 +185,23 @@ import Testing
         let right = try ScenarioParser.parse(
             yaml: Self.plan("    mix:\n      - { operation: relate, relationship: 0, layer: 1 }\n      - { operation: deepInsert, relationship: 0, layer: 0 }\n"), file: "r.yaml")
         #expect(PlanCheck.check(right, layers: layers).isEmpty)
+    }
+}
+
+@Suite struct ScenarioVersionTests {
+    @Test("a file without `version` is refused: the two versions run its scenarios differently, and the fix shows both")
+    func versionRequired() throws {
+        let yaml = "name: t\ntarget: local\nscenarios:\n  a: {executor: shared-iterations, iterations: 1}\n  b: {executor: shared-iterations, iterations: 1}\n"
+        let error = #expect(throws: ScenarioFileError.self) { try ScenarioParser.parse(yaml: yaml, file: "t.yaml") }
+        let issue = try #require(error?.issues.first)
+        #expect(error?.issues.count == 1)
+        #expect(issue.field == "version")
+        #expect(issue.line == 1)
+        #expect(issue.problem.contains("one after another") && issue.problem.contains("at the same time"), "\(issue.problem)")
+        #expect(issue.fix.contains("version: 2") && issue.fix.contains("version: 1"))
+        let two = try ScenarioParser.parse(yaml: "version: 2\n" + yaml, file: "t.yaml")
+        #expect(!two.isSequential)
+        let one = try ScenarioParser.parse(yaml: "version: 1\n" + yaml, file: "t.yaml")
+        #expect(one.isSequential)
     }
 }

@@ -118,6 +118,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let file = directory.path + "/long.yaml"
         try """
+        version: 1
         name: long
         target: local
         scenarios:

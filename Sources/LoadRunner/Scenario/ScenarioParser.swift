@@ -49,7 +49,15 @@ public enum ScenarioParser {
 
     private static func readPlan(_ root: Node, _ reader: inout NodeReader) -> ScenarioPlan? {
         guard let top = reader.mapping(root, field: "", allowed: topLevelKeys) else { return nil }
-        let version = reader.int(top["version"], field: "version", range: 1...2, example: "version: 2") ?? 1
+        if top["version"] == nil {
+            // The two versions run the same scenarios differently; a file must say which it means.
+            reader.issue(
+                root, field: "version",
+                problem: "the file does not say its format version, and the two run its scenarios differently: version 1 runs them one after "
+                    + "another in file order; version 2 runs them at the same time, each from its startTime or after its startAfter scenario, as k6 does",
+                fix: "add `version: 2` as the first line for k6's meaning, or `version: 1` to run the scenarios one after another")
+        }
+        let version = reader.int(top["version"], field: "version", range: 1...2, example: "version: 2") ?? 2
         let name = reader.string(top["name"], field: "name", required: true, parent: root, example: "name: quickstart")
         let description = reader.string(top["description"], field: "description", required: false, parent: root, example: "")
         let seed = reader.int(top["seed"], field: "seed", range: 0...Int.max, example: "seed: 42") ?? 1
