@@ -185,7 +185,9 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
         case 499: "The service needs a token; supply one."
         case 403: "The token or user lacks permission for this operation."
         case 404: "Check the layer id and the service URL."
-        case 429, 502, 503, 504: "The service is throttling or unavailable; lower the request rate or retry with a RetryPolicy."
+        case 429, 502, 503, 504:
+            "The service is throttling or unavailable; lower the request rate, or let the requests be retried (`retry:` in a "
+                + "scenario file; featureload apply retries by itself)."
         case 400:
             "Check the request's parameters (where clause, field names, edit values); with rollbackOnFailure=true one bad edit rolls back the whole batch."
         default: "Check the service's logs."

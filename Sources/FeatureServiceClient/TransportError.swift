@@ -113,13 +113,13 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
             "The connection broke mid-request; the server may have crashed, restarted or dropped idle connections."
         case .invalidRequest: "Check the URL and header values."
         case .responseTooLarge:
-            "The server sent more than the transport holds; raise CurlTransportConfiguration.maximumResponseSize "
-                + "(featureload --max-response-size) if the answer is expected to be this large."
+            "The answer was larger than the response size limit; raise the limit (`--max-response-size` of featureload run, "
+                + "apply or verify) if an answer this large is expected."
         case .writeFailed: "Check that the destination directory exists, is writable and has space."
         case .shutdown: "The transport was shut down while the request was outstanding."
         case .tlsFailed:
-            "The server's certificate was not trusted or the TLS handshake failed; trust its CA with "
-                + "CurlTransportConfiguration.tls.caFile, or (test servers only) set insecure."
+            "The server's certificate was not trusted or the TLS handshake failed; trust its certificate authority (`--ca-file`, "
+                + "or `tls.caFile` in a scenario file), or, for test servers only, skip the check (`--insecure`)."
         default: "See libcurl's error code list for details."
         }
     }

@@ -197,7 +197,7 @@ struct ApplyCommand: AsyncParsableCommand {
         do {
             job = try makeJob()
         } catch {
-            printError("featureload apply: \(error)")
+            printError("featureload apply: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
         }
         if job.targetSettings.tls.isInsecure { printError("featureload apply: warning: TLS certificates are not verified (--insecure)") }
@@ -218,7 +218,7 @@ struct ApplyCommand: AsyncParsableCommand {
             throw ExitStatus.interrupted.code
         } catch {
             display.finish()
-            printError("featureload apply: \(error)")
+            printError("featureload apply: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
         }
         display.finish()
@@ -229,7 +229,7 @@ struct ApplyCommand: AsyncParsableCommand {
             do {
                 try result.writeReport(to: report)
             } catch {
-                printError("featureload apply: cannot write the report \(report): \(error)")
+                printError("featureload apply: cannot write the report \(report): \(UserMessage.describe(error))")
             }
         }
         if result.status == .interrupted {

@@ -64,7 +64,7 @@ struct CompareCommand: ParsableCommand {
             do {
                 return try RunReport.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
             } catch {
-                let reason = FileManager.default.fileExists(atPath: path) ? "\(error)" : "no such file"
+                let reason = FileManager.default.fileExists(atPath: path) ? UserMessage.describe(error, naming: path) : "no such file"
                 printError("featureload compare: \(path): \(reason). Fix: give the report.json of a run")
                 throw ExitStatus.invalidInput.code
             }
@@ -77,7 +77,7 @@ struct CompareCommand: ParsableCommand {
                 baseline: base, candidate: new, baselineName: baseline, candidateName: candidate, tolerance: tolerance,
                 metrics: metrics.isEmpty ? RunComparison.metrics : metrics)
         } catch {
-            printError("featureload compare: \(error). Fix: compare two runs of the same scenario file")
+            printError("featureload compare: \(UserMessage.describe(error)). Fix: compare two runs of the same scenario file")
             throw ExitStatus.invalidInput.code
         }
         let data: Data

@@ -52,7 +52,7 @@ struct RenderReportCommand: ParsableCommand {
         do {
             report = try RunReport.decode(try Data(contentsOf: URL(fileURLWithPath: file)))
         } catch {
-            let reason = FileManager.default.fileExists(atPath: file) ? "\(error)" : "no such file"
+            let reason = FileManager.default.fileExists(atPath: file) ? UserMessage.describe(error, naming: file) : "no such file"
             printError("featureload report: \(file): \(reason). Fix: give the report.json of a run")
             throw ExitStatus.invalidInput.code
         }
@@ -110,7 +110,7 @@ struct MergeReportCommand: ParsableCommand {
                 }
                 reports.append((file, try RunReport.decode(data)))
             } catch {
-                let reason = FileManager.default.fileExists(atPath: file) ? "\(error)" : "no such file"
+                let reason = FileManager.default.fileExists(atPath: file) ? UserMessage.describe(error, naming: file) : "no such file"
                 printError("featureload report merge: \(file): \(reason)")
                 throw ExitStatus.invalidInput.code
             }
@@ -119,7 +119,7 @@ struct MergeReportCommand: ParsableCommand {
         do {
             merged = try ReportMerge.merge(reports)
         } catch {
-            printError("featureload report merge: \(error)")
+            printError("featureload report merge: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
         }
         let data = try format.render(merged)

@@ -51,7 +51,7 @@ extension RunCommand {
                         try child.process.run()
                     } catch {
                         for started in children[..<index] { started.process.interrupt() }
-                        throw TargetError("cannot start generator \(index) (\(binary)): \(error)")
+                        throw TargetError("cannot start generator \(index) (\(binary)): \(UserMessage.describe(error))")
                     }
                 }
                 // Waits for every child, in a task cancellation does not reach: after Ctrl-C (which interrupts them)

@@ -136,7 +136,7 @@ struct RunCommand: AsyncParsableCommand {
             settings = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
             try ReportWriter.checkWritable(out)
         } catch {
-            printError("featureload run: \(error)")
+            printError("featureload run: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
         }
         if settings.tls.isInsecure { printError("featureload run: warning: TLS certificates are not verified (--insecure)") }
@@ -175,7 +175,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch let error as ExitCode {
             throw error
         } catch {
-            printError("featureload run: \(error)")
+            printError("featureload run: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
         }
 

@@ -92,7 +92,7 @@ enum LocalDatasets {
         do {
             definition = try DatasetCatalog.resolve(dataset, workingDirectory: FileManager.default.currentDirectoryPath)
         } catch {
-            return ["\(file): local.dataset: \(error)"]
+            return ["\(file): local.dataset: \(UserMessage.describe(error))"]
         }
         var problems: [String] = []
         do {
@@ -100,7 +100,7 @@ enum LocalDatasets {
         } catch let error as ScenarioFileError {
             problems += error.issues.map(\.description)
         } catch {
-            problems.append("\(file): local: \(error)")
+            problems.append("\(file): local: \(UserMessage.describe(error))")
         }
         let layers = Dictionary(definition.layers.map { ($0.info.id, $0.info) }, uniquingKeysWith: { first, _ in first })
         problems += PlanCheck.check(plan, layers: layers).map { "\(file): \($0)" }

@@ -45,7 +45,7 @@ struct VerifyCommand: AsyncParsableCommand {
         } catch let error as ExitCode {
             throw error
         } catch {
-            printError("featureload verify: \(error)")
+            printError("featureload verify: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
         }
     }

@@ -17,7 +17,7 @@ enum LocalServiceSettings {
         func problem(_ value: ScenarioPlan.Located, _ error: any Error, example: String) {
             issues.append(
                 ScenarioIssue(
-                    file: file, line: value.line, column: value.column, field: value.field, problem: "\(error)",
+                    file: file, line: value.line, column: value.column, field: value.field, problem: "\(UserMessage.describe(error))",
                     fix: "write it as `featureload serve` takes it, e.g. \(example)"))
         }
         for value in local.faults {
@@ -42,7 +42,7 @@ enum LocalServiceSettings {
                 let first = local.faults.first
                 issues.append(
                     ScenarioIssue(
-                        file: file, line: first?.line, column: first?.column, field: "local.faults", problem: "\(error)",
+                        file: file, line: first?.line, column: first?.column, field: "local.faults", problem: "\(UserMessage.describe(error))",
                         fix: "lower the rates so that the request-level ones add up to at most 1"))
             }
         }
