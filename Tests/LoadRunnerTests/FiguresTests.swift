@@ -49,3 +49,17 @@ import Testing
         #expect(summary.contains("threshold http_reqs: count>=3 — measured 3: pass"), "\(summary)")
     }
 }
+
+@Suite struct ErrorKindTests {
+    @Test("a long transport error keeps its curl code and advice: it is cut in the middle, not at the end")
+    func keepsTheCode() {
+        let url = "http://127.0.0.1:8080/arcgis/rest/services/" + String(repeating: "very-long-service-name/", count: 8) + "FeatureServer/0/applyEdits"
+        let message = "receiving failed: \(url) (curl 56: Recv failure: Connection reset by peer). The connection broke mid-request; the server may have crashed."
+        #expect(message.count > 200)
+        let kind = ScenarioAccumulator.errorKind(message)
+        #expect(kind.count == 200)
+        #expect(kind.hasPrefix("receiving failed: http://127.0.0.1:8080/"))
+        #expect(kind.contains("(curl 56: Recv failure: Connection reset by peer)"), "\(kind)")
+        #expect(ScenarioAccumulator.errorKind("short") == "short")
+    }
+}

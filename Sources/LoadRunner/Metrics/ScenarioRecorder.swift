@@ -182,7 +182,7 @@ public struct ScenarioAccumulator: Sendable {
         operations[op].retries += sample.retries
         operations[op].backoffSeconds += sample.backoff.seconds
         for message in sample.errors {
-            let key = message.count > 200 ? String(message.prefix(200)) + "…" : message
+            let key = Self.errorKind(message)
             if operations[op].errors[key] != nil || operations[op].errors.count < Self.maxErrorKinds {
                 operations[op].errors[key, default: 0] += 1
             } else {
@@ -203,6 +203,13 @@ public struct ScenarioAccumulator: Sendable {
             ids[layer]!.unknownGlobalIds.append(contentsOf: sample.unknownGlobalIds)
             ids[layer]!.deletedObjectIds.append(contentsOf: sample.deletedObjectIds)
         }
+    }
+
+    /// A failure message as an error kind: at most 200 characters, cut in the middle (a URL, usually) so that the
+    /// end, where a transport error gives its curl code and advice, is kept.
+    static func errorKind(_ message: String) -> String {
+        guard message.count > 200 else { return message }
+        return String(message.prefix(80)) + "…" + String(message.suffix(119))
     }
 
     private static func fold(_ sample: IterationSample, busy: Int, into bucket: inout TimeBucketCounts) {
