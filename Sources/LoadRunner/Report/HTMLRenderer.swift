@@ -189,21 +189,34 @@ public enum HTMLRenderer {
         let seconds = report.seconds(of: view.name)
         let palette = SVGChart.palette
         var charts: [String] = []
+        // Every per-second chart of the scenario spans the same seconds, so a reader can line them up.
+        let range = seconds.isEmpty ? nil : Double(seconds.first!.second)...Double(seconds.last!.second)
+        func chart(_ title: String, yLabel: String, _ series: [SVGChart.Series], logarithmicY: Bool = false) -> String {
+            var chart = SVGChart(title: title, xLabel: "seconds from the run's start", yLabel: yLabel, series: series, logarithmicY: logarithmicY)
+            chart.xRange = range
+            return chart.svg
+        }
+        guard view.record.durationSeconds >= 2 else {
+            // A second or two has no course over time to draw: one or two points would read as a trend.
+            charts.append(distribution(view, report: report))
+            out += "<p>Too short for a time series (\(number(view.record.durationSeconds)) s): see the table above and the latency distribution.</p>"
+            out += #"<div class="charts">"# + charts.joined() + "</div>"
+            return out + errorsAndNotes(view) + "</section>"
+        }
         // Rates over the part of each second the scenario ran, so its first and last (partial) seconds do not dip.
         var throughput = [SVGChart.Series(name: "requests/s", color: palette[0], points: seconds.compactMap { s in s.rate(s.requests).map { (Double(s.second), $0) } })]
         if view.editsApplied > 0 {
             throughput.append(SVGChart.Series(name: "edits/s", color: palette[2], points: seconds.compactMap { s in s.rate(s.edits).map { (Double(s.second), $0) } }))
         }
-        charts.append(SVGChart(title: "Throughput per second", xLabel: "seconds from the run's start", yLabel: "per second", series: throughput).svg)
+        charts.append(chart("Throughput per second", yLabel: "per second", throughput))
         let withLatency = seconds.filter { $0.latency.count > 0 }
         let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("max", 100)]
         charts.append(
-            SVGChart(
-                title: "Request latency per second", xLabel: "seconds from the run's start", yLabel: "ms",
-                series: percentiles.enumerated().map { index, p in
+            chart(
+                "Request latency per second", yLabel: "ms",
+                percentiles.enumerated().map { index, p in
                     SVGChart.Series(name: p.0, color: palette[index + 1], points: withLatency.map { (Double($0.second), Double($0.latency.percentile(p.1)) / 1000) })
-                }, logarithmicY: true
-            ).svg)
+                }, logarithmicY: true))
         if view.operations.count > 1 {
             // A mix: each operation's own p95 and throughput, second by second.
             let labels = view.operations.map(\.label)
@@ -214,20 +227,24 @@ public enum HTMLRenderer {
                         points: report.seconds(of: view.name, operation: label).compactMap { total in value(total).map { (Double(total.second), $0) } })
                 }
             }
+            charts.append(chart("Requests per second by operation", yLabel: "per second", series { $0.rate($0.requests) }))
             charts.append(
-                SVGChart(title: "Requests per second by operation", xLabel: "seconds from the run's start", yLabel: "per second",
-                         series: series { $0.rate($0.requests) }).svg)
-            charts.append(
-                SVGChart(title: "p95 latency per second by operation", xLabel: "seconds from the run's start", yLabel: "ms",
-                         series: series { $0.latency.count > 0 ? Double($0.latency.percentile(95)) / 1000 : nil }, logarithmicY: true).svg)
+                chart("p95 latency per second by operation", yLabel: "ms", series { $0.latency.count > 0 ? Double($0.latency.percentile(95)) / 1000 : nil },
+                      logarithmicY: true))
         }
         charts.append(distribution(view, report: report))
+        // Per second of the scenario's own time, like the throughput: a last, partial second is not a drop.
         charts.append(
-            SVGChart(
-                title: "Failures per second", xLabel: "seconds from the run's start", yLabel: "failed requests and edits",
-                series: [SVGChart.Series(name: "failures", color: palette[1], points: seconds.map { (Double($0.second), Double($0.failed)) }, bars: true)]
-            ).svg)
+            chart(
+                "Failures per second", yLabel: "failed requests and edits",
+                [SVGChart.Series(name: "failures", color: palette[1], points: seconds.compactMap { s in s.rate(s.failed).map { (Double(s.second), $0) } }, bars: true)]))
         out += #"<div class="charts">"# + charts.joined() + "</div>"
+        return out + errorsAndNotes(view) + "</section>"
+    }
+
+    /// A scenario's errors by kind and its notes (requests cut off, warnings).
+    static func errorsAndNotes(_ view: ScenarioView) -> String {
+        var out = ""
         if !view.record.errors.isEmpty {
             out += "<h3>Errors by kind</h3><table><tr><th>error</th><th>count</th></tr>"
             for (message, count) in view.record.errors.sorted(by: { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }) {
@@ -239,7 +256,7 @@ public enum HTMLRenderer {
         if !notes.isEmpty {
             out += "<ul>" + notes.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
         }
-        return out + "</section>"
+        return out
     }
 
     /// The HDR percentile distribution: latency against percentile on the "nines" axis (x = log10(1/(1−p))).

@@ -53,12 +53,25 @@ extension RunComparison {
     /// The comparison as a self-contained HTML page: the verdict and every row.
     public var html: String {
         var out = #"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">"#
-        out += "<title>Comparison: \(regressed ? "REGRESSION" : "no regression")</title><style>\(HTMLRenderer.style)</style></head><body>"
+        // Wider than a run's page, its ten columns side by side; words wrap between words, never inside one.
+        let wide = "body{max-width:1400px}td.text{overflow-wrap:normal;word-break:normal;min-width:6em}"
+        out += "<title>Comparison: \(regressed ? "REGRESSION" : "no regression")</title><style>\(HTMLRenderer.style)\(wide)</style></head><body>"
         out += #"<h1>Comparison <span class="badge \#(regressed ? "fail" : "pass")">\#(regressed ? "REGRESSION" : "no regression")</span></h1>"#
         out += "<p>Baseline <code>\(HTMLRenderer.escape(baseline))</code>, candidate <code>\(HTMLRenderer.escape(candidate))</code>; tolerance \(Self.percent(tolerance)). "
         out += HTMLRenderer.escape(Self.rule) + "</p>"
         if let note = inconclusiveNote { out += "<p>\(HTMLRenderer.escape(note))</p>" }
-        out += "<table><tr><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th><th>p</th><th>δ</th><th>verdict</th><th>noise judged by</th></tr>"
+        // What changed first, as the Markdown has it; then every row.
+        let changed = rows.filter { $0.verdict == .regression || $0.verdict == .improvement }
+        if !changed.isEmpty {
+            out += "<h2>What changed</h2><table><tr><th>verdict</th><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th></tr>"
+            for row in changed {
+                out += #"<tr><td class="\#(row.verdict == .regression ? "bad" : "ok")">\#(row.verdict.rawValue)</td><td class="text">\#(HTMLRenderer.escape(row.scenario))</td>"#
+                out += #"<td class="text">\#(HTMLRenderer.escape(row.operation ?? "all"))</td><td class="text">\#(row.metric)</td>"#
+                out += "<td>\(Self.value(row.baseline, row.unit))</td><td>\(Self.value(row.candidate, row.unit))</td><td>\(Self.change(row))</td></tr>"
+            }
+            out += "</table>"
+        }
+        out += "<h2>Every metric</h2><table><tr><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th><th>p</th><th>δ</th><th>verdict</th><th>noise judged by</th></tr>"
         for row in rows {
             let style = row.verdict == .regression ? "bad" : row.verdict == .improvement ? "ok" : "text"
             out += #"<tr><td>\#(HTMLRenderer.escape(row.scenario))</td><td class="text">\#(HTMLRenderer.escape(row.operation ?? "all"))</td><td class="text">\#(row.metric)</td>"#

@@ -23,6 +23,9 @@ struct SVGChart {
     var logarithmicX = false
     /// Tick labels for x when the axis is not linear in meaning (e.g. percentiles), by x value.
     var xTickLabels: [(x: Double, label: String)]?
+    /// The x range to draw, when several charts must share one (the per-second charts of a scenario); otherwise the
+    /// points' own range.
+    var xRange: ClosedRange<Double>?
 
     static let width = 640.0
     static let plotAreaHeight = 188.0
@@ -58,8 +61,8 @@ struct SVGChart {
         }
         let logX = logarithmicX && points.allSatisfy { $0.x > 0 }
         let xs = points.map { logX ? log10($0.x) : $0.x }
-        var xMin = xs.min()!
-        var xMax = xs.max()!
+        var xMin = xRange.map { logX ? log10($0.lowerBound) : $0.lowerBound } ?? xs.min()!
+        var xMax = xRange.map { logX ? log10($0.upperBound) : $0.upperBound } ?? xs.max()!
         if series.contains(where: \.bars) {
             xMin -= 0.5
             xMax += 0.5
