@@ -95,7 +95,12 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
             layers[summary.id] = try? await service.layerInfo(id: summary.id)
         }
         onEvent(.metadataLoaded(service: connection.url, layers: (info.layers + info.tables).map { "\($0.id) \($0.name)" }))
-        let problems = PlanCheck.check(plan, layers: layers)
+        // The layers whose emptiness would refuse every iteration: counted now, before any load.
+        var featureCounts: [Int: Int] = [:]
+        for layer in PlanCheck.layersNeedingFeatures(plan).sorted() where layers[layer] != nil {
+            featureCounts[layer] = try? await Retrying.run(policy: supportPolicy, clock: clock) { try await service.layer(id: layer).count() }
+        }
+        let problems = PlanCheck.check(plan, layers: layers, featureCounts: featureCounts)
         if !problems.isEmpty {
             throw LoadRunnerError(
                 "the scenario file does not fit \(connection.url):\n" + problems.map { "  \(planFile): \($0)" }.joined(separator: "\n"))

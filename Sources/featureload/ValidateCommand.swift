@@ -90,7 +90,7 @@ enum LocalDatasets {
     static func problems(_ plan: ScenarioPlan, dataset: String, file: String) -> [String] {
         let definition: ServiceDefinition
         do {
-            definition = try DatasetCatalog.resolve(dataset, workingDirectory: FileManager.default.currentDirectoryPath)
+            definition = try DatasetCatalog.resolve(dataset, workingDirectory: FileManager.default.currentDirectoryPath, generatedRows: plan.local.rows)
         } catch {
             return ["\(file): local.dataset: \(UserMessage.describe(error))"]
         }
@@ -103,7 +103,9 @@ enum LocalDatasets {
             problems.append("\(file): local: \(UserMessage.describe(error))")
         }
         let layers = Dictionary(definition.layers.map { ($0.info.id, $0.info) }, uniquingKeysWith: { first, _ in first })
-        problems += PlanCheck.check(plan, layers: layers).map { "\(file): \($0)" }
+        // The rows the embedded service starts with: what a run's plan check would count.
+        let counts = Dictionary(definition.layers.map { ($0.info.id, $0.seedRows.count) }, uniquingKeysWith: { first, _ in first })
+        problems += PlanCheck.check(plan, layers: layers, featureCounts: counts).map { "\(file): \($0)" }
         return problems
     }
 }

@@ -4,9 +4,11 @@ public import FeatureModel
 ///
 /// It catches before any load what would otherwise fail every iteration: a layer the service lacks, client
 /// GlobalIDs on a layer without a GlobalID field, a relationship id the layer does not have, attachments on a layer
-/// without them, an envelope on a table.
+/// without them, an envelope on a table, updates or deletes on a layer with nothing to update or delete.
 public enum PlanCheck {
-    public static func check(_ plan: ScenarioPlan, layers: [Int: LayerInfo]) -> [String] {
+    /// - Parameter featureCounts: the features each layer holds, where known: an operation that needs existing
+    ///   features on a layer with none, that no setup seeds and no operation of the plan adds to, is refused.
+    public static func check(_ plan: ScenarioPlan, layers: [Int: LayerInfo], featureCounts: [Int: Int] = [:]) -> [String] {
         let known = layers.values.sorted { $0.id < $1.id }.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
         var problems: [String] = []
         for spec in plan.scenarios {
@@ -46,9 +48,45 @@ public enum PlanCheck {
                 if op.envelope != nil && layer.geometryType == nil {
                     problems.append("\(field).envelope: \(layer.name) is a table without geometry. Fix: remove envelope or pick a layer")
                 }
+                if let problem = nothingToChange(op, in: spec, plan: plan, layer: layer, featureCounts: featureCounts, field: field) {
+                    problems.append(problem)
+                }
             }
         }
         return problems
+    }
+
+    /// The layers whose feature count decides a plan: those an operation needs existing features of, with nothing
+    /// in the plan to provide them (no setup seed, no adds to the layer).
+    public static func layersNeedingFeatures(_ plan: ScenarioPlan) -> Set<Int> {
+        var result: Set<Int> = []
+        for spec in plan.scenarios where spec.setup.seed == 0 {
+            for op in spec.operations where needsExisting(op) && !addedTo(op.layer, in: plan) { result.insert(op.layer) }
+        }
+        return result
+    }
+
+    static func needsExisting(_ op: OperationSpec) -> Bool {
+        op.kind.needsExistingFeatures || op.updates + op.deletes > 0 || op.whereClause.contains("{objectId}")
+    }
+
+    static func addedTo(_ layer: Int, in plan: ScenarioPlan) -> Bool {
+        plan.scenarios.contains { spec in spec.operations.contains { $0.layer == layer && $0.addsPerIteration > 0 } }
+    }
+
+    /// An operation that would be refused at every iteration: it needs existing features, and the layer has none
+    /// this scenario could use (or it samples none), no setup seeds any, and nothing in the plan adds any.
+    static func nothingToChange(
+        _ op: OperationSpec, in spec: ScenarioSpec, plan: ScenarioPlan, layer: LayerInfo, featureCounts: [Int: Int], field: String
+    ) -> String? {
+        guard needsExisting(op), spec.setup.seed == 0, !addedTo(op.layer, in: plan), let count = featureCounts[op.layer] else { return nil }
+        let available = spec.setup.sample > 0 ? count : 0
+        guard available == 0 else { return nil }
+        let key = op.updates > 0 ? "updates" : op.deletes > 0 ? "deletes" : op.whereClause.contains("{objectId}") ? "where" : "operation"
+        let what = op.updates > 0 ? "update" : op.deletes > 0 ? "delete" : "use"
+        let why = count == 0 ? "the layer is empty" : "setup.sample is 0, so none of its \(count) features is drawn"
+        return "\(field).\(key): layer \(op.layer) (\(layer.name)) has no existing feature to \(what) (\(why)), and nothing in the plan adds any, "
+            + "so every iteration would be refused. Fix: add `setup: { seed: 100 }` to the scenario to add features first"
     }
 
     /// Which side of the relationship the operation must run on: a deep insert adds the parent (the origin); a relate of a

@@ -2,6 +2,7 @@ import BatchApply
 import FeatureServiceClient
 import Foundation
 import LoadRunner
+import LocalFeatureServer
 
 /// Merges the command line with what a scenario file or an apply journal says into ``TargetSettings``: the command
 /// line wins.
@@ -38,6 +39,12 @@ enum TargetResolution {
             tokenURL: options.tokenURL ?? plan.auth?.tokenURL, otherwise: fileAuthentication, caFile: plan.tls?.caFile,
             insecure: plan.tls?.insecure == true, requestTimeout: plan.requestTimeout, environment: environment)
         if case .local(let dataset, let dataPath) = location {
+            // Refused here as validate refuses it: naming the key, before anything starts.
+            do {
+                _ = try DatasetCatalog.resolve(dataset, workingDirectory: FileManager.default.currentDirectoryPath)
+            } catch {
+                throw TargetError("\(file): local.dataset: \(UserMessage.describe(error))")
+            }
             settings.authentication = nil
             settings.localConfiguration = try LocalServiceSettings.configuration(plan.local, dataset: dataset, dataPath: dataPath, file: file)
             settings.localNotes = LocalServiceSettings.note(plan.local).map { [$0] } ?? []

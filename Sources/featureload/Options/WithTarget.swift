@@ -41,7 +41,8 @@ func withTarget<T: Sendable>(
         case .local(let dataset, let dataPath):
             let configuration = settings.localConfiguration ?? LocalFeatureServerConfiguration(databasePath: dataPath, dataset: dataset)
             return try await withLocalFeatureServer(configuration, logger: serverLogger) { endpoint in
-                let url = endpoint.serviceURL(dataset)
+                // The service's name, not the dataset's reference (which may be a file's path).
+                let url = endpoint.serviceURL(endpoint.serviceNames.first ?? dataset)
                 let cores = ProcessInfo.processInfo.activeProcessorCount
                 let note =
                     "embedded feature service in this process on \(endpoint.host):\(endpoint.port), SQLite \(dataPath ?? "temporary file"); "
