@@ -84,3 +84,32 @@ import Testing
         #expect(report.verdict.passed)
     }
 }
+
+/// An iteration refused before it could send anything is a failed iteration, which a threshold can gate on.
+@Suite struct FailedIterationTests {
+    @Test("iterations refused for want of features to delete count in iteration_failed; answered ones do not", .timeLimit(.minutes(1)))
+    func refusedIterationsFail() async throws {
+        // Six features in the pool, minus the reserve kept for others: a few deletes succeed, the rest find nothing left.
+        let report = try await RunnerIntegrationTests.run(
+            RunnerIntegrationTests.plan(
+                "  deleting:\n    executor: shared-iterations\n    vus: 1\n    iterations: 20\n    setup: { seed: 12, sample: 0 }\n    exec: applyEdits\n    adds: 0\n    deletes: 1\n",
+                thresholds: "thresholds:\n  iteration_failed: [\"rate<0.5\"]\n"))
+        let failed = try #require(report.aggregate(.iterationFailed))
+        #expect(failed.count == 20)
+        let refused = try #require(report.views.first).record.errors.filter { $0.key.hasPrefix("no existing feature left") }.values.reduce(0, +)
+        #expect(refused > 0)
+        #expect(failed.passes == Double(refused), "every refused iteration, and only those, failed")
+        #expect(report.thresholds.first?.passed == (Double(refused) / 20 < 0.5))
+    }
+
+    @Test("an edit refused by validation on purpose does not make its iteration fail")
+    func validationIsNotFailure() {
+        var sample = IterationSample(operation: 0, intendedStart: .zero)
+        sample.editsInvalid = 1
+        sample.fail("not sent: no contingent value")
+        #expect(!sample.failed)
+        var refused = IterationSample(operation: 0, intendedStart: .zero)
+        refused.fail(edits: 1, "no existing feature left to update")
+        #expect(refused.failed)
+    }
+}

@@ -37,6 +37,12 @@ public struct IterationSample: Sendable {
     public mutating func fail(_ message: String) {
         errors.append(message)
     }
+
+    /// Whether the iteration failed: a request or an edit failed, or it was refused before it sent anything for
+    /// another reason than client-side validation (which refuses on purpose, and counts in `edits_invalid`).
+    public var failed: Bool {
+        editsFailed > 0 || requests.contains(where: \.failed) || (requests.isEmpty && editsApplied == 0 && editsInvalid == 0 && !errors.isEmpty)
+    }
 }
 
 /// One HTTP request: status (0 when no response arrived), time, bytes, and whether it failed.

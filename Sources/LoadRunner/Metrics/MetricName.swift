@@ -33,6 +33,10 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     case httpReqFailed = "http_req_failed"
     /// Iterations completed (counter).
     case iterations
+    /// Iterations that failed, per iteration (rate): a request or an edit failed, or the iteration was refused before
+    /// it could send anything (no existing feature to update, say). Edits refused by client-side validation on
+    /// purpose (`invalidRate`, relationship rules) do not make an iteration fail.
+    case iterationFailed = "iteration_failed"
     /// Time of a whole iteration, retries and backoff included; from its intended start in arrival-rate executors
     /// (trend, ms).
     case iterationDuration = "iteration_duration"
@@ -61,7 +65,7 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     public var kind: MetricKind {
         switch self {
         case .httpReqs, .iterations, .droppedIterations, .dataSent, .dataReceived, .edits, .editsInvalid, .editOutcomeUnknown, .retries: return .counter
-        case .httpReqFailed, .editFailed: return .rate
+        case .httpReqFailed, .editFailed, .iterationFailed: return .rate
         case .httpReqDuration, .serverDuration, .iterationDuration: return .trend
         case .vus, .vusMax: return .gauge
         }
@@ -71,7 +75,7 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     public var tags: [String] {
         switch self {
         case .httpReqs, .httpReqDuration, .serverDuration, .httpReqFailed, .dataSent, .dataReceived: return ["scenario", "operation", "status"]
-        case .iterations, .iterationDuration, .edits, .editsInvalid, .editFailed, .editOutcomeUnknown, .retries: return ["scenario", "operation"]
+        case .iterations, .iterationFailed, .iterationDuration, .edits, .editsInvalid, .editFailed, .editOutcomeUnknown, .retries: return ["scenario", "operation"]
         case .droppedIterations, .vus, .vusMax: return ["scenario"]
         }
     }

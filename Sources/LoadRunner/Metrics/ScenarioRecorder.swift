@@ -68,6 +68,8 @@ public struct ScenarioAccumulator: Sendable {
 
     public struct OperationStats: Sendable {
         public var iterations = 0
+        /// Iterations in which a request or an edit failed, or that were refused before sending anything.
+        public var failedIterations = 0
         public var iterationDuration = LatencyHistogram()
         public var editsApplied = 0
         public var editsFailed = 0
@@ -173,6 +175,7 @@ public struct ScenarioAccumulator: Sendable {
         }
 
         operations[op].iterations += 1
+        if sample.failed { operations[op].failedIterations += 1 }
         operations[op].iterationDuration.record(sample.end - sample.intendedStart)
         operations[op].editsApplied += sample.editsApplied
         operations[op].editsFailed += sample.editsFailed
@@ -249,6 +252,7 @@ public struct ScenarioAccumulator: Sendable {
     public var totals: OperationStats {
         operations.reduce(into: OperationStats()) { total, op in
             total.iterations += op.iterations
+            total.failedIterations += op.failedIterations
             total.iterationDuration.merge(op.iterationDuration)
             total.editsApplied += op.editsApplied
             total.editsFailed += op.editsFailed
@@ -306,6 +310,10 @@ public struct ScenarioAccumulator: Sendable {
             let t = tagged(["scenario": scenario, "operation": labels[index]])
             var iterations = MetricSeries(metric: .iterations, tags: t)
             iterations.count = Double(op.iterations)
+            var iterationFailed = MetricSeries(metric: .iterationFailed, tags: t)
+            iterationFailed.count = Double(op.iterations)
+            iterationFailed.passes = Double(op.failedIterations)
+            result.append(iterationFailed)
             var duration = MetricSeries(metric: .iterationDuration, tags: t)
             duration.histogram = op.iterationDuration
             duration.count = Double(op.iterationDuration.count)
