@@ -30,7 +30,7 @@ extension BatchApplier {
     /// A `wait` of zero makes one try. So `--wait-for-service` covers a run's start and a resume's look-ups as it covers
     /// sending.
     /// - Throws: ``ApplyError/unavailable(_:)`` once the wait is over; the operation's other errors; `CancellationError`.
-    public static func waitingForService<T, C: Clock<Duration>>(
+    package static func waitingForService<T, C: Clock<Duration>>(
         _ wait: Duration, probeInterval: Duration = .seconds(30), clock: C, _ operation: () async throws -> T
     ) async throws -> T {
         var began: C.Instant?

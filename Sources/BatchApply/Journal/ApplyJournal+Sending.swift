@@ -108,7 +108,7 @@ extension ApplyJournal {
     /// Reads batches `ids` with their open edits (each edit's position without its line or table, its input text left
     /// empty, and no earlier outcome but its status), to be marked with ``markSending(_:after:files:)`` one by one as
     /// their requests go out. A batch with no open edit comes back without edits.
-    public func readForSending(_ ids: [Int]) throws -> [JournalBatch] {
+    func readForSending(_ ids: [Int]) throws -> [JournalBatch] {
         try read(ids, marking: false)
     }
 
@@ -189,7 +189,7 @@ extension ApplyJournal {
     /// Writes `outcomes` and `files` (of batches that came back), then marks batch `id` as being sent, in one
     /// transaction, just before its request goes out: so a batch is in doubt from then until its outcome is written,
     /// and the batches in doubt after a crash are at most those whose requests were out (``record(_:)``).
-    public func markSending(_ id: Int, after outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)], files: [FileRecord]) throws {
+    func markSending(_ id: Int, after outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)], files: [FileRecord]) throws {
         _ = plannedBatches.take(id)
         for outcome in outcomes { _ = plannedBatches.take(outcome.batch) }
         try database.write { db in
