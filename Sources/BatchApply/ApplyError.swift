@@ -9,12 +9,15 @@ public enum ApplyError: Error, Sendable, CustomStringConvertible {
     case target(String)
     /// The command's options cannot be used (an `--attachments` directory that is not there).
     case invalidOptions(String)
+    /// The service could not be reached for `--wait-for-service`: how long, and how it failed.
+    case unavailable(String)
 
     public var description: String {
         switch self {
         case .journal(let message): return message
         case .target(let message): return message
         case .invalidOptions(let message): return message
+        case .unavailable(let message): return message
         case .invalidInput(let problems, let file, let total):
             let shown = problems.prefix(50).map { "\(file): \($0)" }
             let more = total > shown.count ? ["… and \(total - shown.count) more"] : []

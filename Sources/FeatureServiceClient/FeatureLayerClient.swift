@@ -83,10 +83,11 @@ public struct FeatureLayerClient: Sendable {
     /// - Parameters:
     ///   - query: The query; its `resultOffset` is where paging starts (default 0).
     ///   - pageSize: Rows per page (`resultRecordCount`); `nil` uses the query's, or the service's `maxRecordCount`.
+    ///   - policy: How each page request is retried (queries are idempotent); `nil` makes one attempt per page.
     /// - Returns: The features of all pages, in order.
     /// - Throws: ``FeatureServiceError`` (also when a page exceeds the limit yet holds no rows, which would never
-    ///   end); `CancellationError` when the task was cancelled.
-    public func queryAll(_ query: FeatureQuery, pageSize: Int? = nil) async throws -> [Feature] {
+    ///   end; with a policy, once it gave up on a page); `CancellationError` when the task was cancelled.
+    public func queryAll(_ query: FeatureQuery, pageSize: Int? = nil, retry policy: RetryPolicy? = nil) async throws -> [Feature] {
         var page = query
         page.returnCountOnly = false
         page.returnIdsOnly = false
@@ -98,7 +99,7 @@ public struct FeatureLayerClient: Sendable {
         for _ in 0..<Self.maxPages {
             try Task.checkCancellation()
             page.resultOffset = offset
-            let set = try await post("query", fields: page.formFields, as: FeatureSet.self, operation: "paged query")
+            let set = try await post("query", fields: page.formFields, as: FeatureSet.self, operation: "paged query", retry: policy)
             features.append(contentsOf: set.features)
             guard set.exceededTransferLimit == true else { return features }
             guard !set.features.isEmpty else {
@@ -141,10 +142,13 @@ public struct FeatureLayerClient: Sendable {
         FeatureServiceExchange.appending(operation, to: url)
     }
 
+    /// POSTs `fields` to `path` and decodes the answer: one attempt, or retried as `policy` allows (for idempotent
+    /// operations only).
     func post<T: Decodable>(
-        _ path: String, fields: [FormField], as type: T.Type, operation: String? = nil
+        _ path: String, fields: [FormField], as type: T.Type, operation: String? = nil, retry policy: RetryPolicy? = nil
     ) async throws -> T {
         let request = HTTPRequest.form(url: exchangeURL(path), fields: fields)
-        return try await exchange.perform(request, operation: operation ?? path, as: type)
+        guard let policy else { return try await exchange.perform(request, operation: operation ?? path, as: type) }
+        return try await exchange.perform(request, operation: operation ?? path, as: type, retry: policy).value
     }
 }

@@ -53,17 +53,18 @@ public actor FeatureService {
     /// (`GET …/FeatureServer/<id>?f=json`, concurrently), and caches them all, replacing what was cached.
     ///
     /// Concurrent calls each fetch; the last to finish wins the cache.
+    /// - Parameter policy: How each metadata request is retried (they are idempotent); `nil` makes one attempt each.
     /// - Returns: The service metadata.
-    /// - Throws: ``FeatureServiceError`` for the first request that failed (nothing is cached then);
-    ///   `CancellationError` when the task was cancelled.
-    public func load() async throws -> ServiceInfo {
-        let info = try await fetchServiceInfo()
+    /// - Throws: ``FeatureServiceError`` for the first request that failed (with a policy, once it gave up on it;
+    ///   nothing is cached then); `CancellationError` when the task was cancelled.
+    public func load(retry policy: RetryPolicy? = nil) async throws -> ServiceInfo {
+        let info = try await fetchServiceInfo(retry: policy)
         let ids = info.layers.map(\.id) + info.tables.map(\.id)
         let exchange = self.exchange
         let url = self.url
         let layers = try await withThrowingTaskGroup(of: LayerInfo.self, returning: [Int: LayerInfo].self) { group in
             for id in ids {
-                group.addTask { try await Self.fetchLayerInfo(id: id, serviceURL: url, exchange: exchange) }
+                group.addTask { try await Self.fetchLayerInfo(id: id, serviceURL: url, exchange: exchange, retry: policy) }
             }
             var layers: [Int: LayerInfo] = [:]
             for try await layer in group { layers[layer.id] = layer }
@@ -82,12 +83,14 @@ public actor FeatureService {
     }
 
     /// The metadata of layer or table `id`: cached, or fetched (`GET …/FeatureServer/<id>?f=json`) and cached.
-    /// - Parameter id: The layer or table id.
+    /// - Parameters:
+    ///   - id: The layer or table id.
+    ///   - policy: How the request is retried when it is made; `nil` makes one attempt.
     /// - Throws: ``FeatureServiceError`` (an ArcGIS 400/404 error when the id does not exist);
     ///   `CancellationError` when the task was cancelled.
-    public func layerInfo(id: Int) async throws -> LayerInfo {
+    public func layerInfo(id: Int, retry policy: RetryPolicy? = nil) async throws -> LayerInfo {
         if let cached = layerInfos[id] { return cached }
-        let layer = try await Self.fetchLayerInfo(id: id, serviceURL: url, exchange: exchange)
+        let layer = try await Self.fetchLayerInfo(id: id, serviceURL: url, exchange: exchange, retry: policy)
         layerInfos[id] = layer
         return layer
     }
@@ -98,14 +101,22 @@ public actor FeatureService {
         FeatureLayerClient(url: FeatureServiceExchange.appending(String(id), to: url), exchange: exchange)
     }
 
-    private func fetchServiceInfo() async throws -> ServiceInfo {
+    private func fetchServiceInfo(retry policy: RetryPolicy?) async throws -> ServiceInfo {
         let request = HTTPRequest(url: FeatureServiceExchange.jsonURL(url))
-        return try await exchange.perform(request, operation: "service metadata", as: ServiceInfo.self)
+        return try await Self.fetch(request, operation: "service metadata", as: ServiceInfo.self, exchange: exchange, retry: policy)
     }
 
-    private static func fetchLayerInfo(id: Int, serviceURL: String, exchange: FeatureServiceExchange) async throws -> LayerInfo {
+    private static func fetchLayerInfo(id: Int, serviceURL: String, exchange: FeatureServiceExchange, retry policy: RetryPolicy?) async throws -> LayerInfo {
         let layerURL = FeatureServiceExchange.appending(String(id), to: serviceURL)
         let request = HTTPRequest(url: FeatureServiceExchange.jsonURL(layerURL))
-        return try await exchange.perform(request, operation: "layer \(id) metadata", as: LayerInfo.self)
+        return try await fetch(request, operation: "layer \(id) metadata", as: LayerInfo.self, exchange: exchange, retry: policy)
+    }
+
+    /// One metadata request: one attempt, or retried as `policy` allows.
+    private static func fetch<T: Decodable>(
+        _ request: HTTPRequest, operation: String, as type: T.Type, exchange: FeatureServiceExchange, retry policy: RetryPolicy?
+    ) async throws -> T {
+        guard let policy else { return try await exchange.perform(request, operation: operation, as: type) }
+        return try await exchange.perform(request, operation: operation, as: type, retry: policy).value
     }
 }

@@ -229,7 +229,8 @@ struct ApplyCommand: AsyncParsableCommand {
             do {
                 try result.writeReport(to: report)
             } catch {
-                printError("featureload apply: cannot write the report \(report): \(UserMessage.describe(error))")
+                printError("featureload apply: cannot write the report \(report) (\(UserMessage.describe(error, naming: report))); the journal is consistent. Fix: give --report a path you can write to")
+                if result.status == .passed { result.status = .failed }
             }
         }
         if result.status == .interrupted {
@@ -261,10 +262,12 @@ struct ApplyCommand: AsyncParsableCommand {
             let settings = try TargetResolution.settings(
                 to: header.target, dataset: header.localDataset ?? "parks", options: options, recorded: header.access,
                 concurrency: header.settings.concurrency)
+            let rejectsPath = rejects ?? header.rejects ?? Self.rejectsPath(for: header)
+            try checkOutputs(rejectsPath: rejectsPath, input: header.input, journal: resume, data: header.target == "local" ? header.localData : nil)
             if concurrency != nil || rate != nil { try journal.update(header) }
             return ApplyJob(
-                mode: .resume(journal, header), journalPath: resume, targetSettings: settings, verify: verify,
-                rejectsPath: rejects ?? header.rejects ?? Self.rejectsPath(for: header), serviceWait: waitForService)
+                mode: .resume(journal, header), journalPath: resume, targetSettings: settings, verify: verify, rejectsPath: rejectsPath,
+                serviceWait: waitForService)
         }
         let input = self.input ?? ""
         // …/FeatureServer/ID names the service and the layer.
@@ -303,8 +306,20 @@ struct ApplyCommand: AsyncParsableCommand {
             settings: applySettings, access: access, to: to ?? "local", localData: options.data.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
             dataset: dataset ?? "parks", dryRun: dryRun, skipInvalid: skipInvalid)
         let rejectsPath = rejects ?? name + ".rejects." + RejectsWriter.fileExtension(for: format)
+        try checkOutputs(rejectsPath: rejectsPath, input: input, journal: journalPath, data: to == "local" ? options.data : nil)
         return ApplyJob(
             mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath, serviceWait: waitForService)
+    }
+
+    /// Refuses a rejects file (or its reasons file) or report that is the input, the journal or the data file.
+    /// - Throws: ``TargetError`` naming the option.
+    func checkOutputs(rejectsPath: String, input: String, journal: String, data: String?) throws {
+        var outputs = [(option: "--rejects", path: rejectsPath), (option: "--rejects", path: rejectsPath + ".reasons.tsv")]
+        if let report { outputs.append((option: "--report", path: report)) }
+        var kept = [(what: "the input", path: input)]
+        for suffix in ["", "-wal", "-shm"] { kept.append((what: "the journal", path: journal + suffix)) }
+        if let data { for suffix in ["", "-wal", "-shm"] { kept.append((what: "the data file", path: data + suffix)) } }
+        try OutputPaths.check(outputs, against: kept)
     }
 
     /// The service URL and layer id of a layer's URL (`…/FeatureServer/3`); nil for anything else.

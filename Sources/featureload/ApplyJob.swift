@@ -63,9 +63,11 @@ struct ApplyJob: Sendable {
         var result = Result()
         result.target = connected.serviceURL
         let service = connected.service
-        let info = try await service.load()
+        // Retried as every request of the run is, and waited for as sending waits for a service out of reach.
+        let retry = BatchApplier.defaultRetry
+        let info = try await BatchApplier.waitingForService(serviceWait, clock: ContinuousClock()) { try await service.load(retry: retry) }
         var layers: [Int: LayerInfo] = [:]
-        for id in info.layers.map(\.id) + info.tables.map(\.id) { layers[id] = try await service.layerInfo(id: id) }
+        for id in info.layers.map(\.id) + info.tables.map(\.id) { layers[id] = try await service.layerInfo(id: id, retry: retry) }
 
         let journal: ApplyJournal
         let header: JournalHeader
@@ -231,13 +233,23 @@ struct ApplyJob: Sendable {
             result.lines.append("journal: \(journalPath)")
             return result
         }
-        result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
+        do {
+            result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
+        } catch let error as ApplyError {
+            throw error
+        } catch {
+            // Every outcome is in the journal already: only this file is missing, and a resume writes it.
+            result.status = .failed
+            result.lines.append(
+                "rejects: cannot write \(rejectsPath) (\(UserMessage.describe(error, naming: rejectsPath))); the journal is consistent and holds every outcome. Fix: `featureload apply --resume \(journalPath) --rejects PATH` with a path you can write to"
+            )
+        }
         if let rejects = result.rejects {
             result.lines.append("rejects: \(Self.counted(rejects.count, "record")) in \(rejects.path) (reasons: \(rejects.reasonsPath))")
         }
         if counts.open > 0 || counts.rejected > 0 || problems > 0 { result.status = .failed }
         if verify {
-            let finding = try await JournalVerifier(journal: journal, service: service).verify()
+            let finding = try await JournalVerifier(journal: journal, service: service, retry: applier.retry).verify()
             result.verification = finding
             result.lines.append("verify: \(finding.summary)")
             if !finding.passed { result.status = .failed }

@@ -247,4 +247,43 @@ import Testing
             try await Self.expectEveryParkOnce(600, journal: journal, service: service, before: before)
         }
     }
+
+    /// The service-metadata requests the server has seen so far.
+    static func metadataSeen(endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
+        let response = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats"))
+        guard case .object(let stats) = try JSONReader.parse(bytes: response.body), case .object(let operations)? = stats["requestsByOperation"] else { return 0 }
+        return Int(operations["service"]?.intValue ?? 0)
+    }
+
+    @Test(
+        "reading the metadata at the start waits for a service answering 503 as sending does: it goes on once the service answers, and stops with the reason after --wait-for-service",
+        .timeLimit(.minutes(1)))
+    func startWaitsForService() async throws {
+        try await BatchApplierIntegrationTests.server { endpoint in
+            try await withCurlTransport { transport in
+                let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
+                try await Self.setOutage("http503", endpoint: endpoint, transport: transport)
+                async let loaded = BatchApplier.waitingForService(.seconds(50), probeInterval: .milliseconds(50), clock: ContinuousClock()) {
+                    try await service.load(retry: Self.quickRetry)
+                }
+                // Each try is the policy's 3 attempts: two tries have failed once the server has seen 6 requests.
+                for _ in 0..<3_000 {
+                    if try await Self.metadataSeen(endpoint: endpoint, transport: transport) >= 6 { break }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
+                #expect(try await !loaded.layers.isEmpty)
+
+                try await Self.setOutage("http503", endpoint: endpoint, transport: transport)
+                do {
+                    _ = try await BatchApplier.waitingForService(.milliseconds(300), probeInterval: .milliseconds(50), clock: ContinuousClock()) {
+                        try await service.load(retry: Self.quickRetry)
+                    }
+                    Issue.record("the metadata was read from a service answering 503 to everything")
+                } catch let error as ApplyError {
+                    #expect("\(error)".contains("the service could not be reached for") && "\(error)".contains("503"), "\(error)")
+                }
+            }
+        }
+    }
 }

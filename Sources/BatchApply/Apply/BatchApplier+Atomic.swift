@@ -159,7 +159,7 @@ extension BatchApplier {
                 while start < objectIds.count {
                     let chunk = Array(objectIds[start..<min(start + 500, objectIds.count)])
                     start += chunk.count
-                    for group in try await service.layer(id: layer).queryAttachments(objectIds: chunk).attachmentGroups {
+                    for group in try await service.layer(id: layer).queryAttachments(objectIds: chunk, retry: retry).attachmentGroups {
                         for info in group.attachmentInfos ?? [] { if let id = info.globalId.flatMap(GlobalID.normalized) { present.insert(id) } }
                     }
                 }

@@ -27,10 +27,13 @@ extension ApplyJournal {
     /// Records what became of files, by their GlobalIDs.
     public func record(files: [FileRecord]) throws {
         guard !files.isEmpty else { return }
-        try database.write { db in
-            let statement = try db.cachedStatement(sql: "UPDATE attachment SET status = ?, reason = ? WHERE globalId = ?")
-            for file in files { try statement.execute(arguments: [file.status.rawValue, file.reason, file.globalId]) }
-        }
+        try database.write { db in try Self.write(files: files, db) }
+    }
+
+    static func write(files: [FileRecord], _ db: Database) throws {
+        guard !files.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: "UPDATE attachment SET status = ?, reason = ? WHERE globalId = ?")
+        for file in files { try statement.execute(arguments: [file.status.rawValue, file.reason, file.globalId]) }
     }
 
     /// The ids of the batches with open edits, in order, each with its state.
@@ -95,12 +98,21 @@ extension ApplyJournal {
             planned: planned, batch: row[3] ?? -1, status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
     }
 
-    /// Marks batches `ids` as being sent and reads them with their open edits (each edit's position without its line
-    /// or table, its input text left empty, and no earlier outcome but its status), in one transaction: in doubt
-    /// until their outcomes are recorded. Marking a batch before its request goes out is what matters; marking it
-    /// earlier only makes it one more batch to look up should the run stop before sending it. A batch with no open
-    /// edit is not marked, and comes back without edits.
+    /// Marks batches `ids` as being sent and reads them with their open edits (see ``readForSending(_:)``), in one
+    /// transaction: in doubt until their outcomes are recorded. A batch with no open edit is not marked, and comes
+    /// back without edits.
     public func startSending(_ ids: [Int]) throws -> [JournalBatch] {
+        try read(ids, marking: true)
+    }
+
+    /// Reads batches `ids` with their open edits (each edit's position without its line or table, its input text left
+    /// empty, and no earlier outcome but its status), to be marked with ``markSending(_:after:files:)`` one by one as
+    /// their requests go out. A batch with no open edit comes back without edits.
+    func readForSending(_ ids: [Int]) throws -> [JournalBatch] {
+        try read(ids, marking: false)
+    }
+
+    private func read(_ ids: [Int], marking: Bool) throws -> [JournalBatch] {
         guard !ids.isEmpty else { return [] }
         let list = ids.map(String.init).joined(separator: ",")
         // Batches this process planned, all of whose rows it wrote, come from memory: every edit of them is open.
@@ -108,13 +120,15 @@ extension ApplyJournal {
         for id in ids { kept[id] = plannedBatches.take(id) }
         let unkept = ids.filter { kept[$0] == nil }.map(String.init).joined(separator: ",")
         return try database.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE batch SET state = 'sending', sends = sends + 1
-                    WHERE id IN (\(list)) AND (
+            if marking {
+                try db.execute(
+                    sql: """
+                        UPDATE batch SET state = 'sending', sends = sends + 1
+                        WHERE id IN (\(list)) AND (
                         EXISTS (SELECT 1 FROM edit WHERE edit.batch = batch.id AND status IN \(Self.openStatuses))
-                        OR (applied IS NULL AND EXISTS (SELECT 1 FROM pack WHERE pack.batch = batch.id)))
-                    """)
+                            OR (applied IS NULL AND EXISTS (SELECT 1 FROM pack WHERE pack.batch = batch.id)))
+                        """)
+            }
             var batches: [Int: JournalBatch] = [:]
             var anyAtomic = false
             for row in try Row.fetchAll(db, sql: "SELECT id, layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id IN (\(list))") {
@@ -169,8 +183,18 @@ extension ApplyJournal {
 
     /// Marks batch `id` as being sent: in doubt until its outcomes are recorded.
     public func markSending(_ id: Int) throws {
+        try markSending(id, after: [], files: [])
+    }
+
+    /// Writes `outcomes` and `files` (of batches that came back), then marks batch `id` as being sent, in one
+    /// transaction, just before its request goes out: so a batch is in doubt from then until its outcome is written,
+    /// and the batches in doubt after a crash are at most those whose requests were out (``record(_:)``).
+    func markSending(_ id: Int, after outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)], files: [FileRecord]) throws {
         _ = plannedBatches.take(id)
+        for outcome in outcomes { _ = plannedBatches.take(outcome.batch) }
         try database.write { db in
+            try Self.write(files: files, db)
+            try Self.write(outcomes, db)
             try db.execute(sql: "UPDATE batch SET state = 'sending', sends = sends + 1 WHERE id = ?", arguments: [id])
         }
     }
@@ -199,48 +223,51 @@ extension ApplyJournal {
         guard !outcomes.isEmpty else { return }
         // A batch with an outcome is no longer all open: never sent from memory again (sending takes it out anyway).
         for outcome in outcomes { _ = plannedBatches.take(outcome.batch) }
-        try database.write { db in
-            let statement = try db.cachedStatement(
-                sql: "UPDATE edit SET status = ?, resultObjectId = coalesce(?, resultObjectId), code = ?, reason = ? WHERE position = ?")
-            let batchStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ? WHERE id = ?")
-            // The usual outcome of a batch of adds, every edit applied with object IDs numbered as the input positions
-            // run, in one statement: a statement per edit was most of what recording cost. OR FAIL, which cannot fail
-            // here, spares SQLite the statement journal (a temporary file once past 64 KiB) it keeps to undo a
-            // statement that stops halfway; the transaction is undone as a whole anyway.
-            let runStatement = try db.cachedStatement(
-                sql: """
-                    UPDATE OR FAIL edit SET status = 'applied', resultObjectId = ?1 + (position - ?2), code = NULL, reason = NULL
-                    WHERE batch = ?3 AND position BETWEEN ?2 AND ?4
-                    """)
-            let packedCount = try db.cachedStatement(sql: "SELECT sum(count) FROM pack WHERE batch = ?")
-            let appliedStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ?, applied = ? WHERE id = ?")
-            for (id, records, state) in outcomes {
-                if let count = try Int.fetchOne(packedCount, arguments: [id]) {
-                    // A packed batch stays packed when nothing is recorded of it, and when every edit of it is applied
-                    // (their object IDs in its row); any other outcome makes it a row per edit.
-                    if records.isEmpty && state != .done {
-                        try batchStatement.execute(arguments: [state.rawValue, id])
-                        continue
-                    }
-                    if try state == .done && records.count == count
-                        && records.allSatisfy({ $0.status == .applied && $0.objectId != nil && $0.code == nil && $0.reason == nil })
-                        && Set(records.map(\.index)) == Set(Self.packedPositions(db, batch: id))
-                    {
-                        try appliedStatement.execute(binding: state.rawValue, AppliedIDs.encode(records), id)
-                        continue
-                    }
-                    try Self.unpack(db, batch: id)
-                }
-                if let run = Self.appliedRun(records) {
-                    try runStatement.execute(arguments: [run.firstObjectId, run.first, id, run.last])
+        try database.write { db in try Self.write(outcomes, db) }
+    }
+
+    static func write(_ outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)], _ db: Database) throws {
+        guard !outcomes.isEmpty else { return }
+        let statement = try db.cachedStatement(
+            sql: "UPDATE edit SET status = ?, resultObjectId = coalesce(?, resultObjectId), code = ?, reason = ? WHERE position = ?")
+        let batchStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ? WHERE id = ?")
+        // The usual outcome of a batch of adds, every edit applied with object IDs numbered as the input positions
+        // run, in one statement: a statement per edit was most of what recording cost. OR FAIL, which cannot fail
+        // here, spares SQLite the statement journal (a temporary file once past 64 KiB) it keeps to undo a
+        // statement that stops halfway; the transaction is undone as a whole anyway.
+        let runStatement = try db.cachedStatement(
+            sql: """
+                UPDATE OR FAIL edit SET status = 'applied', resultObjectId = ?1 + (position - ?2), code = NULL, reason = NULL
+                WHERE batch = ?3 AND position BETWEEN ?2 AND ?4
+                """)
+        let packedCount = try db.cachedStatement(sql: "SELECT sum(count) FROM pack WHERE batch = ?")
+        let appliedStatement = try db.cachedStatement(sql: "UPDATE batch SET state = ?, applied = ? WHERE id = ?")
+        for (id, records, state) in outcomes {
+            if let count = try Int.fetchOne(packedCount, arguments: [id]) {
+                // A packed batch stays packed when nothing is recorded of it, and when every edit of it is applied
+                // (their object IDs in its row); any other outcome makes it a row per edit.
+                if records.isEmpty && state != .done {
                     try batchStatement.execute(arguments: [state.rawValue, id])
                     continue
                 }
-                for record in records {
-                    try statement.execute(arguments: [record.status.rawValue, record.objectId, record.code, record.reason, record.index])
+                if try state == .done && records.count == count
+                    && records.allSatisfy({ $0.status == .applied && $0.objectId != nil && $0.code == nil && $0.reason == nil })
+                    && Set(records.map(\.index)) == Set(Self.packedPositions(db, batch: id))
+                {
+                    try appliedStatement.execute(binding: state.rawValue, AppliedIDs.encode(records), id)
+                    continue
                 }
-                try batchStatement.execute(arguments: [state.rawValue, id])
+                try Self.unpack(db, batch: id)
             }
+            if let run = Self.appliedRun(records) {
+                try runStatement.execute(arguments: [run.firstObjectId, run.first, id, run.last])
+                try batchStatement.execute(arguments: [state.rawValue, id])
+                continue
+            }
+            for record in records {
+                try statement.execute(arguments: [record.status.rawValue, record.objectId, record.code, record.reason, record.index])
+            }
+            try batchStatement.execute(arguments: [state.rawValue, id])
         }
     }
 

@@ -216,6 +216,7 @@ public final class ApplyJournal: Sendable {
             guard version == Self.version else {
                 throw ApplyError.journal("\(path) is a journal of version \(version.map(String.init) ?? "?"), this featureload reads version \(Self.version)")
             }
+            try checkStatuses(database, path: path)
             return ApplyJournal(path: path, database: database)
         } catch let error as ApplyError {
             throw error

@@ -7,10 +7,13 @@ import FeatureModel
 public struct JournalVerifier: Sendable {
     public let journal: ApplyJournal
     public let service: FeatureService
+    /// How each query is retried: as an apply's requests are, by default.
+    public let retry: RetryPolicy
 
-    public init(journal: ApplyJournal, service: FeatureService) {
+    public init(journal: ApplyJournal, service: FeatureService, retry: RetryPolicy = BatchApplier.defaultRetry) {
         self.journal = journal
         self.service = service
+        self.retry = retry
     }
 
     /// What the check found.
@@ -50,8 +53,8 @@ public struct JournalVerifier: Sendable {
         }
     }
 
-    /// Queries the service for every edit the journal settled, 500 keys at a time.
-    /// - Throws: ``FeatureServiceError`` when a query fails; ``ApplyError/journal(_:)``.
+    /// Queries the service for every edit the journal settled, 500 keys at a time, each query retried with ``retry``.
+    /// - Throws: ``FeatureServiceError`` when a query fails after its retries; ``ApplyError/journal(_:)``.
     public func verify() async throws -> Finding {
         let header = try journal.header()
         var finding = Finding()
@@ -137,7 +140,7 @@ public struct JournalVerifier: Sendable {
             while start < ids.count {
                 let chunk = Array(ids[start..<min(start + 500, ids.count)])
                 start += chunk.count
-                finding.deletesPresent += try await layer.count(objectIds: chunk)
+                finding.deletesPresent += try await layer.count(objectIds: chunk, retry: retry).value
             }
         }
         for (layerId, ids) in deletedGlobalIds {
@@ -149,8 +152,8 @@ public struct JournalVerifier: Sendable {
 
     /// The rows of layer `id` holding each of `globalIds`.
     private func globalIdRows(layer id: Int, _ globalIds: [String], header: JournalHeader) async throws -> [String: [Int64]] {
-        let info = try await service.layerInfo(id: id)
+        let info = try await service.layerInfo(id: id, retry: retry)
         return try await service.layer(id: id).objectIds(
-            forGlobalIds: globalIds, globalIdField: info.globalIdField ?? header.globalIdField, objectIdField: info.objectIdField)
+            forGlobalIds: globalIds, globalIdField: info.globalIdField ?? header.globalIdField, objectIdField: info.objectIdField, retry: retry)
     }
 }

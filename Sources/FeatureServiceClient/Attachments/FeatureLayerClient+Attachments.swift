@@ -143,17 +143,19 @@ extension FeatureLayerClient {
     ///   - definitionExpression: A where clause on the features; nil for all.
     ///   - keywords: Only attachments with these keywords.
     ///   - returnCountOnly: Answer with a `count` per group instead of the infos.
+    ///   - policy: How the request is retried (it is idempotent); `nil` makes one attempt.
     /// - Returns: One group per feature with matching attachments.
     /// - Throws: ``FeatureServiceError`` (an ArcGIS error for a layer without attachments or a bad expression);
     ///   `CancellationError`.
     public func queryAttachments(
-        objectIds: [Int64]? = nil, definitionExpression: String? = nil, keywords: String? = nil, returnCountOnly: Bool = false
+        objectIds: [Int64]? = nil, definitionExpression: String? = nil, keywords: String? = nil, returnCountOnly: Bool = false,
+        retry policy: RetryPolicy? = nil
     ) async throws -> AttachmentGroupsResponse {
         var fields = [FormField("f", "json")]
         if let objectIds { fields.append(FormField("objectIds", objectIds.map(String.init).joined(separator: ","))) }
         if let definitionExpression { fields.append(FormField("definitionExpression", definitionExpression)) }
         if let keywords { fields.append(FormField("keywords", keywords)) }
         if returnCountOnly { fields.append(FormField("returnCountOnly", "true")) }
-        return try await post("queryAttachments", fields: fields, as: AttachmentGroupsResponse.self, operation: "queryAttachments")
+        return try await post("queryAttachments", fields: fields, as: AttachmentGroupsResponse.self, operation: "queryAttachments", retry: policy)
     }
 }

@@ -14,10 +14,13 @@ extension FeatureLayerClient {
     ///   - globalIdField: The layer's GlobalID field. Default `GlobalID`.
     ///   - objectIdField: The layer's object-ID field.
     ///   - chunkSize: Keys per query. Default 500, which keeps the where clause short enough for any service.
+    ///   - policy: How each page request is retried; `nil` makes one attempt each.
     /// - Returns: The objectIds by canonical GlobalID; GlobalIDs not found are absent.
-    /// - Throws: ``FeatureServiceError``; `CancellationError` when the task was cancelled.
+    /// - Throws: ``FeatureServiceError`` (with a policy, once it gave up on a request); `CancellationError` when the
+    ///   task was cancelled.
     public func objectIds(
-        forGlobalIds globalIds: [String], globalIdField: String = "GlobalID", objectIdField: String, chunkSize: Int = 500
+        forGlobalIds globalIds: [String], globalIdField: String = "GlobalID", objectIdField: String, chunkSize: Int = 500,
+        retry policy: RetryPolicy? = nil
     ) async throws -> [String: [Int64]] {
         var found: [String: [Int64]] = [:]
         var start = 0
@@ -27,7 +30,7 @@ extension FeatureLayerClient {
             let query = FeatureQuery(
                 whereClause: RelationshipKey.whereIn(globalIdField, chunk.map(JSONValue.string)), outFields: [objectIdField, globalIdField],
                 returnGeometry: false, orderByFields: objectIdField)
-            for feature in try await queryAll(query) {
+            for feature in try await queryAll(query, retry: policy) {
                 guard let text = feature[attribute: globalIdField]?.stringValue, let globalId = GlobalID.normalized(text),
                     let objectId = feature[attribute: objectIdField]?.intValue
                 else { continue }

@@ -147,8 +147,9 @@ private struct RetriedEdits {
             if !earlier.isEmpty || !failed.isEmpty {
                 var found: [String: Int64] = [:]
                 var checkFailure: (any Error)?
+                let ids = (earlier + failed).map { addIds[$0] }
                 do {
-                    found = try await lookUp(globalIds: (earlier + failed).map { addIds[$0] }).objectIds
+                    found = try await retried { try await $0.lookUp(globalIds: ids) }.objectIds
                 } catch {
                     checkFailure = error
                 }
@@ -168,6 +169,22 @@ private struct RetriedEdits {
             }
         }
         return ApplyEditsOutcome(adds: adds, updates: updates, deletes: deletes, attempts: log.attempts, editMoment: result.editMoment)
+    }
+
+    /// `body` (a look-up: idempotent) retried as the policy allows, counting its own failed attempts, within the
+    /// operation's budget.
+    /// - Throws: The last ``FeatureServiceError`` once the policy gives up; `CancellationError`.
+    private mutating func retried<T>(_ body: (inout Self) async throws -> T) async throws -> T {
+        var failures = 0
+        while true {
+            do {
+                return try await body(&self)
+            } catch let error as FeatureServiceError {
+                failures += 1
+                guard case .retry(let delay) = log.decide(after: error, policy: policy, attempts: failures, using: &jitter) else { throw error }
+                try await log.sleep(delay)
+            }
+        }
     }
 
     /// Asks the service whether `target` is in place.
