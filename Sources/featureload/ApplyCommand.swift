@@ -147,10 +147,7 @@ struct ApplyCommand: AsyncParsableCommand {
     /// `0`, or a duration above 0 (`90s`, `15m`, `2h`).
     static func serviceWait(_ text: String) throws -> Duration {
         if text.trimmingCharacters(in: .whitespaces) == "0" { return .zero }
-        guard let duration = DurationText.parse(text), duration >= .zero else {
-            throw ValidationError("--wait-for-service '\(text)' is not a duration; write e.g. 0, 90s, 15m or 2h")
-        }
-        return duration
+        return try DurationOption.parse(text, option: "--wait-for-service", allowZero: true, examples: "0, 90s, 15m or 2h")
     }
 
     func validate() throws {
