@@ -72,6 +72,7 @@ import Testing
         ("scenarios.0.editsAppliedByEarlierAttempt", "9223372036854775807", "scenarios[0]"),
         ("startedAtEpochMilliseconds", "9223372036854775807", "startedAtEpochMilliseconds"), ("durationSeconds", "1e300", "durationSeconds"),
         ("timeSeries.0.second", "9223372036854775807", "timeSeries[0].second"),
+        ("comparisons.0.candidateValue", "-1e308", "comparisons[0].candidateValue"),
     ])
     func outOfRange(path: String, literal: String, field: String) async throws {
         let problem = Self.readAndUse(try Self.data(try await Self.reportJSON(), setting: path, to: literal))

@@ -48,6 +48,17 @@ extension RunReport {
         for (index, record) in scenarios.enumerated() {
             try check.scenario(record, "scenarios[\(index)] (\(record.name))")
         }
+        for (index, threshold) in thresholds.enumerated() {
+            if let value = threshold.value { try check.finite(value, "thresholds[\(index)].value") }
+        }
+        for (index, comparison) in comparisons.enumerated() {
+            // Rates and their ratio: charts scale bars by them.
+            let values = [
+                ("baselineValue", comparison.baselineValue), ("candidateValue", comparison.candidateValue), ("ratio", comparison.ratio),
+                ("minRatio", comparison.minRatio ?? 0),
+            ]
+            for (key, value) in values { try check.gauge(value, "comparisons[\(index)].\(key)") }
+        }
         return check.total
     }
 }
@@ -70,9 +81,17 @@ private struct RangeCheck {
         if let value { try count(value, field()) }
     }
 
-    /// A gauge (VUs): not added up across a report, but merged reports add them, so bounded like a count.
+    /// A gauge (VUs) or a rate: not added up across a report, but merged reports add gauges, so bounded like a count.
     func gauge(_ value: Double, _ field: @autoclosure () -> String) throws(LoadRunnerError) {
-        guard value.isFinite, value >= 0, value <= Double(RunReport.maximumCount) else { throw outOfRange(field(), "\(value)") }
+        guard value.isFinite, value >= 0, value <= Double(RunReport.maximumCount) else {
+            throw LoadRunnerError("\(field()) is \(value); a report's VUs and rates are 0 to \(RunReport.maximumCount) (2^53): the file is corrupt")
+        }
+    }
+
+    func finite(_ value: Double, _ field: @autoclosure () -> String) throws(LoadRunnerError) {
+        guard value.isFinite, value.magnitude <= Double(RunReport.maximumCount) else {
+            throw LoadRunnerError("\(field()) is \(value); a report's measured values are at most \(RunReport.maximumCount) in size: the file is corrupt")
+        }
     }
 
     func seconds(_ value: Double, _ field: @autoclosure () -> String) throws(LoadRunnerError) {
