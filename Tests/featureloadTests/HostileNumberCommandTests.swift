@@ -91,7 +91,9 @@ import Testing
         }
     }
 
-    @Test("--request-timeout, --wait-for-service and --progress-interval of 99999999999999999999h name the option and the limit", .timeLimit(.minutes(1)))
+    @Test(
+        "--request-timeout, --wait-for-service and --progress-interval of 99999999999999999999h name the option and the limit",
+        .timeLimit(.minutes(1)))
     func options() async throws {
         let directory = try TemporaryDirectory()
         let input = directory.path + "/one.geojson"

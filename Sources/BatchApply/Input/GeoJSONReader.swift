@@ -73,11 +73,14 @@ public struct GeoJSONReader: EditReader {
             // Reading on would apply "0 of 0": say what is missing instead.
             let reason: String
             switch featuresLike {
-            case ("features", let value)?: reason = "its \"features\" is \(value.first == UInt8(ascii: "{") ? "an object" : "not an array"); it must be an array of Features"
+            case ("features", let value)?:
+                let what = value.first == UInt8(ascii: "{") ? "an object" : "not an array"
+                reason = "its \"features\" is \(what); it must be an array of Features"
             case (let key, _)?: reason = "it has \"\(key)\" but no \"features\" (member names are case-sensitive)"
             case nil: reason = "it has no \"features\" array"
             }
-            pending = [.failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "the FeatureCollection holds no features: \(reason)"))]
+            let start = InputPosition(index: 0, line: 1)
+            pending = [.failure(InputProblem(position: start, reason: "the FeatureCollection holds no features: \(reason)"))]
         } else if type == "FeatureCollection" || hasFeatures {
             splitter = JSONArraySplitter(source: try open(), splitKeys: ["features"], limit: limit)
         } else if scanError == nil {
@@ -104,9 +107,10 @@ public struct GeoJSONReader: EditReader {
         do {
             while let event = try current.next() {
                 if case .oversized(_, let byteCount, let line, _) = event {
+                    let position = InputPosition(index: index, line: line)
                     splitter = current
                     index += 1
-                    return .decoded(.failure(RecordText.tooLarge(byteCount: byteCount, limit: limit, at: InputPosition(index: index - 1, line: line))))
+                    return .decoded(.failure(RecordText.tooLarge(byteCount: byteCount, limit: limit, at: position)))
                 }
                 guard case .element(_, let bytes, let line, _) = event else { continue }
                 let position = InputPosition(index: index, line: line)

@@ -43,8 +43,9 @@ public struct GeoJSONSeqReader: EditReader {
                     finished = true
                     return nil
                 case .tooLarge(let byteCount)?:
+                    let position = InputPosition(index: index, line: line)
                     index += 1
-                    return .decoded(.failure(RecordText.tooLarge(byteCount: byteCount, limit: limit, at: InputPosition(index: index - 1, line: line))))
+                    return .decoded(.failure(RecordText.tooLarge(byteCount: byteCount, limit: limit, at: position)))
                 case .complete?, .endOfFile?: break
                 }
             } catch {

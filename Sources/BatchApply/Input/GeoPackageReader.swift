@@ -3,9 +3,9 @@ import Foundation
 import GRDB
 
 /// Reads one table (or view) of a GeoPackage (OGC 12-128r18), opened read-only, row by row in rowid order (a
-/// view's in its query's order), a page of rows per query: columns become attributes (TEXT dates stay strings for ``FieldCoercion``), the geometry column's
-/// GeoPackage binary becomes Esri JSON in the table's coordinate system. Rows are adds unless
-/// ``InputOptions/kindField`` names a column.
+/// view's in its query's order), a page of rows per query: columns become attributes (TEXT dates stay strings for
+/// ``FieldCoercion``), the geometry column's GeoPackage binary becomes Esri JSON in the table's coordinate system.
+/// Rows are adds unless ``InputOptions/kindField`` names a column.
 ///
 /// A record's `source` is a one-line Esri JSON rendering of the feature: rejects cannot be written back as rows,
 /// so they are written as Esri JSON lines, which ``GeoJSONSeqReader`` reads again. BLOB columns other than the

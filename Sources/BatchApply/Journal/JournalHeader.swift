@@ -62,8 +62,8 @@ public struct JournalHeader: Sendable, Hashable, Codable {
         /// The reading options.
         public var options: InputOptions {
             InputOptions(
-                kindField: kindField, csv: CSVOptions(mapping: mapping, x: x, y: y, wkt: wkt, wkid: wkid), geoPackage: GeoPackageOptions(table: table),
-                maxRecordSize: maxRecordSize ?? InputOptions.defaultMaxRecordSize)
+                kindField: kindField, csv: CSVOptions(mapping: mapping, x: x, y: y, wkt: wkt, wkid: wkid),
+                geoPackage: GeoPackageOptions(table: table), maxRecordSize: maxRecordSize ?? InputOptions.defaultMaxRecordSize)
         }
     }
 

@@ -32,7 +32,8 @@ import Testing
 
     @Test("an unterminated GeoJSON value ends the document without holding it: the problem names where the value started")
     func unterminated() throws {
-        let text = "{\"type\": \"FeatureCollection\", \"features\": [\n\(Self.point),\n{\"type\": \"Feature\", \"properties\": {\"text\": \"" + String(repeating: "y", count: 5000)
+        let open = #"{"type": "Feature", "properties": {"text": ""# + String(repeating: "y", count: 5000)
+        let text = "{\"type\": \"FeatureCollection\", \"features\": [\n\(Self.point),\n" + open
         var reader = GeoJSONReader(bytes: Array(text.utf8), options: Self.options(limit: 200))
         let (edits, problems) = reader.readAll()
         #expect(edits.count == 1)
