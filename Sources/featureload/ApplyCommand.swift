@@ -147,10 +147,7 @@ struct ApplyCommand: AsyncParsableCommand {
     /// `0`, or a duration above 0 (`90s`, `15m`, `2h`).
     static func serviceWait(_ text: String) throws -> Duration {
         if text.trimmingCharacters(in: .whitespaces) == "0" { return .zero }
-        guard let duration = DurationText.parse(text), duration >= .zero else {
-            throw ValidationError("--wait-for-service '\(text)' is not a duration; write e.g. 0, 90s, 15m or 2h")
-        }
-        return duration
+        return try DurationOption.parse(text, option: "--wait-for-service", allowZero: true, examples: "0, 90s, 15m or 2h")
     }
 
     func validate() throws {
@@ -363,10 +360,26 @@ struct ApplyInputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("GeoPackage: the table to read (default: its only feature table).", valueName: "name"))
     var table: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The most bytes one record (feature, line, row) may have; a larger one is rejected with its position, never held in memory (default 64M).",
+            valueName: "size"),
+        transform: ApplyInputOptions.recordSize)
+    var maxRecordSize: Int?
+
+    /// `--max-record-size`'s value: bytes, or with K, M or G.
+    static func recordSize(_ text: String) throws -> Int {
+        guard let size = ServeCommand.byteCount(text.trimmingCharacters(in: .whitespaces)), size >= 1 else {
+            throw ValidationError("--max-record-size '\(text)' is not a size above 0; write e.g. 64M, 512K or 1G")
+        }
+        return size
+    }
+
     /// The options given, by name (a resumed run reads its input as the journal recorded).
     var given: [String] {
         [("--input-format", formatName != nil), ("--kind-field", kindField != nil), ("--map", map != nil), ("--x", x != nil), ("--y", y != nil),
-         ("--wkt", wkt != nil), ("--wkid", wkid != nil), ("--table", table != nil)].filter(\.1).map(\.0)
+         ("--wkt", wkt != nil), ("--wkid", wkid != nil), ("--table", table != nil), ("--max-record-size", maxRecordSize != nil)].filter(\.1).map(\.0)
     }
 
     var format: InputFormat? {
@@ -382,6 +395,7 @@ struct ApplyInputOptions: ParsableArguments {
     func readOptions() throws -> InputOptions {
         var csv = CSVOptions(x: x, y: y, wkt: wkt, wkid: wkid ?? 4326)
         if let map { csv.mapping = try CSVOptions.parseMapping(map) }
-        return InputOptions(kindField: kindField, csv: csv, geoPackage: GeoPackageOptions(table: table))
+        return InputOptions(
+            kindField: kindField, csv: csv, geoPackage: GeoPackageOptions(table: table), maxRecordSize: maxRecordSize ?? InputOptions.defaultMaxRecordSize)
     }
 }

@@ -33,10 +33,7 @@ final class ProgressDisplay: Sendable {
 
     /// `--progress-interval`'s value: a duration above 0.
     static func interval(_ text: String) throws -> Duration {
-        guard let duration = DurationText.parse(text), duration > .zero else {
-            throw ValidationError("'\(text)' is not a duration above 0; write e.g. 10s or 1m")
-        }
-        return duration
+        try DurationOption.parse(text, option: "--progress-interval", examples: "10s or 1m")
     }
 
     /// Terminal mode when standard output is a terminal (and `TERM` is not `dumb`), else lines every `interval`.

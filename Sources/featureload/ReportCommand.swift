@@ -105,7 +105,7 @@ struct MergeReportCommand: ParsableCommand {
         for file in files {
             do {
                 let data = try Data(contentsOf: URL(fileURLWithPath: file))
-                if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], (object["schemaVersion"] as? Int ?? 1) < RunReport.currentSchemaVersion {
+                if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], (object["schemaVersion"] as? Int ?? 1) == 1 {
                     throw LoadRunnerError("it is a schema version 1 report, which holds no execution segment; merge the reports of this featureload's runs")
                 }
                 reports.append((file, try RunReport.decode(data)))

@@ -105,19 +105,33 @@ struct ByteSource {
     }
 }
 
+/// How reading one value or line from a ``ByteSource`` ended.
+enum ReadEnd: Equatable {
+    /// All of it was read (and captured, when asked).
+    case complete
+    /// All of it was read, but it is `byteCount` bytes, more than the limit: nothing of it is kept, so memory stays
+    /// at the limit however long it is.
+    case tooLarge(byteCount: Int)
+    /// The file ended before the value did.
+    case endOfFile
+}
+
 extension ByteSource {
     /// Consumes one JSON object, array or string that starts at the next byte, tracking only quotes, escapes and
-    /// bracket depth, and appends its bytes to `bytes` when `capture` is true. Scans a chunk at a time (the hot
-    /// loop of the JSON readers).
-    /// - Returns: false when the file ends before the value does.
+    /// bracket depth, and appends its bytes to `bytes` when `capture` is true, as long as they are at most `limit`;
+    /// past that, `bytes` is emptied and the rest only scanned. Scans a chunk at a time (the hot loop of the JSON
+    /// readers).
+    /// - Returns: how the value ended: complete, too large, or cut short by the end of the file.
     /// - Throws: the file handle's read error.
-    mutating func readJSONComposite(into bytes: inout [UInt8], capture: Bool) throws -> Bool {
+    mutating func readJSONComposite(into bytes: inout [UInt8], capture: Bool, limit: Int = .max) throws -> ReadEnd {
+        var capture = capture
+        var size = 0
         var depth = 0
         var inString = false
         var escaped = false
         while true {
             if index >= buffer.count {
-                guard try refill() else { return false }
+                guard try refill() else { return .endOfFile }
             }
             let chunk = buffer
             let start = index
@@ -159,31 +173,43 @@ extension ByteSource {
             index = position
             offset += position - start
             line += lines
+            size += position - start
+            if capture && size > limit {
+                capture = false
+                bytes = []
+            }
             if capture { bytes.append(contentsOf: chunk[start..<position]) }
-            if complete { return true }
+            if complete { return size > limit ? .tooLarge(byteCount: size) : .complete }
         }
     }
 
     /// Consumes the bytes up to and including the next line feed (or the end of the file), appending those before
-    /// it to `bytes`.
-    /// - Returns: false when the file had no bytes left.
+    /// it to `bytes` as long as they are at most `limit`; a longer line is consumed to its end, with nothing kept.
+    /// - Returns: nil when the file had no bytes left; ``ReadEnd/tooLarge(byteCount:)`` for a line over `limit`,
+    ///   else ``ReadEnd/complete`` (also for a last line without a line feed).
     /// - Throws: the file handle's read error.
-    mutating func readLine(into bytes: inout [UInt8]) throws -> Bool {
+    mutating func readLine(into bytes: inout [UInt8], limit: Int = .max) throws -> ReadEnd? {
         var readAny = false
+        var size = 0
         while true {
             if index >= buffer.count {
-                guard try refill() else { return readAny }
+                guard try refill() else { return readAny ? (size > limit ? .tooLarge(byteCount: size) : .complete) : nil }
             }
             readAny = true
             let start = index
             let end = buffer[start...].firstIndex(of: 0x0A)
             let stop = end ?? buffer.count
-            bytes.append(contentsOf: buffer[start..<stop])
+            size += stop - start
+            if size <= limit {
+                bytes.append(contentsOf: buffer[start..<stop])
+            } else if !bytes.isEmpty {
+                bytes = []
+            }
             index = end.map { $0 + 1 } ?? stop
             offset += index - start
             if end != nil {
                 line += 1
-                return true
+                return size > limit ? .tooLarge(byteCount: size) : .complete
             }
         }
     }

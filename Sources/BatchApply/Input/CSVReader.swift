@@ -30,13 +30,13 @@ public struct CSVReader: EditReader {
     /// A reader of the CSV file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
     public init(path: String, options: InputOptions = InputOptions()) throws {
-        parser = CSVRecordParser(source: try ByteSource(path: path, chunkSize: options.chunkSize))
+        parser = CSVRecordParser(source: try ByteSource(path: path, chunkSize: options.chunkSize), limit: options.maxRecordSize)
         self.options = options
     }
 
     /// A reader of CSV text in memory, read in chunks of `options.chunkSize` as a file would be.
     package init(bytes: [UInt8], options: InputOptions = InputOptions()) {
-        parser = CSVRecordParser(source: ByteSource(bytes: bytes, chunkSize: options.chunkSize))
+        parser = CSVRecordParser(source: ByteSource(bytes: bytes, chunkSize: options.chunkSize), limit: options.maxRecordSize)
         self.options = options
     }
 
@@ -47,6 +47,9 @@ public struct CSVReader: EditReader {
                 guard let row = try parser.next() else {
                     return end(InputProblem(position: InputPosition(index: 0, line: 1), reason: "the file is empty; a header row is required"))
                 }
+                if let byteCount = row.tooLarge {
+                    return end(RecordText.tooLarge(byteCount: byteCount, limit: options.maxRecordSize, at: InputPosition(index: 0, line: row.line)))
+                }
                 if let problem = readHeader(row) { return end(problem) }
             }
             guard let row = try parser.next() else {
@@ -55,6 +58,7 @@ public struct CSVReader: EditReader {
             }
             let position = InputPosition(index: index, line: row.line)
             index += 1
+            if let byteCount = row.tooLarge { return .failure(RecordText.tooLarge(byteCount: byteCount, limit: options.maxRecordSize, at: position)) }
             return decode(row, position: position)
         } catch let error as CSVRecordParser.UnterminatedQuote {
             return end(
@@ -112,6 +116,7 @@ public struct CSVReader: EditReader {
     }
 
     private func decode(_ row: CSVRecordParser.Record, position: InputPosition) -> Result<InputEdit, InputProblem> {
+        if let problem = RecordText.utf8Problem(row.text, position: position) { return .failure(problem) }
         let source = RecordText.string(row.text)
         func problem(_ reason: String) -> Result<InputEdit, InputProblem> {
             .failure(InputProblem(position: position, reason: reason, source: source))

@@ -17,6 +17,7 @@ public struct EsriJSONReader: EditReader {
     private var pending: [Result<InputEdit, InputProblem>] = []
     private var index = 0
     private let kindField: String?
+    private let limit: Int
     private let spatialReference: SpatialReference?
     private let geometryType: GeometryType?
     /// Each service-level entry's `id`, by its place in the document.
@@ -35,7 +36,8 @@ public struct EsriJSONReader: EditReader {
 
     private init(options: InputOptions, open: () throws(InputSetupError) -> ByteSource) throws(InputSetupError) {
         kindField = options.kindField
-        var scan = JSONArraySplitter(source: try open(), splitKeys: Self.splitKeys, captureElements: false)
+        limit = options.maxRecordSize
+        var scan = JSONArraySplitter(source: try open(), splitKeys: Self.splitKeys, captureElements: false, limit: limit)
         var reference: SpatialReference?
         var type: GeometryType?
         var ids: [Int: JSONValue] = [:]
@@ -65,7 +67,7 @@ public struct EsriJSONReader: EditReader {
         geometryType = type
         layerIDs = ids
         if hasEdits || broken {
-            splitter = JSONArraySplitter(source: try open(), splitKeys: Self.splitKeys)
+            splitter = JSONArraySplitter(source: try open(), splitKeys: Self.splitKeys, limit: limit)
         } else {
             pending = [
                 .failure(
@@ -87,6 +89,11 @@ public struct EsriJSONReader: EditReader {
                     index += 1
                     splitter = current
                     return decode(key: key, bytes: bytes, layer: layer, position: position)
+                case .oversized(_, let byteCount, let line, _):
+                    let position = InputPosition(index: index, line: line)
+                    index += 1
+                    splitter = current
+                    return .failure(RecordText.tooLarge(byteCount: byteCount, limit: limit, at: position))
                 case .member("deletes", let bytes, let layer):
                     // applyEdits also takes deletes as a comma-separated string.
                     guard case .string(let list)? = try? JSONReader.parse(bytes: bytes) else { continue }

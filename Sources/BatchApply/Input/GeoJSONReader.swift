@@ -13,6 +13,7 @@ public struct GeoJSONReader: EditReader {
     private var index = 0
     private let spatialReference: SpatialReference
     private let kindField: String?
+    private let limit: Int
     private var source: ByteSource?
 
     /// A reader of the GeoJSON file at `path`.
@@ -28,17 +29,20 @@ public struct GeoJSONReader: EditReader {
 
     private init(options: InputOptions, open: () throws(InputSetupError) -> ByteSource) throws(InputSetupError) {
         kindField = options.kindField
+        limit = options.maxRecordSize
         // First pass: the collection's own members; elements are skipped, not copied.
-        var scan = JSONArraySplitter(source: try open(), splitKeys: ["features"], captureElements: false)
+        var scan = JSONArraySplitter(source: try open(), splitKeys: ["features"], captureElements: false, limit: limit)
         var type: String?
         var crs: JSONValue?
         var hasFeatures = false
+        var featuresLike: (key: String, value: [UInt8])?
         var scanError: (any Error)?
         do {
             while let event = try scan.next() {
                 switch event {
                 case .member(let key, let value, nil) where key == "type": type = (try? JSONReader.parse(bytes: value))?.stringValue
                 case .member(let key, let value, nil) where key == "crs": crs = try? JSONReader.parse(bytes: value)
+                case .member(let key, let value, nil) where key.lowercased() == "features": featuresLike = (key, Array(value.prefix(1)))
                 case .arrayStart("features", nil): hasFeatures = true
                 default: break
                 }
@@ -65,15 +69,27 @@ public struct GeoJSONReader: EditReader {
             } else {
                 source = try open()
             }
+        } else if type == "FeatureCollection", !hasFeatures, scanError == nil {
+            // Reading on would apply "0 of 0": say what is missing instead.
+            let reason: String
+            switch featuresLike {
+            case ("features", let value)?:
+                let what = value.first == UInt8(ascii: "{") ? "an object" : "not an array"
+                reason = "its \"features\" is \(what); it must be an array of Features"
+            case (let key, _)?: reason = "it has \"\(key)\" but no \"features\" (member names are case-sensitive)"
+            case nil: reason = "it has no \"features\" array"
+            }
+            let start = InputPosition(index: 0, line: 1)
+            pending = [.failure(InputProblem(position: start, reason: "the FeatureCollection holds no features: \(reason)"))]
         } else if type == "FeatureCollection" || hasFeatures {
-            splitter = JSONArraySplitter(source: try open(), splitKeys: ["features"])
+            splitter = JSONArraySplitter(source: try open(), splitKeys: ["features"], limit: limit)
         } else if scanError == nil {
             let found = type.map { "\"type\" is \"\($0)\"" } ?? "no \"type\" and no \"features\""
             pending = [
                 .failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "not a GeoJSON FeatureCollection or Feature: \(found)"))
             ]
         } else {
-            splitter = JSONArraySplitter(source: try open(), splitKeys: ["features"])
+            splitter = JSONArraySplitter(source: try open(), splitKeys: ["features"], limit: limit)
         }
     }
 
@@ -90,6 +106,12 @@ public struct GeoJSONReader: EditReader {
         splitter = nil
         do {
             while let event = try current.next() {
+                if case .oversized(_, let byteCount, let line, _) = event {
+                    let position = InputPosition(index: index, line: line)
+                    splitter = current
+                    index += 1
+                    return .decoded(.failure(RecordText.tooLarge(byteCount: byteCount, limit: limit, at: position)))
+                }
                 guard case .element(_, let bytes, let line, _) = event else { continue }
                 let position = InputPosition(index: index, line: line)
                 index += 1
@@ -111,13 +133,18 @@ public struct GeoJSONReader: EditReader {
 
     private mutating func readSingleFeature(_ whole: inout ByteSource) -> Result<InputEdit, InputProblem> {
         var bytes: [UInt8] = []
+        var size = 0
         do {
             try whole.skipByteOrderMark()
-            while let byte = try whole.next() { bytes.append(byte) }
+            while let byte = try whole.next() {
+                size += 1
+                if size <= limit { bytes.append(byte) } else if !bytes.isEmpty { bytes = [] }
+            }
         } catch {
             return .failure(InputProblem(position: InputPosition(index: 0, line: 1), reason: "cannot read the file: \(error)"))
         }
         index = 1
+        if size > limit { return .failure(RecordText.tooLarge(byteCount: size, limit: limit, at: InputPosition(index: 0, line: 1))) }
         return Self.decode(bytes, position: InputPosition(index: 0, line: 1), spatialReference: spatialReference, kindField: kindField)
     }
 

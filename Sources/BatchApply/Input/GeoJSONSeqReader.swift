@@ -12,18 +12,21 @@ public struct GeoJSONSeqReader: EditReader {
     private var index = 0
     private var finished = false
     private let kindField: String?
+    private let limit: Int
 
     /// A reader of the file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
     public init(path: String, options: InputOptions = InputOptions()) throws {
         source = try ByteSource(path: path, chunkSize: options.chunkSize)
         kindField = options.kindField
+        limit = options.maxRecordSize
     }
 
     /// A reader of lines in memory, read in chunks of `options.chunkSize` as a file would be.
     package init(bytes: [UInt8], options: InputOptions = InputOptions()) {
         source = ByteSource(bytes: bytes, chunkSize: options.chunkSize)
         kindField = options.kindField
+        limit = options.maxRecordSize
     }
 
     public mutating func next() -> Result<InputEdit, InputProblem>? { nextRead()?.decode() }
@@ -35,9 +38,15 @@ public struct GeoJSONSeqReader: EditReader {
             var bytes: [UInt8] = []
             do {
                 if source.offset == 0 { try source.skipByteOrderMark() }
-                guard try source.readLine(into: &bytes) else {
+                switch try source.readLine(into: &bytes, limit: limit) {
+                case nil:
                     finished = true
                     return nil
+                case .tooLarge(let byteCount)?:
+                    let position = InputPosition(index: index, line: line)
+                    index += 1
+                    return .decoded(.failure(RecordText.tooLarge(byteCount: byteCount, limit: limit, at: position)))
+                case .complete?, .endOfFile?: break
                 }
             } catch {
                 finished = true

@@ -2,10 +2,10 @@ import FeatureModel
 import Foundation
 import GRDB
 
-/// Reads one table of a GeoPackage (OGC 12-128r18), opened read-only, row by row in rowid order, a page of rows
-/// per query: columns become attributes (TEXT dates stay strings for ``FieldCoercion``), the geometry column's
-/// GeoPackage binary becomes Esri JSON in the table's coordinate system. Rows are adds unless
-/// ``InputOptions/kindField`` names a column.
+/// Reads one table (or view) of a GeoPackage (OGC 12-128r18), opened read-only, row by row in rowid order (a
+/// view's in its query's order), a page of rows per query: columns become attributes (TEXT dates stay strings for
+/// ``FieldCoercion``), the geometry column's GeoPackage binary becomes Esri JSON in the table's coordinate system.
+/// Rows are adds unless ``InputOptions/kindField`` names a column.
 ///
 /// A record's `source` is a one-line Esri JSON rendering of the feature: rejects cannot be written back as rows,
 /// so they are written as Esri JSON lines, which ``GeoJSONSeqReader`` reads again. BLOB columns other than the
@@ -32,6 +32,9 @@ public struct GeoPackageReader: EditReader {
     private var page: [Row] = []
     private var pageIndex = 0
     private var lastRowID: Int64?
+    /// Whether the table is a view: views have no rowid (it reads as NULL), so they are paged by offset.
+    private let isView: Bool
+    private var rowsRead = 0
     private var index = 0
     private var finished = false
 
@@ -54,17 +57,25 @@ public struct GeoPackageReader: EditReader {
         }
         let table = try GeoPackageTable.choose(options.geoPackage.table, among: tables)
         self.table = table
-        let info = try queue.read { db in try db.columns(in: table.name) }
+        // The name is bound, not quoted into the SQL: a table name may hold any character, a double quote included.
+        let (info, type) = try queue.read { db in
+            (
+                try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_xinfo(?) WHERE hidden <> 1 ORDER BY cid", arguments: [table.name]),
+                try String.fetchOne(db, sql: "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [table.name])
+            )
+        }
+        isView = type == "view"
         var columns: [String] = []
         var skipped: [String] = []
         for column in info {
-            if column.name == table.geometryColumn { continue }
-            if column.primaryKeyIndex > 0 && column.type.uppercased() == "INTEGER" && !options.geoPackage.keepPrimaryKey { continue }
-            if column.type.uppercased().hasPrefix("BLOB") {
-                skipped.append(column.name)
+            let (name, type, primaryKeyIndex): (String, String, Int) = (column[0], column[1], column[2])
+            if name == table.geometryColumn { continue }
+            if primaryKeyIndex > 0 && type.uppercased() == "INTEGER" && !options.geoPackage.keepPrimaryKey { continue }
+            if type.uppercased().hasPrefix("BLOB") {
+                skipped.append(name)
                 continue
             }
-            columns.append(column.name)
+            columns.append(name)
         }
         self.columns = columns
         skippedColumns = skipped
@@ -98,14 +109,21 @@ public struct GeoPackageReader: EditReader {
     private static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     private mutating func fetchPage() throws {
-        var selected = ["_rowid_"] + columns.map(Self.quoted)
+        var selected = [isView ? "NULL" : "_rowid_"] + columns.map(Self.quoted)
         if let geometry = table.geometryColumn { selected.append(Self.quoted(geometry)) }
-        let sql = "SELECT \(selected.joined(separator: ", ")) FROM \(Self.quoted(table.name)) WHERE _rowid_ > ? ORDER BY _rowid_ LIMIT ?"
-        let after = lastRowID ?? Int64.min
+        let from = "SELECT \(selected.joined(separator: ", ")) FROM \(Self.quoted(table.name))"
         let limit = pageSize
-        page = try queue.read { db in try Row.fetchAll(db, sql: sql, arguments: [after, limit]) }
+        if isView {
+            // A view's rows come in the order of its query, the same on every read of the same file.
+            let offset = rowsRead
+            page = try queue.read { db in try Row.fetchAll(db, sql: from + " LIMIT ? OFFSET ?", arguments: [limit, offset]) }
+        } else {
+            let after = lastRowID ?? Int64.min
+            page = try queue.read { db in try Row.fetchAll(db, sql: from + " WHERE _rowid_ > ? ORDER BY _rowid_ LIMIT ?", arguments: [after, limit]) }
+        }
         pageIndex = 0
-        if let last = page.last { lastRowID = last[0] }
+        rowsRead += page.count
+        if !isView, let last = page.last { lastRowID = last[0] }
     }
 
     private func decode(_ row: Row, position: InputPosition) -> Result<InputEdit, InputProblem> {

@@ -13,6 +13,12 @@ public struct InputOptions: Sendable, Hashable {
     public var csv: CSVOptions
     /// GeoPackage table and paging.
     public var geoPackage: GeoPackageOptions
+    /// The most bytes one record may have (a JSON feature or edit, a line of newline-delimited JSON, a CSV row);
+    /// default ``defaultMaxRecordSize``. A longer record is read past, never held, and reported as a problem at its
+    /// position, so a file with a runaway value is read in bounded memory.
+    public var maxRecordSize: Int
+    /// The default record size limit: 64 MiB, far above any real feature.
+    public static let defaultMaxRecordSize = 64 << 20
     /// Bytes read from a file at a time (64 KiB); tests make it tiny to cross chunk boundaries.
     package var chunkSize: Int
 
@@ -21,10 +27,15 @@ public struct InputOptions: Sendable, Hashable {
     ///   - kindField: the attribute giving each record's kind; default nil (all adds).
     ///   - csv: CSV options; default: no mapping, no geometry.
     ///   - geoPackage: GeoPackage options; default: the only feature table.
-    public init(kindField: String? = nil, csv: CSVOptions = CSVOptions(), geoPackage: GeoPackageOptions = GeoPackageOptions()) {
+    ///   - maxRecordSize: the most bytes one record may have (at least 1); default 64 MiB.
+    public init(
+        kindField: String? = nil, csv: CSVOptions = CSVOptions(), geoPackage: GeoPackageOptions = GeoPackageOptions(),
+        maxRecordSize: Int = InputOptions.defaultMaxRecordSize
+    ) {
         self.kindField = kindField
         self.csv = csv
         self.geoPackage = geoPackage
+        self.maxRecordSize = max(1, maxRecordSize)
         self.chunkSize = ByteSource.defaultChunkSize
     }
 }

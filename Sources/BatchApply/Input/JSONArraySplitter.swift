@@ -17,6 +17,9 @@ struct JSONArraySplitter {
         case element(key: String, bytes: [UInt8], line: Int, layer: Int?)
         /// A split array begins (so an empty one is known to be there).
         case arrayStart(key: String, layer: Int?)
+        /// An element of a split array larger than the record size limit, `byteCount` bytes long, starting on
+        /// `line`: skipped whole, its bytes never held.
+        case oversized(key: String, byteCount: Int, line: Int, layer: Int?)
     }
 
     /// The document's structure is broken where records cannot be told apart any more.
@@ -37,6 +40,8 @@ struct JSONArraySplitter {
     private var source: ByteSource
     private let splitKeys: Set<String>
     private let captureElements: Bool
+    /// The most bytes one element or member may have; see ``InputOptions/maxRecordSize``.
+    private let limit: Int
     private var state = State.start
     /// Whether the root is an array (service-level edits); known after the first event.
     private(set) var rootIsArray = false
@@ -46,10 +51,13 @@ struct JSONArraySplitter {
     ///   - splitKeys: the member names whose array values are split into elements.
     ///   - captureElements: false to skip elements without copying them (a first pass that only wants members;
     ///     elements then come out with empty bytes).
-    init(source: ByteSource, splitKeys: Set<String>, captureElements: Bool = true) {
+    ///   - limit: the most bytes one element or member may have; a larger element comes out as
+    ///     ``Event/oversized(key:byteCount:line:layer:)``, a larger member is a ``SyntaxError``.
+    init(source: ByteSource, splitKeys: Set<String>, captureElements: Bool = true, limit: Int = InputOptions.defaultMaxRecordSize) {
         self.source = source
         self.splitKeys = splitKeys
         self.captureElements = captureElements
+        self.limit = limit
     }
 
     /// The next member or element, or nil after the end of the document.
@@ -91,7 +99,13 @@ struct JSONArraySplitter {
                     state = .array(key: key, layer: layer, first: true)
                     return .arrayStart(key: key, layer: layer)
                 }
-                return .member(key: key, value: try readValue(capture: true), layer: layer)
+                let memberLine = source.line
+                guard case .bytes(let value) = try readValue(capture: true) else {
+                    throw SyntaxError(
+                        reason: "the value of \"\(key)\" is larger than the record size limit of \(limit) bytes; raise it with --max-record-size",
+                        line: memberLine)
+                }
+                return .member(key: key, value: value, layer: layer)
             case .array(let key, let layer, let first):
                 try skipWhitespace()
                 if try source.peek() == UInt8(ascii: "]") {
@@ -104,9 +118,12 @@ struct JSONArraySplitter {
                     try skipWhitespace()
                 }
                 let line = source.line
-                let bytes = try readValue(capture: captureElements)
+                let value = try readValue(capture: captureElements)
                 state = .array(key: key, layer: layer, first: false)
-                return .element(key: key, bytes: bytes, line: line, layer: layer)
+                switch value {
+                case .bytes(let bytes): return .element(key: key, bytes: bytes, line: line, layer: layer)
+                case .tooLarge(let byteCount): return .oversized(key: key, byteCount: byteCount, line: line, layer: layer)
+                }
             case .rootArray(let index, let first):
                 try skipWhitespace()
                 var byte = try source.next()
@@ -160,26 +177,37 @@ struct JSONArraySplitter {
         throw broken("the file ends inside a member name")
     }
 
+    /// A value read: its bytes (empty when not captured), or only its size when that is over the limit.
+    private enum Value {
+        case bytes([UInt8])
+        case tooLarge(byteCount: Int)
+    }
+
     /// Reads one JSON value (object, array, string or scalar) by its brackets and quotes, returning its bytes
-    /// when `capture` is true.
-    private mutating func readValue(capture: Bool) throws -> [UInt8] {
+    /// when `capture` is true; a value over the limit is read to its end and only its size kept.
+    private mutating func readValue(capture: Bool) throws -> Value {
         let startLine = source.line
         var bytes: [UInt8] = []
         guard let first = try source.peek() else { throw broken("the file ends where a value should start") }
         if first != UInt8(ascii: "{") && first != UInt8(ascii: "[") && first != UInt8(ascii: "\"") {
             // A number, true, false or null: up to the next delimiter.
+            var size = 0
             while let byte = try source.peek() {
                 switch byte {
                 case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09:
-                    return bytes
+                    return size > limit ? .tooLarge(byteCount: size) : .bytes(bytes)
                 default:
                     _ = try source.next()
-                    bytes.append(byte)
+                    size += 1
+                    if size <= limit { bytes.append(byte) } else if !bytes.isEmpty { bytes = [] }
                 }
             }
-            return bytes
+            return size > limit ? .tooLarge(byteCount: size) : .bytes(bytes)
         }
-        if try source.readJSONComposite(into: &bytes, capture: capture) { return bytes }
-        throw SyntaxError(reason: "the file ends inside the value that starts on line \(startLine)", line: source.line)
+        switch try source.readJSONComposite(into: &bytes, capture: capture, limit: limit) {
+        case .complete: return .bytes(bytes)
+        case .tooLarge(let byteCount): return .tooLarge(byteCount: byteCount)
+        case .endOfFile: throw SyntaxError(reason: "the file ends inside the value that starts on line \(startLine)", line: source.line)
+        }
     }
 }

@@ -3,7 +3,8 @@
 /// Point, LineString, Polygon, MultiPoint, MultiLineString and MultiPolygon in either byte order; Z, M and ZM by
 /// ISO codes (1000s, 2000s, 3000s) or EWKB flags (with an optional SRID); M is dropped. Pure: no I/O.
 public enum WKBParser {
-    /// The geometry in WKB `bytes` (an empty point, NaN coordinates, is `.empty`).
+    /// The geometry in WKB `bytes` (an empty point, x and y NaN, is `.empty`; one NaN coordinate is kept, for
+    /// conversion to refuse).
     /// - Throws: ``GeometryProblem`` for truncated bytes, an unknown byte order or a type not listed above.
     public static func parse(_ bytes: [UInt8]) throws(GeometryProblem) -> SimpleGeometry {
         var reader = Reader(bytes: bytes, index: 0)
@@ -38,6 +39,11 @@ public enum WKBParser {
         guard bytes.count >= start else { throw GeometryProblem("GeoPackage geometry is cut short inside its envelope") }
         if isEmpty && bytes.count == start { return (.empty, srsID) }
         let geometry = try parse(Array(bytes[start...]))
+        if !isEmpty, case .empty = geometry {
+            // The header must flag an empty geometry (§2.1.3); NaN coordinates alone are a broken point, not a
+            // feature without geometry.
+            throw GeometryProblem("the point's coordinates are NaN, but its GeoPackage header does not mark it empty")
+        }
         return (isEmpty ? .empty : geometry, srsID)
     }
 
@@ -130,7 +136,8 @@ public enum WKBParser {
             switch type {
             case 1:
                 let point = try position(dimensions, measureThird)
-                return point.contains(where: \.isNaN) ? .empty : .point(point)
+                // POINT EMPTY is x and y NaN; one NaN beside a number is a bad point, which conversion refuses.
+                return point.prefix(2).allSatisfy(\.isNaN) ? .empty : .point(point)
             case 2: return .lineString(try positions(dimensions, measureThird))
             case 3: return .polygon(try rings(dimensions, measureThird))
             case 4, 5, 6:

@@ -43,6 +43,8 @@ public struct JournalHeader: Sendable, Hashable, Codable {
         public var skipInvalid: Bool
         /// What a rejects file in the input's format starts with (a CSV file's header row), as the reader found it.
         public var rejectsHeader: String?
+        /// The record size limit in bytes; nil in journals from before it was recorded (the default then applied).
+        public var maxRecordSize: Int?
 
         public init(format: InputFormat, options: InputOptions, skipInvalid: Bool) {
             self.format = format
@@ -53,13 +55,15 @@ public struct JournalHeader: Sendable, Hashable, Codable {
             wkt = options.csv.wkt
             wkid = options.csv.wkid
             table = options.geoPackage.table
+            maxRecordSize = options.maxRecordSize
             self.skipInvalid = skipInvalid
         }
 
         /// The reading options.
         public var options: InputOptions {
             InputOptions(
-                kindField: kindField, csv: CSVOptions(mapping: mapping, x: x, y: y, wkt: wkt, wkid: wkid), geoPackage: GeoPackageOptions(table: table))
+                kindField: kindField, csv: CSVOptions(mapping: mapping, x: x, y: y, wkt: wkt, wkid: wkid),
+                geoPackage: GeoPackageOptions(table: table), maxRecordSize: maxRecordSize ?? InputOptions.defaultMaxRecordSize)
         }
     }
 

@@ -57,6 +57,23 @@ public struct SparseLatency: Sendable, Codable, Equatable {
         min = try c.decodeIfPresent(UInt64.self, forKey: .min)
         max = try c.decodeIfPresent(UInt64.self, forKey: .max)
         pairs = try c.decode([[UInt64]].self, forKey: .buckets).filter { $0.count == 2 }.flatMap { $0 }
+        // Refused here, before a histogram is made of them: counts that overflow its total would trap.
+        let highest = LatencyHistogram.highestTrackableMicroseconds
+        for (key, extreme) in [(CodingKeys.min, min), (.max, max)] {
+            if let extreme, extreme > highest {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: c, debugDescription: "\(extreme) µs is beyond a histogram's range, 0 to \(highest) µs (1 h)")
+            }
+        }
+        var total: UInt64 = 0
+        for index in stride(from: 1, to: pairs.count, by: 2) {
+            let (sum, overflow) = total.addingReportingOverflow(pairs[index])
+            guard !overflow, sum <= RunReport.maximumCount else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .buckets, in: c, debugDescription: "the bucket counts add up to more than \(RunReport.maximumCount) (2^53)")
+            }
+            total = sum
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {

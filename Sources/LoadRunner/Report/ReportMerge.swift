@@ -26,6 +26,7 @@ public enum ReportMerge {
     public static func merge(_ reports: [(path: String, report: RunReport)]) throws(Problem) -> RunReport {
         guard let first = reports.first else { throw Problem(description: "give the reports to merge") }
         try check(reports)
+        try checkCounts(reports)
         let ordered = reports.sorted { $0.report.startedAtEpochMilliseconds < $1.report.startedAtEpochMilliseconds }
         let start = ordered[0].report.startedAtEpochMilliseconds
         let offsets = reports.map { Double($0.report.startedAtEpochMilliseconds - start) / 1000 }
@@ -127,7 +128,29 @@ public enum ReportMerge {
             verdict.passed = false
         }
         merged.verdict = verdict
+        // The merged report must load again: its sums (VUs, seconds) are checked like a file's.
+        do { try merged.checkRanges() } catch {
+            throw Problem(description: "the merged report would be out of range: \(error); merge fewer reports")
+        }
         return merged
+    }
+
+    /// Refuses reports whose counts, added up, exceed what one report may hold (``RunReport/maximumCount``): each
+    /// report's total is checked (a report built in memory was never decoded), then the totals are added with
+    /// overflow checks, so no sum the merge makes can overflow.
+    static func checkCounts(_ reports: [(path: String, report: RunReport)]) throws(Problem) {
+        var total: UInt64 = 0
+        for (path, report) in reports {
+            let counts: UInt64
+            do { counts = try report.checkRanges() } catch { throw Problem(description: "\(path): \(error)") }
+            let (sum, overflow) = total.addingReportingOverflow(counts)
+            guard !overflow, sum <= RunReport.maximumCount else {
+                throw Problem(
+                    description:
+                        "the counts of these reports add up to more than \(RunReport.maximumCount) (2^53) from \(path) on, more than one report holds: a report is corrupt, or merge fewer")
+            }
+            total = sum
+        }
     }
 
     /// Refuses reports that do not belong to one test.

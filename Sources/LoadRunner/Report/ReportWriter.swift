@@ -20,8 +20,8 @@ public enum ReportWriter {
     /// - Returns: The folder's path.
     /// - Throws: File-system errors from creating the folder or writing the files.
     public static func write(_ report: RunReport, under root: String, formats: [ReportFormat] = ReportFormat.allCases) throws -> String {
-        let stamp = report.startedAt.filter { $0.isNumber || $0 == "T" || $0 == "Z" }
-        let safeName = String(report.plan.name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" })
+        let stamp = String(report.startedAt.filter { $0.isNumber || $0 == "T" || $0 == "Z" }.prefix(32))
+        let safeName = folderName(for: report.plan.name)
         var folder = "\(root)/\(safeName)-\(stamp)"
         var suffix = 2
         while FileManager.default.fileExists(atPath: folder) {
@@ -34,5 +34,30 @@ public enum ReportWriter {
             try format.render(report).write(to: URL(fileURLWithPath: "\(folder)/\(format.fileName)"), options: .atomic)
         }
         return folder
+    }
+
+    /// The longest run name a folder name takes, in UTF-8 bytes: with the time stamp and a suffix it stays well
+    /// under the 255 bytes file systems allow in a name.
+    static let longestFolderName = 120
+
+    /// The name's part of a report folder's name: letters, digits, `-` and `_` kept, anything else `-`; a name
+    /// longer than ``longestFolderName`` bytes is cut there and ends with a hash of the whole name, so two long
+    /// names that start alike still get different folders. The report itself keeps the whole name.
+    static func folderName(for name: String) -> String {
+        let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "-" })
+        guard safe.utf8.count > longestFolderName else { return safe }
+        // FNV-1a over the whole name: stable across runs and platforms, unlike `hashValue`.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let tag = "-" + String(hash, radix: 16)
+        var kept = ""
+        var bytes = 0
+        for character in safe {
+            let size = character.utf8.count
+            if bytes + size > longestFolderName - tag.utf8.count { break }
+            kept.append(character)
+            bytes += size
+        }
+        return kept + tag
     }
 }

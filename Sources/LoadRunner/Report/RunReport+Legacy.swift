@@ -1,24 +1,40 @@
 public import Foundation
 
 extension RunReport {
-    /// Reads a `report.json` of any supported schema version.
-    /// - Throws: `DecodingError` for a file that is not a featureload run report, ``LoadRunnerError`` for a newer
-    ///   schema version.
+    /// Reads a `report.json` of any supported schema version, and checks that its numbers are in range
+    /// (``checkRanges()``), so that rendering, comparing or merging it cannot overflow.
+    /// - Throws: ``LoadRunnerError`` for a file that is not a featureload run report (saying which field is wrong
+    ///   and why), a schema version that is not a valid one or is newer than this featureload reads, or a number
+    ///   out of range.
     public static func decode(_ data: Data) throws -> RunReport {
         struct Header: Decodable {
             var schema: String?
             var schemaVersion: Int?
         }
-        let header = try JSONDecoder().decode(Header.self, from: data)
-        guard header.schema == "featureload.run-report" else {
-            throw LoadRunnerError("not a featureload run report (schema '\(header.schema ?? "none")')")
+        let report: RunReport
+        do {
+            let header = try JSONDecoder().decode(Header.self, from: data)
+            guard header.schema == "featureload.run-report" else {
+                throw LoadRunnerError("not a featureload run report (schema '\(header.schema ?? "none")')")
+            }
+            switch header.schemaVersion ?? 1 {
+            case 1:
+                let legacy = try JSONDecoder().decode(RunReportV1.self, from: data)
+                try legacy.checkRanges()
+                report = RunReport(legacy: legacy)
+            case currentSchemaVersion:
+                report = try JSONDecoder().decode(RunReport.self, from: data)
+            case let version where version < 1:
+                throw LoadRunnerError("report schema version \(version) is invalid: versions start at 1; the file is corrupt")
+            case let version:
+                throw LoadRunnerError(
+                    "report schema version \(version) is newer than this featureload reads (\(currentSchemaVersion)); update featureload")
+            }
+        } catch let error as DecodingError {
+            throw LoadRunnerError(ReportDecodingProblem.describe(error))
         }
-        switch header.schemaVersion ?? 1 {
-        case 1: return RunReport(legacy: try JSONDecoder().decode(RunReportV1.self, from: data))
-        case currentSchemaVersion: return try JSONDecoder().decode(RunReport.self, from: data)
-        case let version:
-            throw LoadRunnerError("report schema version \(version) is newer than this featureload reads (\(currentSchemaVersion)); update featureload")
-        }
+        try report.checkRanges()
+        return report
     }
 
     /// A version-1 report in the current form: its counters become metric series tagged with each scenario.

@@ -146,13 +146,20 @@ struct NodeReader {
 
     mutating func duration(_ node: Node?, field: String, example: String, allowZero: Bool = false) -> Duration? {
         guard let node else { return nil }
-        guard let text = text(node, field: field), let value = DurationText.parse(text), value > .zero || (allowZero && value == .zero) else {
+        let read = text(node, field: field).map { text in Result { () throws(DurationText.Problem) in try DurationText.read(text) } }
+        switch read {
+        case .success(let value)? where value > .zero || (allowZero && value == .zero):
+            return value
+        case .failure(.tooLong)?:
+            issue(
+                node, field: field, problem: "\(describe(node)) is \(DurationText.Problem.tooLong)",
+                fix: "write a duration of at most \(DurationText.format(DurationText.maximum)), e.g. `\(example)`")
+        default:
             issue(
                 node, field: field, problem: "expected a duration with a unit, got \(describe(node))",
                 fix: "write e.g. `\(example)` (units: ms, s, m, h; combined like 1m30s)")
-            return nil
         }
-        return value
+        return nil
     }
 
     func kind(_ node: Node) -> String {
@@ -169,23 +176,48 @@ struct NodeReader {
 
 /// Parses and prints k6-style durations: `500ms`, `30s`, `2m`, `1h`, `1m30s`.
 public enum DurationText {
-    /// The duration written in `text`, or nil when it is not one.
+    /// The longest duration read: 8760h (365 days). Longer ones are refused, not clamped, so a typo never runs for
+    /// ages, and every duration read converts to nanoseconds, milliseconds or seconds without overflow.
+    public static let maximum = Duration.seconds(365 * 24 * 3600)
+
+    /// Why a text is not a duration that can be used.
+    public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Not a number with a unit.
+        case notADuration
+        /// A duration longer than ``DurationText/maximum``.
+        case tooLong
+
+        public var description: String {
+            switch self {
+            case .notADuration: "not a duration with a unit (ms, s, m, h; combined like 1m30s)"
+            case .tooLong: "longer than the longest duration featureload takes, \(DurationText.format(DurationText.maximum))"
+            }
+        }
+    }
+
+    /// The duration written in `text`, or nil when it is not one or is longer than ``maximum``.
     public static func parse(_ text: String) -> Duration? {
-        var total = Duration.zero
+        try? read(text)
+    }
+
+    /// The duration written in `text`.
+    /// - Throws: ``Problem/notADuration`` when it is not a number with a unit, ``Problem/tooLong`` when it is
+    ///   longer than ``maximum``.
+    public static func read(_ text: String) throws(Problem) -> Duration {
+        // Milliseconds, summed in floating point: no part, however many digits it has, can overflow.
+        var totalMilliseconds = 0.0
         var number = ""
         var unit = ""
         var sawPart = false
         func flush() -> Bool {
             guard let value = Double(number), value >= 0 else { return false }
-            let seconds: Double
             switch unit {
-            case "ms": seconds = value / 1000
-            case "s": seconds = value
-            case "m": seconds = value * 60
-            case "h": seconds = value * 3600
+            case "ms": totalMilliseconds += value
+            case "s": totalMilliseconds += value * 1000
+            case "m": totalMilliseconds += value * 60_000
+            case "h": totalMilliseconds += value * 3_600_000
             default: return false
             }
-            total += .milliseconds(Int64((seconds * 1000).rounded()))
             number = ""
             unit = ""
             sawPart = true
@@ -193,17 +225,19 @@ public enum DurationText {
         }
         for character in text.trimmingCharacters() {
             if character.isNumber || character == "." {
-                if !unit.isEmpty { guard flush() else { return nil } }
+                if !unit.isEmpty { guard flush() else { throw .notADuration } }
                 number.append(character)
             } else if character.isLetter {
-                guard !number.isEmpty else { return nil }
+                guard !number.isEmpty else { throw .notADuration }
                 unit.append(character)
             } else {
-                return nil
+                throw .notADuration
             }
         }
-        guard !number.isEmpty, flush(), sawPart else { return nil }
-        return total
+        guard !number.isEmpty, flush(), sawPart else { throw .notADuration }
+        let maximumMilliseconds = Double(maximum.components.seconds) * 1000
+        guard totalMilliseconds.rounded() <= maximumMilliseconds else { throw .tooLong }
+        return .milliseconds(Int64(totalMilliseconds.rounded()))
     }
 
     /// `1m30s`-style text for a duration, to the millisecond.

@@ -63,8 +63,8 @@ struct TargetOptions: ParsableArguments {
         if tokenEnv != nil && usernameEnv != nil {
             throw ValidationError("give either --token-env or --username-env/--password-env, not both")
         }
-        if let requestTimeout, TargetOptions.duration(requestTimeout) == nil {
-            throw ValidationError("--request-timeout: '\(requestTimeout)' is not a duration; write e.g. 30s, 500ms or 2m")
+        if let requestTimeout {
+            _ = try DurationOption.parse(requestTimeout, option: "--request-timeout", examples: "30s, 500ms or 2m")
         }
         if let maxResponseSize, ServeCommand.byteCount(maxResponseSize).map({ $0 >= 1024 }) != true {
             throw ValidationError("--max-response-size must be a size of at least 1K, like 64M or 1G; got '\(maxResponseSize)'")
