@@ -133,18 +133,7 @@ struct FeatureServiceExchange: Sendable {
         if let error = error as? WireDecodingError { return error.description }
         if let error = error as? JSONReader.SyntaxError { return "not valid JSON (\(error.description))" }
         guard let error = error as? DecodingError else { return "not JSON" }
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return keys.isEmpty ? "at the top level" : "at \(keys.hasPrefix(".") ? String(keys.dropFirst()) : keys)"
-        }
-        switch error {
-        case .keyNotFound(let key, let context): return "key '\(key.stringValue)' missing \(path(context))"
-        case .typeMismatch(let type, let context): return "expected \(type) \(path(context))"
-        case .valueNotFound(let type, let context): return "null where \(type) was expected \(path(context))"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "invalid value \(path(context))"
-        @unknown default: return "not the expected JSON"
-        }
+        return DecodingProblem.describe(error)
     }
 
     /// `url` with `?f=json` (or `&f=json`) appended.

@@ -1,3 +1,4 @@
+import FeatureModel
 import Foundation
 
 /// Any error in the words of the person at the terminal: what went wrong in the file, option or service they named,
@@ -8,7 +9,7 @@ enum UserMessage {
         case is CancellationError:
             return "interrupted"
         case let decoding as DecodingError:
-            return describe(decoding)
+            return DecodingProblem.describe(decoding)
         case let cocoa as CocoaError:
             return describe(cocoa)
         default:
@@ -19,31 +20,6 @@ enum UserMessage {
             }
             return String(describing: error)
         }
-    }
-
-    /// A JSON file that is not what was expected: where in the file, and what was wrong there.
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
-            return keys.isEmpty ? "at the top level" : "at \(keys.hasPrefix(".") ? String(keys.dropFirst()) : keys)"
-        }
-        switch error {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            return "not valid JSON (cut short, or not JSON at all)"
-        case .dataCorrupted(let context):
-            return "a value that cannot be read \(path(context)): " + trimmed(context.debugDescription)
-        case .keyNotFound(let key, let context):
-            return "the field `\(key.stringValue)` is missing \(path(context))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "a value of the wrong kind \(path(context)): " + trimmed(context.debugDescription)
-        @unknown default:
-            return "not the JSON expected"
-        }
-    }
-
-    /// A sentence's text without its final period, to be followed by more.
-    private static func trimmed(_ text: String) -> String {
-        text.hasSuffix(".") ? String(text.dropLast()) : text
     }
 
     /// `error` in words, leaving out the file's path when the caller prints it already.

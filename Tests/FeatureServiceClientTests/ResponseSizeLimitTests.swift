@@ -19,7 +19,7 @@ import Testing
                 Issue.record("an endless body was accepted")
             } catch let error as TransportError {
                 #expect(error.kind == .responseTooLarge, "\(error)")
-                #expect(error.description.contains("4194304 bytes") && error.description.contains("maximumResponseSize"), "\(error)")
+                #expect(error.description.contains("4194304 bytes") && error.description.contains("--max-response-size"), "\(error)")
             }
         }
         #expect(ContinuousClock.now - start < .seconds(20))

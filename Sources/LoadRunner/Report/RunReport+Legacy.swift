@@ -1,3 +1,4 @@
+import FeatureModel
 public import Foundation
 
 extension RunReport {
@@ -31,7 +32,7 @@ extension RunReport {
                     "report schema version \(version) is newer than this featureload reads (\(currentSchemaVersion)); update featureload")
             }
         } catch let error as DecodingError {
-            throw LoadRunnerError(ReportDecodingProblem.describe(error))
+            throw LoadRunnerError(DecodingProblem.describe(error))
         }
         try report.checkRanges()
         return report

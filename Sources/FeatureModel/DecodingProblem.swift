@@ -1,7 +1,9 @@
-/// Words for why a `report.json` could not be decoded: the field (as a path like `metrics[2].count`) and what it
-/// should hold, with no Swift type names.
-enum ReportDecodingProblem {
-    static func describe(_ error: DecodingError) -> String {
+public import Foundation
+
+/// Words for why JSON could not be decoded (a saved report, a service's answer): the field, as a path like
+/// `metrics[2].count`, and what it should hold, with no Swift type names. Every module says it this one way.
+package enum DecodingProblem {
+    package static func describe(_ error: DecodingError) -> String {
         switch error {
         case .keyNotFound(let key, let context): return "\(path(context.codingPath + [key])) is missing"
         case .typeMismatch(let type, let context): return "\(path(context.codingPath)) is not \(words(for: type))"
@@ -11,7 +13,7 @@ enum ReportDecodingProblem {
             if context.codingPath.isEmpty { return "not valid JSON, or it holds a number too large to read" }
             // Numbers too large for their field land here too ("Number … is not representable").
             return "\(path(context.codingPath)) is invalid: \(context.debugDescription)"
-        @unknown default: return "not a featureload run report"
+        @unknown default: return "not the JSON expected"
         }
     }
 
