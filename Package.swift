@@ -175,6 +175,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The handshake's ALPN result (TLSUserEvent) for the HTTP/2 listener's tests.
                 .product(name: "NIOTLS", package: "swift-nio"),
+                // The service group settings a server run makes (its shutdown grace period).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
