@@ -36,6 +36,9 @@ let package = Package(
         // HTTPS for `serve --tls-*` (the ArcGIS API for Python only talks to a portal over https). Hummingbird's TLS
         // layer already depends on it; named to load PEM files. Adds about 100 s to a clean debug build (README).
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // HTTP/2 frames, to end a response on its last DATA frame (HTTP2EndStreamCoalescer); HummingbirdHTTP2 already
+        // depends on it, so nothing new is fetched or built.
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     ],
     targets: [
         .target(
@@ -68,6 +71,7 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 // HTTP/2 over TLS (ALPN h2 next to http/1.1), so multiplexing clients are exercised end to end.
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -171,6 +175,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The handshake's ALPN result (TLSUserEvent) for the HTTP/2 listener's tests.
                 .product(name: "NIOTLS", package: "swift-nio"),
+                // The service group settings a server run makes (its shutdown grace period).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,6 +10,7 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
         case invalidDataset(file: String, issues: [DatasetIssue])
         case invalidFaults(source: String, problems: [String])
         case invalidUsers(path: String, reason: String)
+        case noUsableUser(users: Int)
         case tls(reason: String)
     }
 
@@ -47,6 +48,11 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
         LocalFeatureServerError(.invalidUsers(path: path, reason: reason))
     }
 
+    /// Token security is on but no user has both a name and a password, so nobody could sign in.
+    static func noUsableUser(users: Int) -> LocalFeatureServerError {
+        LocalFeatureServerError(.noUsableUser(users: users))
+    }
+
     static func tls(_ reason: String) -> LocalFeatureServerError {
         LocalFeatureServerError(.tls(reason: reason))
     }
@@ -64,10 +70,13 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
         return false
     }
 
-    /// Whether the users file (`--users`) cannot be read or is malformed.
+    /// Whether the users file (`--users`) cannot be read or is malformed, or token security is on with no user who
+    /// could sign in.
     public var isInvalidUsers: Bool {
-        if case .invalidUsers = kind { return true }
-        return false
+        switch kind {
+        case .invalidUsers, .noUsableUser: return true
+        default: return false
+        }
     }
 
     /// Whether this is an unknown-dataset error.
@@ -103,6 +112,9 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
             return "invalid fault settings in \(source): \(problems.joined(separator: "; "))"
         case .invalidUsers(let path, let reason):
             return "cannot use users file \(path): \(reason)"
+        case .noUsableUser(let users):
+            let listed = users == 0 ? "no users" : "\(users) user\(users == 1 ? "" : "s"), none with both a name and a password"
+            return "token security is on but nobody could sign in (\(listed)); give at least one user a name and a password in the --users file"
         case .tls(let reason):
             return "cannot set up HTTPS: \(reason)"
         }

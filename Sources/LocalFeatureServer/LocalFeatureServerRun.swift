@@ -118,8 +118,8 @@ public func runLocalFeatureServer(
 }
 
 /// The service group settings of a server run: `signals` start a graceful shutdown, which escalates to cancelling
-/// the requests still in flight after the configured grace period.
-private func shutdownConfiguration(
+/// the requests still in flight after the configured grace period. Pure.
+func shutdownConfiguration(
     _ application: some Service, signals: [UnixSignal], configuration: LocalFeatureServerConfiguration, logger: Logger
 ) -> ServiceGroupConfiguration {
     var group = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: signals, logger: logger)

@@ -23,8 +23,13 @@ struct ServerSession: Sendable {
     /// `databasePath` (created if missing) for several.
     /// With ``LocalFeatureServerConfiguration/tls`` set it first loads (or generates) the certificate.
     /// - Throws: ``LocalFeatureServerError`` for an unknown or malformed dataset, two services of the same name, a
-    ///   database that cannot be opened, or a certificate that cannot be read or made.
+    ///   database that cannot be opened, a certificate that cannot be read or made, or token security with no user who
+    ///   could sign in.
     static func open(_ configuration: LocalFeatureServerConfiguration, logger: Logger) throws -> ServerSession {
+        // A server nobody can sign in to would answer every request 499 without a word: refuse it before it listens.
+        if let users = configuration.auth.users, users.usableUsernames.isEmpty {
+            throw LocalFeatureServerError.noUsableUser(users: users.usernames.count)
+        }
         let tls = try configuration.tls.map { try ServerTLS.prepare($0, host: configuration.host, idleTimeout: configuration.connections.idleTimeout) }
         do {
             return try open(configuration, tls: tls, logger: logger)

@@ -12,7 +12,6 @@ import Testing
         let peer = try LoopbackPeer(endlessBody: ())
         defer { peer.stop() }
         let configuration = CurlTransportConfiguration(requestTimeout: .seconds(30), maximumResponseSize: 4 << 20)
-        let start = ContinuousClock.now
         try await withCurlTransport(configuration: configuration) { transport in
             do {
                 _ = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(peer.port)/arcgis/rest/services/x/FeatureServer/0/query?f=json"))
@@ -22,7 +21,8 @@ import Testing
                 #expect(error.description.contains("4194304 bytes") && error.description.contains("--max-response-size"), "\(error)")
             }
         }
-        #expect(ContinuousClock.now - start < .seconds(20))
+        // No wall-clock bound: without the limit the request would end by its 30 s timeout (`timedOut`, not
+        // `responseTooLarge`), which the kind above already tells apart however loaded the machine is.
         // The transfer stopped near the limit (the peer may have a few socket buffers more in flight).
         #expect(peer.streamedBytes < 64 << 20, "the peer wrote \(peer.streamedBytes) bytes")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 
 @testable import LocalFeatureServer
@@ -78,5 +79,44 @@ import Testing
             #expect(error.description.contains(path) && error.description.contains("line 3") && !error.description.contains("hunter2"))
         }
         #expect(throws: LocalFeatureServerError.self) { try UserDirectory(contentsOfFile: directory.path("missing.yaml")) }
+    }
+
+    @Test(
+        "a users file naming a user who could never sign in is refused with its line or entry",
+        arguments: [
+            ("users:\n  - username: qa\n    password: \"\"\n", "line 2: the password of 'qa' is blank"),
+            ("qa: s3cret\nguest:\n", "line 2: the password of 'guest' is blank"),
+            ("qa: '   '\n", "line 1: the password of 'qa' is blank"),
+            ("users: []\n", "line 1: 'users:' takes no value"),
+            (#"{"users":[{"username":"qa","password":"x"},{"username":" ","password":"y"}]}"#, "users[1]: the username is blank"),
+            (#"{"qa":""}"#, "'qa': the password of 'qa' is blank"),
+        ])
+    func unusableUsers(text: String, problem: String) {
+        #expect {
+            try UserDirectory.parse(text)
+        } throws: { error in
+            (error as? UsersFileProblem)?.reason.hasPrefix(problem) == true
+        }
+    }
+
+    @Test("a server whose users nobody could sign in as refuses to start, before it listens", .timeLimit(.minutes(1)))
+    func noUsableUserAtStart() async throws {
+        for users in [UserDirectory([:]), UserDirectory(["qa": "", "ed": " "])] {
+            var configuration = LocalFeatureServerConfiguration()
+            configuration.auth = .init(users: users)
+            let error = await #expect(throws: LocalFeatureServerError.self) {
+                try await withLocalFeatureServer(configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) { _ in
+                    Issue.record("the server listened with \(users)")
+                }
+            }
+            #expect(error?.isInvalidUsers == true)
+            #expect(error?.description.contains("nobody could sign in") == true, "\(String(describing: error))")
+            #expect(error?.description.contains("--users") == true)
+        }
+        var usable = LocalFeatureServerConfiguration()
+        usable.auth = .init(users: UserDirectory(["qa": "s3cret", "blank": ""]))
+        try await withLocalFeatureServer(usable, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })) { endpoint in
+            #expect(endpoint.port > 0, "one user who can sign in is enough")
+        }
     }
 }

@@ -14,24 +14,24 @@ import Testing
     func throttle() {
         let clock = ManualMilliseconds()
         let throttle = SignInThrottle(now: clock.closure)
-        let keys = SignInThrottle.keys(username: "QA", address: "127.0.0.1")
-        #expect(keys == ["user:qa", "address:127.0.0.1"])
+        let key = SignInThrottle.key(username: "QA", address: "127.0.0.1")
+        #expect(key == SignInThrottle.key(username: "qa", address: "127.0.0.1"), "user names are case-insensitive")
         for _ in 0..<4 {
-            throttle.failed(keys)
-            #expect(throttle.wait(for: keys) == 0, "the first wrong passwords are free")
+            throttle.failed(key)
+            #expect(throttle.wait(for: key) == 0, "the first wrong passwords are free")
         }
-        throttle.failed(keys)
-        #expect(throttle.wait(for: keys) == 1_000, "the fifth starts a lockout")
-        throttle.failed(keys)
-        #expect(throttle.wait(for: keys) == 2_000)
-        for _ in 0..<20 { throttle.failed(keys) }
-        #expect(throttle.wait(for: keys) == 60_000, "capped")
-        #expect(throttle.wait(for: ["user:other"]) == 0, "other users are not locked")
-        #expect(throttle.wait(for: ["user:other", "address:127.0.0.1"]) == 60_000, "but the guessing address is")
-        throttle.succeeded(keys)
-        #expect(throttle.wait(for: keys) == 0)
-        for index in 0..<(SignInThrottle.capacity + 10) { throttle.failed(["user:\(index)"]) }
-        #expect(throttle.wait(for: ["user:\(SignInThrottle.capacity + 5)"]) == 0)
+        throttle.failed(key)
+        #expect(throttle.wait(for: key) == 1_000, "the fifth starts a lockout")
+        throttle.failed(key)
+        #expect(throttle.wait(for: key) == 2_000)
+        for _ in 0..<20 { throttle.failed(key) }
+        #expect(throttle.wait(for: key) == 60_000, "capped")
+        #expect(throttle.wait(for: SignInThrottle.key(username: "other", address: "127.0.0.1")) == 0, "another user from the same address is not locked")
+        #expect(throttle.wait(for: SignInThrottle.key(username: "qa", address: "10.0.0.7")) == 0, "nor the same user from elsewhere")
+        throttle.succeeded(key)
+        #expect(throttle.wait(for: key) == 0)
+        for index in 0..<(SignInThrottle.capacity + 10) { throttle.failed(SignInThrottle.key(username: "user\(index)", address: "127.0.0.1")) }
+        #expect(throttle.wait(for: SignInThrottle.key(username: "user\(SignInThrottle.capacity + 5)", address: "127.0.0.1")) == 0)
     }
 
     @Test("over HTTP, a password-guessing loop is refused with 429 after five tries, even with the right password, until the lockout passes", .timeLimit(.minutes(1)))
@@ -50,6 +50,22 @@ import Testing
                 clock.advance(minutes: 2)
                 let open = Wire.object(try await TokenAuthHTTPTests.generate(transport, endpoint))
                 #expect(open["token"]?.stringValue != nil, "\(open)")
+            }
+        }
+    }
+
+    @Test("over HTTP, one user's wrong passwords never lock out another user's right one from the same address", .timeLimit(.minutes(1)))
+    func lockoutIsPerUserAndAddress() async throws {
+        let clock = ManualMilliseconds()
+        try await withConfiguredServer({
+            $0.auth = .init(users: UserDirectory(["qa": TokenAuthHTTPTests.password, "editor": "Other-Secret!"]), now: clock.closure)
+        }) { endpoint in
+            try await withCurlTransport { transport in
+                for guess in 0..<8 { _ = try await TokenAuthHTTPTests.generate(transport, endpoint, password: "guess-\(guess)") }
+                let locked = try await TokenAuthHTTPTests.generate(transport, endpoint)
+                #expect(WireJSON.error(in: locked.body)?.code == 429, "the guessed user is locked out: \(Wire.text(locked))")
+                let other = Wire.object(try await TokenAuthHTTPTests.generate(transport, endpoint, username: "editor", password: "Other-Secret!"))
+                #expect(other["token"]?.stringValue != nil, "another user from the same address signs in: \(other)")
             }
         }
     }

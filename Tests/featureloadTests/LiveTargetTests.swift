@@ -91,4 +91,24 @@ import Testing
             #expect(!result.errorOutput.contains("not-a-valid-token"))
         }
     }
+
+    @Test("a scenario of 800 applyEdits over https and HTTP/2 ends with no failed edit and no retry", .timeLimit(.minutes(5)))
+    func http2Scenario() async throws {
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.path
+        // Far past the 200 streams after which a connection used to be closed (one request in 202 failed).
+        let file = directory + "/h2.yaml"
+        try Self.scenario.replacingOccurrences(of: "vus: 2\n    iterations: 20\n    exec: applyEdits\n    adds: 2", with: "vus: 4\n    iterations: 800\n    exec: applyEdits\n    adds: 1")
+            .replacingOccurrences(of: "count==40", with: "count==800")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        try await Self.withSecuredServer { endpoint, certificate in
+            let result = try await Featureload.run(
+                ["run", file, "--target", endpoint.serviceURL("parks"), "--ca-file", certificate, "--username-env", "FL_USER", "--password-env", "FL_PASS", "--quiet", "--out", directory + "/out"],
+                environment: ["FL_USER": "qa", "FL_PASS": "s3cret-Passw0rd"])
+            #expect(result.status == 0, "\(result.output) \(result.errorOutput)")
+            let view = try #require(try CommandLineTests.report(in: directory + "/out", output: result.output).views.first)
+            #expect(view.requests == 800 && view.editsApplied == 800, "\(view.requests) requests, \(view.editsApplied) edits")
+            #expect(view.editsFailed == 0 && view.failedRequests == 0 && view.retries == 0, "\(view.editsFailed) edits and \(view.failedRequests) requests failed, \(view.retries) retries")
+        }
+    }
 }

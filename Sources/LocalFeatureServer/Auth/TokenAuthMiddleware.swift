@@ -87,21 +87,21 @@ struct TokenAuthMiddleware: RouterMiddleware {
             return failure("'referer' must be specified.")
         }
         let expiration = try parameters.int("expiration")
-        let keys = SignInThrottle.keys(username: username, address: address)
-        let wait = throttle.wait(for: keys)
+        let key = SignInThrottle.key(username: username, address: address)
+        let wait = throttle.wait(for: key)
         guard wait == 0 else {
             logger.notice("token refused: too many wrong passwords", metadata: ["path": "\(request.uri.path)", "retryAfterMs": "\(wait)"])
             return .arcgisError(
                 ArcGISError(
                     code: 429, message: "Unable to generate token.",
-                    details: ["Too many failed sign-ins for this user or address; try again in \((wait + 999) / 1000) s."]))
+                    details: ["Too many failed sign-ins for this user from this address; try again in \((wait + 999) / 1000) s."]))
         }
         guard let (token, grant) = tokens.generate(username: username, password: password, expirationMinutes: expiration) else {
-            throttle.failed(keys)
+            throttle.failed(key)
             logger.info("token refused: wrong username or password", metadata: ["path": "\(request.uri.path)"])
             return failure("Invalid username or password.")
         }
-        throttle.succeeded(keys)
+        throttle.succeeded(key)
         logger.info("token issued", metadata: ["username": "\(username)", "expires": "\(grant.expires)"])
         let text = #"{"token":"# + FeatureServerResponder.jsonString(token) + #","expires":"# + String(grant.expires) + #","ssl":false}"#
         return .arcgis(ServerResponse(status: 200, body: ByteBuffer(string: text)))

@@ -21,17 +21,29 @@ import Foundation
 /// {"users": [{"username": "qa", "password": "s3cret"}]}
 /// ```
 /// In YAML, values may be quoted with `'` or `"`; only whole-line `#` comments are recognised (a password may
-/// contain `#`).
+/// contain `#`). A blank password is refused with its line or entry: `generateToken` requires a password, so that
+/// user could never sign in.
 public struct UserDirectory: Sendable, CustomStringConvertible {
     private let passwords: [String: [UInt8]]
 
-    /// A directory of `users` (username → password).
+    /// A directory of `users` (username → password). A user with a blank name or password cannot sign in; a server
+    /// whose directory has no other user refuses to start (``LocalFeatureServerError/isInvalidUsers``).
     public init(_ users: [String: String]) {
         passwords = users.mapValues { Array($0.utf8) }
     }
 
     /// The usernames, sorted.
     public var usernames: [String] { passwords.keys.sorted() }
+
+    /// The usernames that can sign in (non-blank name and password), sorted.
+    var usableUsernames: [String] {
+        passwords.filter { !Self.isBlank($0.key.utf8) && !Self.isBlank($0.value) }.keys.sorted()
+    }
+
+    /// Whether `text` is empty or white space only: `generateToken` treats such a parameter as missing. Pure.
+    private static func isBlank(_ bytes: some Collection<UInt8>) -> Bool {
+        String(decoding: bytes, as: UTF8.self).allSatisfy(\.isWhitespace)
+    }
 
     /// `"<n> users"`: never a password.
     public var description: String { "\(passwords.count) user\(passwords.count == 1 ? "" : "s")" }
@@ -90,6 +102,7 @@ public struct UserDirectory: Sendable, CustomStringConvertible {
             var users: [String: String] = [:]
             for (name, value) in object {
                 guard let password = value.stringValue else { throw UsersFileProblem(reason: "the password of '\(name)' must be a string") }
+                try checkUsable(name, password, at: "'\(name)'")
                 users[name] = password
             }
             return users
@@ -104,6 +117,7 @@ public struct UserDirectory: Sendable, CustomStringConvertible {
                 let password = object["password"]?.stringValue
             else { throw UsersFileProblem(reason: "users[\(index)] needs a non-empty 'username' and a string 'password'") }
             guard users[name] == nil else { throw UsersFileProblem(reason: "users[\(index)]: username '\(name)' appears twice") }
+            try checkUsable(name, password, at: "users[\(index)]")
             users[name] = password
         }
         return users
@@ -119,6 +133,7 @@ public struct UserDirectory: Sendable, CustomStringConvertible {
                 throw UsersFileProblem(reason: "line \(entry.line): each list entry needs 'username' and 'password'")
             }
             guard users[name] == nil else { throw UsersFileProblem(reason: "line \(entry.line): username '\(name)' appears twice") }
+            try checkUsable(name, password, at: "line \(entry.line)")
             users[name] = password
             pending = nil
         }
@@ -152,12 +167,26 @@ public struct UserDirectory: Sendable, CustomStringConvertible {
                 }
             } else {
                 guard !key.isEmpty else { throw UsersFileProblem(reason: "line \(number): empty username") }
+                guard key != "users" else {
+                    throw UsersFileProblem(
+                        reason: "line \(number): 'users:' takes no value; list the users on the lines below it ('  - username: qa', '    password: secret')")
+                }
                 guard users[key] == nil else { throw UsersFileProblem(reason: "line \(number): username '\(key)' appears twice") }
+                try checkUsable(key, value, at: "line \(number)")
                 users[key] = value
             }
         }
         try flush()
         return users
+    }
+
+    /// Refuses an entry nobody could sign in as (`generateToken` treats a blank username or password as missing).
+    private static func checkUsable(_ name: String, _ password: String, at position: String) throws(UsersFileProblem) {
+        guard isBlank(name.utf8) else {
+            guard isBlank(password.utf8) else { return }
+            throw UsersFileProblem(reason: "\(position): the password of '\(name)' is blank, so '\(name)' could never sign in; give it a password")
+        }
+        throw UsersFileProblem(reason: "\(position): the username is blank; give the user a name")
     }
 
     private static func unquote(_ text: String) -> String {
