@@ -37,15 +37,18 @@ import Testing
         #expect(Set(perSecond.map { $0.joined(separator: ",") }).count == 1, "\(perSecond)")
     }
 
-    @Test("a run shorter than 2 s says it is too short for a time series instead of drawing one", .timeLimit(.minutes(1)))
+    @Test("a run shorter than 2 s says it is too short for a time series and draws its seconds as bars, not lines", .timeLimit(.minutes(1)))
     func shortRun() async throws {
         var report = try await RunnerIntegrationTests.run(
             RunnerIntegrationTests.plan("  brief:\n    executor: shared-iterations\n    vus: 1\n    iterations: 3\n    exec: query\n    returnCountOnly: true\n"))
         // Three requests take well under 2 s, unless a busy machine holds the run up: the page goes by what was recorded.
         report.scenarios[0].durationSeconds = min(report.scenarios[0].durationSeconds, 1.5)
         let html = HTMLRenderer.render(report)
-        #expect(html.contains("Too short for a time series"))
-        #expect(!html.contains(#"aria-label="Throughput per second""#))
+        #expect(html.contains("is too short for a time series: its seconds are shown as bars"))
+        // The per-second charts have bars and no line; the HDR distribution keeps its line.
+        for chart in html.components(separatedBy: "<svg ").dropFirst() where chart.contains("per second") {
+            #expect(!chart.contains("<polyline") && chart.contains("<rect"), "\(chart.prefix(120))")
+        }
         #expect(html.contains(#"aria-label="Latency by percentile (HDR)""#), "the distribution still shows")
     }
 

@@ -191,17 +191,20 @@ public enum HTMLRenderer {
         var charts: [String] = []
         // Every per-second chart of the scenario spans the same seconds, so a reader can line them up.
         let range = seconds.isEmpty ? nil : Double(seconds.first!.second)...Double(seconds.last!.second)
+        // A run of under 2 s has no course over time: its seconds are drawn as bars, which no one reads as a trend.
+        let short = view.record.durationSeconds < 2
+        if short {
+            out += "<p>A run of \(number(view.record.durationSeconds)) s is too short for a time series: its seconds are shown as bars.</p>"
+        }
         func chart(_ title: String, yLabel: String, _ series: [SVGChart.Series], logarithmicY: Bool = false) -> String {
-            var chart = SVGChart(title: title, xLabel: "seconds from the run's start", yLabel: yLabel, series: series, logarithmicY: logarithmicY)
+            var chart = SVGChart(
+                title: title, xLabel: "seconds from the run's start", yLabel: yLabel, series: series.map { line in
+                    var line = line
+                    line.bars = line.bars || short
+                    return line
+                }, logarithmicY: logarithmicY)
             chart.xRange = range
             return chart.svg
-        }
-        guard view.record.durationSeconds >= 2 else {
-            // A second or two has no course over time to draw: one or two points would read as a trend.
-            charts.append(distribution(view, report: report))
-            out += "<p>Too short for a time series (\(number(view.record.durationSeconds)) s): see the table above and the latency distribution.</p>"
-            out += #"<div class="charts">"# + charts.joined() + "</div>"
-            return out + errorsAndNotes(view) + "</section>"
         }
         // Rates over the part of each second the scenario ran, so its first and last (partial) seconds do not dip.
         var throughput = [SVGChart.Series(name: "requests/s", color: palette[0], points: seconds.compactMap { s in s.rate(s.requests).map { (Double(s.second), $0) } })]
