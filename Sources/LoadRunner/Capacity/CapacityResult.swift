@@ -12,9 +12,9 @@ public struct CapacityResult: Sendable, Equatable {
         public var meanIterationSeconds: Double
         public var failedRequests: Int
         /// Iterations that ran.
-        public var iterations = 0
+        package var iterations = 0
         /// Iterations the executor could not start (no free VU): what was offered but not achieved.
-        public var droppedIterations = 0
+        package var droppedIterations = 0
         /// N against X·R (X requests/s, R their mean time): N is the VUs of a vus sweep; for an arrival rate it is
         /// X·R itself, the concurrency the point kept busy, which is what the fit uses.
         public var littlesLaw: LittlesLawCheck?
@@ -22,27 +22,27 @@ public struct CapacityResult: Sendable, Equatable {
         public var withinSLO: Bool?
 
         /// Iterations per second offered: those that ran and those dropped.
-        public var offeredPerSecond: Double {
+        package var offeredPerSecond: Double {
             iterationsPerSecond * (1 + Double(droppedIterations) / Double(max(iterations, 1)))
         }
 
         /// The share of offered iterations that were dropped.
-        public var droppedShare: Double {
+        package var droppedShare: Double {
             let offered = iterations + droppedIterations
             return offered > 0 ? Double(droppedIterations) / Double(offered) : 0
         }
 
         /// Whether the offered load was carried: at most ``CapacityResult/droppedTolerance`` of it dropped.
-        public var achieved: Bool { droppedShare <= CapacityResult.droppedTolerance }
+        package var achieved: Bool { droppedShare <= CapacityResult.droppedTolerance }
 
         /// Whether the point counts as usable: the load it was offered was carried, and p95 held the SLO.
-        public var usable: Bool { withinSLO == true && achieved }
+        package var usable: Bool { withinSLO == true && achieved }
     }
 
     /// The largest share of offered iterations a point may drop and still count as carrying its load.
-    public static let droppedTolerance = 0.01
+    package static let droppedTolerance = 0.01
     /// How far X·R ÷ N may stray from 1 before a point is flagged: the VUs spent time outside the service.
-    public static let littlesLawTolerance = 0.2
+    package static let littlesLawTolerance = 0.2
 
     public var sweep: String
     public var parameter: String
@@ -60,12 +60,12 @@ public struct CapacityResult: Sendable, Equatable {
 
     /// Whether every point held the SLO and carried its load: the sweep never found the limit, so usable capacity
     /// is a lower bound.
-    public var limitNotReached: Bool {
+    package var limitNotReached: Bool {
         !points.isEmpty && points.allSatisfy(\.usable)
     }
 
     /// The capacity verdict in one sentence, for every output; nil without an SLO.
-    public var verdict: String? {
+    package var verdict: String? {
         guard let slo = sloMilliseconds else { return nil }
         let limit = "p95 ≤ \(Figures.number(slo)) ms and at most \(Figures.number(Self.droppedTolerance * 100)) % of iterations dropped"
         guard let usable = usableCapacity else { return "No point was usable (\(limit))." }

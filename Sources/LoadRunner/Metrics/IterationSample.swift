@@ -40,7 +40,7 @@ public struct IterationSample: Sendable {
 
     /// Whether the iteration failed: a request or an edit failed, or it was refused before it sent anything for
     /// another reason than client-side validation (which refuses on purpose, and counts in `edits_invalid`).
-    public var failed: Bool {
+    package var failed: Bool {
         editsFailed > 0 || requests.contains(where: \.failed) || (requests.isEmpty && editsApplied == 0 && editsInvalid == 0 && !errors.isEmpty)
     }
 }
@@ -50,10 +50,10 @@ public struct RequestSample: Sendable, Hashable {
     /// The status of a request the end of its scenario cut off while it waited for its answer (gracefulStop,
     /// maxDuration, an aborting threshold or Ctrl-C): failed, tagged `status:interrupted`, its duration the time it
     /// had waited (a lower bound of what it would have taken).
-    public static let interrupted = 0xFFFF
+    package static let interrupted = 0xFFFF
 
     /// The `status` tag of a request with `status`.
-    public static func statusTag(_ status: Int) -> String {
+    package static func statusTag(_ status: Int) -> String {
         status == interrupted ? "interrupted" : String(status)
     }
 

@@ -69,7 +69,7 @@ public struct ScenarioAccumulator: Sendable {
     public struct OperationStats: Sendable {
         public var iterations = 0
         /// Iterations in which a request or an edit failed, or that were refused before sending anything.
-        public var failedIterations = 0
+        package var failedIterations = 0
         public var iterationDuration = LatencyHistogram()
         public var editsApplied = 0
         public var editsFailed = 0

@@ -22,8 +22,8 @@ public struct ScenarioView: Sendable {
     public var operations: [OperationView]
     /// Requests the end of the scenario cut off while they waited for their answer (`status:interrupted`), and the
     /// longest of their waits in milliseconds (a lower bound of what they would have taken).
-    public var cutOffRequests = 0
-    public var cutOffLongestMilliseconds = 0.0
+    package var cutOffRequests = 0
+    package var cutOffLongestMilliseconds = 0.0
 
     /// The value of a named metric, for comparisons.
     public func value(of metric: String) -> Double? {
@@ -92,7 +92,7 @@ extension ScenarioView {
     }
 
     /// What a reader must know about the requests the scenario's end cut off, or nil when none was.
-    public var cutOffText: String? {
+    package var cutOffText: String? {
         guard cutOffRequests > 0 else { return nil }
         let by: String
         switch record.stopReason {

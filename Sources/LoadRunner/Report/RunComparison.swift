@@ -53,7 +53,7 @@ public struct RunComparison: Sendable, Codable, Equatable {
         public var effectSize: Double?
         /// The smallest p-value the test could have given with these samples: above the significance level, the test
         /// could not decide, and the tolerance did.
-        public var minimumPValue: Double?
+        package var minimumPValue: Double?
         public var verdict: Verdict
         /// How the noise was judged.
         public var basis: String
