@@ -175,11 +175,13 @@ import Testing
         let report = try await Self.run(
             Self.plan("  stuck:\n    executor: shared-iterations\n    vus: 2\n    iterations: 10\n    maxDuration: 1s\n    gracefulStop: 1s"), faults: faults)
         let elapsed = start.duration(to: clock.now)
-        // The scenario itself: 1 s and the 1 s grace, far from the 30 s stall. (Timed from the scenario's own start:
-        // in the parallel test phase start-up alone can wait many seconds for one of the two pool threads.)
+        // The scenario itself: 1 s and the 1 s grace, far from the 600 s stall; the bound is one only waiting the stall
+        // out could cross (a machine busy with stress-ng and the parallel suites took 12 s here).
         let scenario = try #require(report.scenarios.first)
-        #expect(scenario.durationSeconds < 10, "the scenario took \(scenario.durationSeconds) s")
+        #expect(scenario.durationSeconds < 120, "the scenario took \(scenario.durationSeconds) s")
         #expect(scenario.stopReason == .gracefulStop)
+        // The requests the hard stop cut off are in the report, not lost.
+        #expect((report.views.first?.cutOffRequests ?? 0) > 0)
         // And the whole run, server stop included, never waits out the stall (600 s; slack for a loaded machine).
         #expect(elapsed < .seconds(55), "took \(elapsed)")
     }
