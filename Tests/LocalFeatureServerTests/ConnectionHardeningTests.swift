@@ -88,20 +88,20 @@ import Testing
             let declared = try RawConnection(port: endpoint.port)
             await declared.send(Self.head(Self.applyEdits, "Content-Length: \(4 << 20)\r\n"))
             for _ in 0..<64 where await declared.send(filler) {}
-            let first = await declared.readUntilClosed(timeout: .seconds(10))
+            let first = await declared.readUntilClosed(timeout: .seconds(45))
             #expect(first.closed && Self.envelopeCode(first.bytes) == 413, "\(String(decoding: first.bytes, as: UTF8.self).debugDescription)")
 
             let chunked = try RawConnection(port: endpoint.port)
             await chunked.send(Self.head(Self.applyEdits, "Transfer-Encoding: chunked\r\n"))
             let chunk = Array("10000\r\n".utf8) + filler + Array("\r\n".utf8)
             for _ in 0..<64 where await chunked.send(chunk) {}
-            let second = await chunked.readUntilClosed(timeout: .seconds(10))
+            let second = await chunked.readUntilClosed(timeout: .seconds(45))
             #expect(second.closed && Self.envelopeCode(second.bytes) == 413, "\(String(decoding: second.bytes, as: UTF8.self))")
             #expect(!String(decoding: second.bytes, as: UTF8.self).contains("NIO"))
 
             let malformed = try RawConnection(port: endpoint.port)
             await malformed.send(Self.head(Self.applyEdits, "Transfer-Encoding: chunked\r\n") + Array("4\r\nf=js\r\nzz\r\nxx\r\n".utf8))
-            let third = await malformed.readUntilClosed(timeout: .seconds(10))
+            let third = await malformed.readUntilClosed(timeout: .seconds(45))
             #expect(third.closed && Self.envelopeCode(third.bytes) == 400, "\(String(decoding: third.bytes, as: UTF8.self))")
             #expect(!String(decoding: third.bytes, as: UTF8.self).contains("HTTPParserError"))
         }
