@@ -83,7 +83,7 @@ extension BatchApplier {
     }
 
     /// `duration` as people say it: `45 s`, `3 min 20 s`, `2 h 5 min`.
-    public static func spoken(_ duration: Duration) -> String {
+    package static func spoken(_ duration: Duration) -> String {
         let seconds = Int(duration.seconds.rounded())
         if seconds < 60 { return "\(seconds) s" }
         if seconds < 3600 { return seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds / 60) min \(seconds % 60) s" }

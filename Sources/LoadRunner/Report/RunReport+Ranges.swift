@@ -2,14 +2,14 @@ extension RunReport {
     /// The most a report's counts may add up to, all of them together: 2^53, the largest whole number a `Double`
     /// holds exactly. Far beyond any run (a million requests a second for 285 years), and small enough that any sum
     /// or merge of a report's counts, and their conversion to `Int`, stays exact and cannot overflow.
-    public static let maximumCount: UInt64 = 1 << 53
+    package static let maximumCount: UInt64 = 1 << 53
 
     /// The longest time a report may speak of, in seconds (about 31 years): durations, offsets and time-series
     /// seconds beyond it are corrupt.
-    public static let maximumSeconds = 1_000_000_000.0
+    package static let maximumSeconds = 1_000_000_000.0
 
     /// The latest start a report may have, in milliseconds since 1970: the last millisecond of the year 9999.
-    public static let maximumEpochMilliseconds: Int64 = 253_402_300_799_999
+    package static let maximumEpochMilliseconds: Int64 = 253_402_300_799_999
 
     /// Checks that every number of the report is one that reports, thresholds and merges can add up and convert
     /// without overflow: counts whole or fractional but not negative, adding up to at most ``maximumCount``;

@@ -178,7 +178,7 @@ struct NodeReader {
 public enum DurationText {
     /// The longest duration read: 8760h (365 days). Longer ones are refused, not clamped, so a typo never runs for
     /// ages, and every duration read converts to nanoseconds, milliseconds or seconds without overflow.
-    public static let maximum = Duration.seconds(365 * 24 * 3600)
+    package static let maximum = Duration.seconds(365 * 24 * 3600)
 
     /// Why a text is not a duration that can be used.
     public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
