@@ -13,6 +13,9 @@ per request, constant VUs) against the embedded service, a fresh `local` server 
 
 Target (README): at most 1 false regression in 20 pairs, and 20 of 20 detections, at each length.
 Writes Reports/benchmarks/compare-<UTC time>.json and .md; prints the table.
+
+`compare` is a pure function of two reports, so the runs can be kept (`--keep DIR`) and judged again by another
+build of `compare` without running them again (`--reports DIR`, with the same --lengths and --rounds).
 """
 
 import argparse
@@ -45,8 +48,19 @@ scenarios:
 """
 
 
+def kept(workdir, name):
+    """The report.json of run `name` kept by an earlier `--keep`."""
+    out_dir = os.path.join(workdir, f"out-{name}")
+    found = [os.path.join(root, "report.json") for root, _, files in os.walk(out_dir) if "report.json" in files]
+    if len(found) != 1:
+        raise RuntimeError(f"{out_dir}: expected one report.json, found {len(found)}")
+    return found[0]
+
+
 def run(binary, workdir, name, seconds, vus, seed, latency_ms=None):
     """One `featureload run`; returns the path of its report.json."""
+    if run.reuse:
+        return kept(workdir, name)
     local = "local: { dataset: parks }"
     if latency_ms is not None:
         local = f'local: {{ dataset: parks, latency: "fixed:{latency_ms:.3f}@applyEdits" }}'
@@ -84,13 +98,19 @@ def main():
     parser.add_argument("--rounds", type=int, default=20, help="pairs per length (default 20)")
     parser.add_argument("--vus", type=int, default=4)
     parser.add_argument("--output", default="Reports/benchmarks")
+    parser.add_argument("--keep", help="keep every run's scenario file and report.json in this directory")
+    parser.add_argument("--reports", help="judge the runs kept here by --keep again, with --binary's compare, instead of running them")
     args = parser.parse_args()
     if args.rounds < 1 or args.rounds > 200 or any(not 1 <= length <= 600 for length in args.lengths):
         parser.error("--rounds takes 1 to 200, --lengths 1 to 600 seconds each")
     compare_rows.binary = args.binary
     started = datetime.datetime.now(datetime.timezone.utc)
     results = []
-    with tempfile.TemporaryDirectory(prefix="featureload-compare-") as workdir:
+    run.reuse = args.reports is not None
+    with tempfile.TemporaryDirectory(prefix="featureload-compare-") as scratch:
+        workdir = args.reports or args.keep or scratch
+        if args.keep:
+            os.makedirs(args.keep, exist_ok=True)
         for seconds in args.lengths:
             false_regressions, detections, flagged = 0, 0, []
             for round_index in range(args.rounds):
@@ -119,7 +139,7 @@ def main():
     stamp = started.strftime("%Y%m%dT%H%M%SZ")
     report = {
         "schema": "featureload.benchmark.compare", "version": 1, "startedAt": started.isoformat(), "cores": os.cpu_count(),
-        "load": os.getloadavg(), "vus": args.vus, "results": results,
+        "load": os.getloadavg(), "vus": args.vus, "binary": args.binary, "judgedAgain": args.reports, "results": results,
     }
     base = os.path.join(args.output, f"compare-{stamp}")
     with open(base + ".json", "w") as out:

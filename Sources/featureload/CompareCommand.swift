@@ -10,11 +10,12 @@ struct CompareCommand: ParsableCommand {
         discussion: """
             For every scenario (and each operation of a mix): requests/s, edits/s, p50, p95 and p99 of request \
             latency, and the failure rate. A change is a regression only when it is larger than --tolerance and \
-            larger than the runs' own noise. Latency is judged on every request (the runs' histograms): p50 by a \
-            Mann–Whitney test, p95 and p99 by the share of requests beyond the baseline's percentile. Throughput is \
-            judged on the per-second values by an exact Mann–Whitney test; where the runs have too few full \
-            seconds for any outcome to reach 1 %, the tolerance alone decides (the output says so). The failure \
-            rate uses a two-proportion test. Two runs of the same build therefore do not flag each other, and a \
+            larger than the runs' own noise. Latency is judged on every request (the runs' histograms) by a \
+            Mann–Whitney test with Cliff's δ. Throughput is judged on the per-second values by an exact \
+            Mann–Whitney test; where the runs have too few full seconds for any outcome to reach 1 %, a scenario \
+            with a fixed number of VUs is judged on its iterations' durations (its throughput is VUs over iteration \
+            time), and any other by the tolerance alone (the output says so). The failure rate uses a \
+            two-proportion test. Two runs of the same build therefore do not flag each other, and a \
             clear regression is flagged at any run length.
 
             Exit codes: 0 no regression; 1 a regression; 2 a file is missing, not a featureload run report, or the \

@@ -137,6 +137,48 @@ import Testing
         #expect(same.map(\.verdict) == [.unchanged], "within the tolerance")
     }
 
+    /// A 3 s run of a fixed number of VUs: one full second of `requests`, iterations that took `micros`.
+    static func closedSide(requests: Double, iterations micros: [UInt64]) -> RunComparison.Side {
+        var side = timedSide(seconds: [requests], micros: 1_000)
+        side.seconds = 3
+        side.requests = requests * 3
+        side.edits = side.requests
+        side.perSecond = side.perSecond.map { ($0.requests, $0.requests, $0.latency) }
+        var iterations = LatencyHistogram(significantDigits: 3)
+        for value in micros { iterations.record(microseconds: value) }
+        side.iterations = iterations
+        side.closedModel = true
+        return side
+    }
+
+    @Test("a short run of fixed VUs: −13 % throughput from its edges, iterations as long as before, is noise; iterations twice as long at −50 % are a regression")
+    func shortClosedModelThroughput() {
+        let times = (0..<3_000).map { UInt64(900 + ($0 * 7_919) % 400) }
+        let before = Self.closedSide(requests: 1_000, iterations: times)
+        // The same iterations (in another order), fewer of them counted: the run's first and last moments differed.
+        let edges = Self.closedSide(requests: 870, iterations: times.reversed())
+        let rows = RunComparison.rows(scenario: "s", operation: nil, before, edges, tolerance: 0.1, metrics: ["requestsPerSecond"])
+        #expect(rows.map(\.verdict) == [.noise], "\(rows)")
+        #expect(rows.first?.basis.contains("throughput follows iteration time") == true, "\(rows)")
+        #expect(rows.first?.basis.contains("cannot reach 1 % (smallest p ") == true, "the per-second test's smallest p is still given: \(rows)")
+
+        let slower = Self.closedSide(requests: 500, iterations: times.map { $0 * 2 })
+        let regression = RunComparison.rows(scenario: "s", operation: nil, before, slower, tolerance: 0.1, metrics: ["requestsPerSecond", "editsPerSecond"])
+        #expect(regression.map(\.verdict) == [.regression, .regression], "\(regression)")
+        #expect((regression.first?.effectSize ?? 0) < -0.9, "as rates, the candidate's are lower")
+
+        // Fewer requests while the iterations got faster: no single cause explains it, so the test does not flag it.
+        let contradictory = Self.closedSide(requests: 500, iterations: times.map { $0 / 2 })
+        #expect(RunComparison.rows(scenario: "s", operation: nil, before, contradictory, tolerance: 0.1, metrics: ["requestsPerSecond"]).map(\.verdict) == [.noise])
+
+        // An arrival-rate scenario's throughput is its schedule's: too few seconds, and the tolerance decides.
+        var open = slower
+        open.closedModel = false
+        let byTolerance = RunComparison.rows(scenario: "s", operation: nil, before, open, tolerance: 0.1, metrics: ["requestsPerSecond"])
+        #expect(byTolerance.map(\.verdict) == [.regression])
+        #expect(byTolerance.first?.basis.contains("judged by the tolerance alone") == true)
+    }
+
     @Test("the Markdown says when the tolerance alone decided, and the smallest p the test could reach")
     func toleranceNote() throws {
         let side = Self.timedSide(seconds: [1_000, 1_000], micros: 1_000)

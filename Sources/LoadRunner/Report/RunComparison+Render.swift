@@ -92,7 +92,8 @@ extension RunComparison {
     static let rule =
         "A change counts when it exceeds the tolerance and the runs' own noise: significant at 1 % and a large effect "
         + "(|Cliff's δ| ≥ \(largeEffect)). "
-        + "Where too few seconds make 1 % unreachable, the tolerance alone decides."
+        + "Where too few seconds make 1 % unreachable, throughput with a fixed number of VUs is judged on the iterations' "
+        + "durations, and otherwise by the tolerance alone."
 
     /// What the inconclusive rows mean, when there are any.
     var inconclusiveNote: String? {

@@ -10,8 +10,10 @@ import Foundation
 ///   reverse) as the effect size;
 /// - throughput on the per-second values of the full seconds, by the exact Mann–Whitney test (its permutation
 ///   distribution, ties included), whose smallest attainable p-value is reported. When even the most extreme
-///   outcome could not reach the significance level (too few seconds), the test says nothing, and the change is
-///   judged by the tolerance alone: never called noise;
+///   outcome could not reach the significance level (too few seconds), that test says nothing. A scenario with a
+///   fixed number of VUs is then judged on its iterations' durations, since its throughput is VUs over iteration
+///   time (a short run's edges move its rate; its iterations show whether it was slower); any other is judged by
+///   the tolerance alone: never called noise;
 /// - on top of significance, the effect must be *large*: |δ| at least ``largeEffect``. Thousands of requests make
 ///   any small systematic shift significant; a shift that leaves the two distributions overlapping this much is
 ///   within what one shared machine does from run to run, not a regression;
@@ -122,10 +124,15 @@ public struct RunComparison: Sendable, Codable, Equatable {
         var latency: LatencyHistogram
         /// Full seconds only (the first and last are partial): requests, edits and the second's latency.
         var perSecond: [(requests: Double, edits: Double, latency: LatencyHistogram)]
+        /// The iterations' durations, and whether a fixed number of VUs ran them (a closed model: constant-vus,
+        /// ramping-vus, per-vu-iterations, shared-iterations), where throughput is VUs over iteration time.
+        var iterations: LatencyHistogram
+        var closedModel: Bool
 
         init(
             requests: Double, failed: Double, edits: Double, seconds: Double, latency: LatencyHistogram,
-            perSecond: [(requests: Double, edits: Double, latency: LatencyHistogram)]
+            perSecond: [(requests: Double, edits: Double, latency: LatencyHistogram)],
+            iterations: LatencyHistogram = LatencyHistogram(), closedModel: Bool = false
         ) {
             self.requests = requests
             self.failed = failed
@@ -133,6 +140,8 @@ public struct RunComparison: Sendable, Codable, Equatable {
             self.seconds = seconds
             self.latency = latency
             self.perSecond = perSecond
+            self.iterations = iterations
+            self.closedModel = closedModel
         }
 
         init(report: RunReport, view: ScenarioView, operation: String?) {
@@ -146,7 +155,12 @@ public struct RunComparison: Sendable, Codable, Equatable {
             latency = report.aggregate(.httpReqDuration, filter: filter)?.histogram ?? LatencyHistogram()
             let seconds = report.seconds(of: view.name, operation: operation)
             perSecond = seconds.count > 2 ? seconds.dropFirst().dropLast().map { (Double($0.requests), Double($0.edits), $0.latency) } : []
+            iterations = report.aggregate(.iterationDuration, filter: filter)?.histogram ?? LatencyHistogram()
+            closedModel = Self.closedModelExecutors.contains(view.record.executor)
         }
+
+        /// Executors that run a fixed number of VUs, each starting its next iteration when the last ends.
+        static let closedModelExecutors: Set<String> = ["constant-vus", "ramping-vus", "per-vu-iterations", "shared-iterations"]
     }
 
     /// What a test found: its p-value, its effect (Cliff's δ), and the smallest p-value it could have reached.
@@ -173,21 +187,26 @@ public struct RunComparison: Sendable, Codable, Equatable {
                 verdict = worse > 0 ? .regression : .improvement
                 basis += "; the test cannot reach 1 % with these samples (smallest p \(Self.pText(test.minimumP))): judged by the tolerance alone"
             } else {
-                verdict = test.p >= significance || abs(test.delta) < largeEffect ? .noise : worse > 0 ? .regression : .improvement
+                // A large, significant effect counts only in the direction of the change (δ > 0: the candidate's
+                // values are larger, which is worse for a time and better for a rate).
+                let testSaysWorse = higherIsBetter ? test.delta < 0 : test.delta > 0
+                verdict =
+                    test.p >= significance || abs(test.delta) < largeEffect || testSaysWorse != (worse > 0)
+                    ? .noise : worse > 0 ? .regression : .improvement
             }
             rows.append(
                 Row(scenario: scenario, operation: operation, metric: metric, unit: unit, baseline: a, candidate: b, change: change,
                     pValue: test.p, effectSize: test.delta, minimumPValue: test.minimumP, verdict: verdict, basis: basis))
         }
-        let seconds = (base.perSecond.count, new.perSecond.count)
-        let secondsBasis = "\(seconds.0) and \(seconds.1) full seconds: exact Mann–Whitney, Cliff's δ"
+        let requestsTest = throughputTest(base.perSecond.map(\.requests), new.perSecond.map(\.requests), base, new)
         add(
             "requestsPerSecond", unit: "req/s", base: base.requests / base.seconds, new: new.requests / new.seconds, higherIsBetter: true,
-            test: perSecondTest(base.perSecond.map(\.requests), new.perSecond.map(\.requests)), basis: secondsBasis)
+            test: requestsTest.test, basis: requestsTest.basis)
         if base.edits > 0 || new.edits > 0 {
+            let editsTest = throughputTest(base.perSecond.map(\.edits), new.perSecond.map(\.edits), base, new)
             add(
                 "editsPerSecond", unit: "edits/s", base: base.edits / base.seconds, new: new.edits / new.seconds, higherIsBetter: true,
-                test: perSecondTest(base.perSecond.map(\.edits), new.perSecond.map(\.edits)), basis: secondsBasis)
+                test: editsTest.test, basis: editsTest.basis)
         }
         if base.latency.count > 0 && new.latency.count > 0 {
             // Over the requests: computed once for the three percentiles.
@@ -217,6 +236,25 @@ public struct RunComparison: Sendable, Codable, Equatable {
                     pValue: p, effectSize: nil, verdict: verdict, basis: "failed requests, two-proportion z-test; a change of less than \(Self.points(max(tolerance / 10, 0.001))) is ignored"))
         }
         return rows
+    }
+
+    /// The test of a throughput change: the exact Mann–Whitney test of the per-second values; when too few full
+    /// seconds make 1 % unreachable and both runs had a fixed number of VUs, the iterations' durations instead
+    /// (throughput is VUs over iteration time: a run whose iterations take no longer did not lose throughput, only
+    /// the edges of a short run moved). Otherwise the per-second test stands, and the tolerance decides.
+    static func throughputTest(_ a: [Double], _ b: [Double], _ base: Side, _ new: Side) -> (test: TestResult, basis: String) {
+        let perSecond = perSecondTest(a, b)
+        let basis = "\(a.count) and \(b.count) full seconds: exact Mann–Whitney, Cliff's δ"
+        guard perSecond.minimumP >= significance, base.closedModel, new.closedModel, base.iterations.count > 0, new.iterations.count > 0
+        else { return (perSecond, basis) }
+        let ranked = compare(weighted(base.iterations), weighted(new.iterations))
+        // Longer iterations are fewer per second: as rates, the candidate's effect is the opposite of its times'.
+        return (
+            TestResult(p: ranked.p, delta: -ranked.delta, minimumP: 0),
+            "\(a.count) and \(b.count) full seconds cannot reach 1 % (smallest p \(pText(perSecond.minimumP))); with a fixed number "
+                + "of VUs throughput follows iteration time: \(base.iterations.count) and \(new.iterations.count) iterations, "
+                + "Mann–Whitney, Cliff's δ"
+        )
     }
 
     /// The exact Mann–Whitney test and Cliff's δ of two series of per-second values.
