@@ -121,6 +121,11 @@ public enum ExactlyOnceRule {
         )
     }
 
+    /// Why adds without client-assigned GlobalIDs are neither checked nor resent after `failure`, an ambiguous one.
+    public static func unkeyedAddsReason(after failure: String) -> String {
+        "the adds carry no client-assigned GlobalIDs (with useGlobalIds=true), so after \(failure) they could be neither checked nor safely resent"
+    }
+
     /// Whether any POST may already have been sent once by the transport itself; true for libcurl (see above).
     public static let transportMayReplay = true
 

@@ -56,7 +56,7 @@ private struct RetriedEdits {
     let policy: RetryPolicy
     var log: AttemptLog
     var jitter: JitterGenerator
-    var machine: ApplyEditsRetryMachine
+    var machine: ApplyEditsRetryMachine<LayerEdits>
 
     var edits: LayerEdits { machine.edits }
     var options: ApplyEditsOptions { machine.options }
@@ -188,7 +188,7 @@ private struct RetriedEdits {
     }
 
     /// Asks the service whether `target` is in place.
-    private mutating func check(_ target: ExactlyOnceRule.VerificationTarget) async throws -> ApplyEditsRetryMachine.Found {
+    private mutating func check(_ target: ExactlyOnceRule.VerificationTarget) async throws -> ApplyEditsRetryMachine<LayerEdits>.Found {
         switch target {
         case .addedGlobalIds(let ids):
             let lookup = try await lookUp(globalIds: ids)
