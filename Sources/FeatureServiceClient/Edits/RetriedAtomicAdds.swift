@@ -129,8 +129,10 @@ struct RetriedAtomicAdds {
             // Checks count as attempts, so a service that keeps failing them cannot loop for ever.
             return machine.checkFailed(decision: log.decide(after: error, policy: policy, attempts: log.attempts.count, using: &jitter))
         }
-        lastCheck = .found(found, count: all.count)
-        return machine.checked(.of(target, count: all.count, adds: all))
+        // Counted layer by layer: a GlobalID is a key within its layer.
+        let count = found.values.reduce(0) { $0 + $1.count }
+        lastCheck = .found(found, count: count)
+        return machine.checked(.of(target, count: count, adds: all))
     }
 
     /// The objectIds the last look-up found, by layer.
