@@ -55,7 +55,6 @@ let package = Package(
             dependencies: [
                 "FeatureModel",
                 "CCurl",
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -89,7 +88,6 @@ let package = Package(
                 "FeatureServiceClient",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -102,7 +100,6 @@ let package = Package(
                 "FeatureServiceClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

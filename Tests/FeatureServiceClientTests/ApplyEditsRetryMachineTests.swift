@@ -4,7 +4,7 @@ import Testing
 
 /// The retried applyEdits' decisions, event by event, without a server: every path of the exactly-once rule.
 @Suite struct ApplyEditsRetryMachineTests {
-    typealias Machine = ApplyEditsRetryMachine
+    typealias Machine = ApplyEditsRetryMachine<LayerEdits>
     static let idA = ExactlyOnceRuleTests.idA
     static let keyed = LayerEdits(adds: [ExactlyOnceRuleTests.add(idA)])
     static let answer = ApplyEditsResult(addResults: [EditResult(objectId: 9, globalId: idA, success: true)])

@@ -8,6 +8,12 @@ public import FeatureModel
 /// before the next send. No I/O, clock or randomness: the same events give the same actions, so every path is
 /// tested without a server, and a journal can record exactly these phases.
 ///
+/// One machine serves every shape of applyEdits (``ExactlyOnceEdits``): one layer's edits (``LayerEdits``, driven by
+/// ``FeatureLayerClient/applyEdits(_:options:retry:globalIdField:)``) and adds across a service's layers with their
+/// files (``AtomicAdds``, driven by ``FeatureService/applyAtomically(_:retry:uploads:)``). The shape answers what the
+/// rule reads of it (the adds' GlobalIDs, whether it rolls back, what is left without its adds); the decisions are
+/// the machine's alone.
+///
 /// ```swift
 /// var machine = ApplyEditsRetryMachine(edits: edits, options: options, globalIdField: "GlobalID")
 /// var action = machine.start()
@@ -21,11 +27,11 @@ public import FeatureModel
 ///     }
 /// }
 /// ```
-public struct ApplyEditsRetryMachine: Sendable {
+public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     /// What the driver does next.
     public enum Action: Sendable, Hashable {
         /// POST applyEdits with `edits`, then report ``answered(_:)`` or ``sendFailed(mayHaveBeenApplied:serviceRejected:failure:decision:)``.
-        case send(LayerEdits)
+        case send(Edits)
         /// Query the service for `target`, then report ``checked(_:)`` or ``checkFailed(decision:)``.
         case check(ExactlyOnceRule.VerificationTarget)
         /// Sleep for the delay, then ask ``next()``.
@@ -41,7 +47,7 @@ public struct ApplyEditsRetryMachine: Sendable {
         /// The service answered the batch. `ambiguousBefore`: an earlier attempt (or the transport's own replay) may
         /// have applied it, so a 1022 on a keyed add or a 1011 on a delete means "applied earlier". `abandonedAdds`:
         /// why the adds were dropped from the batch, which makes each of them ``EditOutcome/Status/outcomeUnknown``.
-        case answered(ApplyEditsResult, ambiguousBefore: Bool, abandonedAdds: String?)
+        case answered(Edits.Answer, ambiguousBefore: Bool, abandonedAdds: String?)
         /// A check found the whole batch applied by an earlier attempt; the adds' objectIds by GlobalID.
         case appliedEarlier(adds: [String: Int64], objectIdField: String?)
         /// The edits' fate cannot be known, for this reason.
@@ -84,13 +90,13 @@ public struct ApplyEditsRetryMachine: Sendable {
         case done
     }
 
-    public let edits: LayerEdits
-    public let options: ApplyEditsOptions
-    public let globalIdField: String
-    /// The normalized GlobalIDs of the adds, or nil when some add has none (see ``ExactlyOnceRule/addGlobalIds(_:options:globalIdField:)``).
+    public let edits: Edits
+    /// How the edits are sent: what the rule reads beside them.
+    public let settings: Edits.Settings
+    /// The normalized GlobalIDs of the adds, or nil when some add has none (see ``ExactlyOnceEdits/addGlobalIds(_:)``).
     public let addIds: [String]?
     /// The edits the next send carries.
-    public private(set) var pending: LayerEdits
+    public private(set) var pending: Edits
     /// Whether an attempt may have applied the edits without that being settled since.
     public private(set) var ambiguous = false
     /// Why the adds were dropped from the batch, once they were.
@@ -99,12 +105,11 @@ public struct ApplyEditsRetryMachine: Sendable {
     public private(set) var pendingCheck: ExactlyOnceRule.VerificationTarget?
     public private(set) var phase = Phase.idle
 
-    /// A machine for `edits`.
-    public init(edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String) {
+    /// A machine for `edits`, sent as `settings` say.
+    public init(edits: Edits, settings: Edits.Settings) {
         self.edits = edits
-        self.options = options
-        self.globalIdField = globalIdField
-        self.addIds = ExactlyOnceRule.addGlobalIds(edits, options: options, globalIdField: globalIdField)
+        self.settings = settings
+        self.addIds = edits.addGlobalIds(settings)
         self.pending = edits
     }
 
@@ -125,7 +130,7 @@ public struct ApplyEditsRetryMachine: Sendable {
     }
 
     /// The service answered the send.
-    public mutating func answered(_ result: ApplyEditsResult) -> Action {
+    public mutating func answered(_ result: Edits.Answer) -> Action {
         finish(.answered(result, ambiguousBefore: ambiguous || ExactlyOnceRule.transportMayReplay, abandonedAdds: abandonedAdds))
     }
 
@@ -142,7 +147,7 @@ public struct ApplyEditsRetryMachine: Sendable {
         switch decision {
         case .stop(let reason):
             // A rolled-back batch may be the transport's hidden replay of one that was applied: check before giving up.
-            if ambiguous || (options.rollbackOnFailure && serviceRejected), case .verify(let target) = ambiguityAction() {
+            if ambiguous || (Edits.rollsBack(settings) && serviceRejected), case .verify(let target) = ambiguityAction() {
                 phase = .finalCheck(target, reason)
                 return .check(target)
             }
@@ -155,13 +160,10 @@ public struct ApplyEditsRetryMachine: Sendable {
                 case .verify(let target):
                     pendingCheck = target
                 case .abandonAdds(let replayRest):
-                    let reason =
-                        "the adds carry no client-assigned GlobalIDs (with useGlobalIds=true), so after \(failure) "
-                        + "they could be neither checked nor safely resent"
-                    guard replayRest, pending.count > pending.addCount else { return finish(.unknown(reason)) }
+                    let reason = pending.uncheckedReason(after: failure)
+                    guard replayRest, let rest = pending.withoutAdds else { return finish(.unknown(reason)) }
                     abandonedAdds = reason
-                    pending.adds = []
-                    pending.encodedAdds = nil
+                    pending = rest
                 }
             }
             phase = .waiting
@@ -173,6 +175,8 @@ public struct ApplyEditsRetryMachine: Sendable {
     public mutating func checked(_ found: Found) -> Action {
         if case .finalCheck(_, let reason) = phase {
             if case .applied(let adds, let objectIdField) = found { return finish(.appliedEarlier(adds: adds, objectIdField: objectIdField)) }
+            // Nothing there settles the doubt: the failure stands, and nothing was applied.
+            if found == .notApplied { ambiguous = false }
             return giveUp(reason)
         }
         switch found {
@@ -202,7 +206,7 @@ public struct ApplyEditsRetryMachine: Sendable {
     }
 
     private func ambiguityAction() -> ExactlyOnceRule.AmbiguityAction {
-        ExactlyOnceRule.actionAfterAmbiguousFailure(pending, options: options, globalIdField: globalIdField)
+        pending.actionAfterAmbiguousFailure(settings)
     }
 
     private mutating func finish(_ finish: Finish) -> Action {
@@ -214,4 +218,16 @@ public struct ApplyEditsRetryMachine: Sendable {
         phase = .done
         return .giveUp(reason)
     }
+}
+
+extension ApplyEditsRetryMachine where Edits == LayerEdits {
+    /// A machine for one layer's `edits`, sent with `options`; adds carry their GlobalIDs in `globalIdField`.
+    public init(edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String) {
+        self.init(edits: edits, settings: LayerEditSettings(options: options, globalIdField: globalIdField))
+    }
+
+    /// The applyEdits options.
+    public var options: ApplyEditsOptions { settings.options }
+    /// The layer's GlobalID field.
+    public var globalIdField: String { settings.globalIdField }
 }

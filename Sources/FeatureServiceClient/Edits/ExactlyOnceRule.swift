@@ -25,6 +25,11 @@ public import FeatureModel
 ///   GlobalIDs can be duplicated by that replay and nothing above the transport can tell; send GlobalIDs.
 /// - Failures that certainly had no effect (connection refused, 429, 503, ArcGIS error bodies) are retried as
 ///   the ``RetryPolicy`` allows, whatever the edits.
+/// - **Service-level adds** (``AtomicAdds``: adds across layers and their files in one request, always with
+///   `rollbackOnFailure=true`) follow the same rules through the same ``ApplyEditsRetryMachine``: each layer's adds
+///   are keyed in that layer's GlobalID field and checked by it; a per-edit failure in the answer is a rolled-back
+///   batch, checked before it is reported; files sent without adds have no key, so after an ambiguous failure their
+///   fate is unknown.
 public enum ExactlyOnceRule {
     /// What the retry loop does after an ambiguous failure.
     public enum AmbiguityAction: Sendable, Hashable {
@@ -119,6 +124,11 @@ public enum ExactlyOnceRule {
             result.updateResults.map { outcome($0, earlierCode: nil) },
             result.deleteResults.map { outcome($0, earlierCode: objectMissingCode) }
         )
+    }
+
+    /// Why adds without client-assigned GlobalIDs are neither checked nor resent after `failure`, an ambiguous one.
+    public static func unkeyedAddsReason(after failure: String) -> String {
+        "the adds carry no client-assigned GlobalIDs (with useGlobalIds=true), so after \(failure) they could be neither checked nor safely resent"
     }
 
     /// Whether any POST may already have been sent once by the transport itself; true for libcurl (see above).

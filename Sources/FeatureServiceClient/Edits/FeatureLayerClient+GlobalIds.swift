@@ -39,4 +39,43 @@ extension FeatureLayerClient {
         }
         return found
     }
+
+    /// The objectIds of the rows with `globalIds`, queried in chunks of 500 through `log`, each query an attempt of
+    /// purpose ``Attempt/Purpose/verification``: the look-up of a retried applyEdits, at the layer or the service level.
+    /// One attempt per chunk; the caller decides on retries.
+    /// - Parameters:
+    ///   - globalIds: Normalized GlobalIDs.
+    ///   - globalIdField: The layer's GlobalID field, where the service does not name it.
+    ///   - objectIdField: The layer's object-ID field, where the service does not name it.
+    ///   - outFields: The fields asked for; they must include the object-ID and GlobalID fields.
+    ///   - operation: The operation's name in errors.
+    ///   - log: The operation's attempts, which the queries join.
+    /// - Returns: The objectIds by normalized GlobalID, and the object-ID field the service named (or the fallback).
+    /// - Throws: ``FeatureServiceError``; `CancellationError`.
+    func lookUp(
+        globalIds: [String], globalIdField: String, objectIdField fallbackObjectIdField: String = "OBJECTID", outFields: [String] = ["*"],
+        operation: String = "applyEdits check", log: inout AttemptLog
+    ) async throws -> (objectIds: [String: Int64], objectIdField: String?) {
+        var objectIds: [String: Int64] = [:]
+        var objectIdField: String?
+        var start = 0
+        while start < globalIds.count {
+            let chunk = Array(globalIds[start..<min(start + 500, globalIds.count)])
+            start += chunk.count
+            let query = FeatureQuery(
+                whereClause: RelationshipKey.whereIn(globalIdField, chunk.map(JSONValue.string)), outFields: outFields, returnGeometry: false)
+            let request = HTTPRequest.form(url: exchangeURL("query"), fields: query.formFields)
+            let response = try await exchange.send(request, operation: operation, purpose: .verification, log: &log)
+            let set = try FeatureServiceExchange.decode(response, as: FoundRows.self, operation: operation, url: request.url)
+            let oidField = set.objectIdFieldName ?? fallbackObjectIdField
+            objectIdField = oidField
+            for feature in set.rows {
+                guard let text = feature[attribute: set.globalIdFieldName ?? globalIdField]?.stringValue,
+                    let globalId = GlobalID.normalized(text), let objectId = feature[attribute: oidField]?.intValue
+                else { continue }
+                objectIds[globalId] = objectId
+            }
+        }
+        return (objectIds, objectIdField)
+    }
 }

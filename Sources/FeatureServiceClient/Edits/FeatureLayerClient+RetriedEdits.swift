@@ -56,7 +56,7 @@ private struct RetriedEdits {
     let policy: RetryPolicy
     var log: AttemptLog
     var jitter: JitterGenerator
-    var machine: ApplyEditsRetryMachine
+    var machine: ApplyEditsRetryMachine<LayerEdits>
 
     var edits: LayerEdits { machine.edits }
     var options: ApplyEditsOptions { machine.options }
@@ -188,7 +188,7 @@ private struct RetriedEdits {
     }
 
     /// Asks the service whether `target` is in place.
-    private mutating func check(_ target: ExactlyOnceRule.VerificationTarget) async throws -> ApplyEditsRetryMachine.Found {
+    private mutating func check(_ target: ExactlyOnceRule.VerificationTarget) async throws -> ApplyEditsRetryMachine<LayerEdits>.Found {
         switch target {
         case .addedGlobalIds(let ids):
             let lookup = try await lookUp(globalIds: ids)
@@ -208,28 +208,9 @@ private struct RetriedEdits {
         return try FeatureServiceExchange.decode(response, as: CountResult.self, operation: "applyEdits check", url: request.url).count
     }
 
-    /// The objectIds of the rows with `globalIds`, queried in chunks of 500.
+    /// The objectIds of the rows with `globalIds`, queried in chunks of 500 (`FeatureLayerClient.lookUp`).
     private mutating func lookUp(globalIds: [String]) async throws -> (objectIds: [String: Int64], objectIdField: String?) {
-        var objectIds: [String: Int64] = [:]
-        var objectIdField: String?
-        var start = 0
-        while start < globalIds.count {
-            let chunk = Array(globalIds[start..<min(start + 500, globalIds.count)])
-            start += chunk.count
-            let query = FeatureQuery(whereClause: RelationshipKey.whereIn(globalIdField, chunk.map(JSONValue.string)), outFields: ["*"], returnGeometry: false)
-            let request = HTTPRequest.form(url: client.exchangeURL("query"), fields: query.formFields)
-            let response = try await client.exchange.send(request, operation: "applyEdits check", purpose: .verification, log: &log)
-            let set = try FeatureServiceExchange.decode(response, as: FoundRows.self, operation: "applyEdits check", url: request.url)
-            let oidField = set.objectIdFieldName ?? "OBJECTID"
-            objectIdField = oidField
-            for feature in set.rows {
-                guard let text = feature[attribute: set.globalIdFieldName ?? globalIdField]?.stringValue,
-                    let globalId = GlobalID.normalized(text), let objectId = feature[attribute: oidField]?.intValue
-                else { continue }
-                objectIds[globalId] = objectId
-            }
-        }
-        return (objectIds, objectIdField)
+        try await client.lookUp(globalIds: globalIds, globalIdField: globalIdField, log: &log)
     }
 
     /// Every edit applied by an earlier attempt (a verified atomic batch).
