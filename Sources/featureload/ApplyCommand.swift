@@ -45,7 +45,7 @@ struct ApplyCommand: AsyncParsableCommand {
             not start; 64 usage error; 130 interrupted (the journal is consistent: resume it).
 
             A service that cannot be reached (no connection, timeouts, HTTP 502, 503 or 504 once a batch's \
-            retries gave up) pauses the run instead of failing batch after batch: nothing new is sent, the service \
+            retries gave up) or that keeps throttling (HTTP 429 through all of them) pauses the run instead of failing batch after batch: nothing new is sent, the service \
             is probed until it answers, and the batches it stopped go again (looked up by GlobalID first when an \
             attempt may have reached it). After --wait-for-service (default 15m) the run stops with exit code 1. \
             The wait counts from the first request that failed, and the requests then in flight finish their own \
@@ -136,7 +136,7 @@ struct ApplyCommand: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "How long to wait for a service that cannot be reached (no connection, timeouts, HTTP 502/503/504) before stopping, resumable; meanwhile nothing is sent and the service is probed (default 15m; 0 fails the batches instead).",
+            "How long to wait for a service that cannot be reached (no connection, timeouts, HTTP 502/503/504, or throttling: 429) before stopping, resumable; meanwhile nothing is sent and the service is probed (default 15m; 0 fails the batches instead).",
             valueName: "duration"),
         transform: ApplyCommand.serviceWait)
     var waitForService: Duration = BatchApplier.defaultServiceWait

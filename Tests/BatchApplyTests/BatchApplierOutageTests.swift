@@ -12,7 +12,8 @@ import Testing
     /// Sets the server's faults through its admin endpoint while a run goes on: every request fails as `kind` says, or
     /// none with no kind.
     static func setOutage(_ kind: String?, endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws {
-        let json = kind.map { #"{"faults":[{"kind":"\#($0)","rate":1}]}"# } ?? #"{"faults":[]}"#
+        // A 429 asks for no wait here (Retry-After 0), so that a batch gives up at once, as with the other kinds.
+        let json = kind.map { #"{"faults":[{"kind":"\#($0)","rate":1\#($0 == "http429" ? #","retryAfter":0"# : "")}]}"# } ?? #"{"faults":[]}"#
         let response = try await transport.send(
             HTTPRequest(
                 method: .post, url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/faults", headers: [HTTPHeader("Content-Type", "application/json")],
@@ -95,17 +96,18 @@ import Testing
 
     static let quickRetry = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20), budget: .seconds(10))
 
-    @Test("what says the service is out of reach: no connection, timeouts, broken exchanges, 502/503/504; not a refusal or a bad answer")
+    @Test("what says the service cannot take requests now: no connection, timeouts, broken exchanges, 502/503/504, 429; not a refusal or a bad answer")
     func classification() {
         for failure: AttemptFailure in [
             .transport(.couldNotConnect, mayHaveBeenSent: false), .transport(.timedOut, mayHaveBeenSent: true), .transport(.emptyReply, mayHaveBeenSent: true),
             .transport(.receiveFailed, mayHaveBeenSent: true), .transport(.couldNotResolveHost, mayHaveBeenSent: false), .httpStatus(502), .httpStatus(503),
-            .httpStatus(504), .arcgis(code: 503, httpStatus: 200), .arcgis(code: 500, httpStatus: 504),
+            .httpStatus(504), .arcgis(code: 503, httpStatus: 200), .arcgis(code: 500, httpStatus: 504), .httpStatus(429),
+            .arcgis(code: 429, httpStatus: 200), .arcgis(code: 429, httpStatus: 429),
         ] {
             #expect(BatchApplier.unavailability(failure) != nil, "\(failure)")
         }
         for failure: AttemptFailure in [
-            .transport(.tlsFailed, mayHaveBeenSent: false), .transport(.responseTooLarge, mayHaveBeenSent: true), .httpStatus(500), .httpStatus(429),
+            .transport(.tlsFailed, mayHaveBeenSent: false), .transport(.responseTooLarge, mayHaveBeenSent: true), .httpStatus(500),
             .httpStatus(400), .arcgis(code: 500, httpStatus: 200), .arcgis(code: 498, httpStatus: 200), .undecodable(httpStatus: 200), .invalidRequest,
         ] {
             #expect(BatchApplier.unavailability(failure) == nil, "\(failure)")
@@ -117,8 +119,8 @@ import Testing
     }
 
     @Test(
-        "a service out of reach for a while (answering 503; or committing, then dropping the connection, so the check drops too): the run sends nothing meanwhile, goes on once it answers, looks up the batches in doubt by GlobalID, and applies every edit once",
-        .timeLimit(.minutes(2)), arguments: ["http503", "dropAfterCommit"])
+        "a service out of reach for a while (answering 503, or 429 as throttled; or committing, then dropping the connection, so the check drops too): the run sends nothing meanwhile, goes on once it answers, looks up the batches in doubt by GlobalID, and applies every edit once",
+        .timeLimit(.minutes(2)), arguments: ["http503", "dropAfterCommit", "http429"])
     func ridesOutAnOutage(fault: String) async throws {
         try await Self.withPlanned(1_000) { planned in
             let (endpoint, transport, service, journal, layer, before) = (planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before)

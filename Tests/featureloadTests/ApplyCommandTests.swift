@@ -362,22 +362,19 @@ import Testing
         """.write(toFile: faults, atomically: true, encoding: .utf8)
         let rejects = directory.path + "/rejects.geojsonl"
         try await Self.withServe(["--data", directory.path + "/serve.sqlite", "--faults", faults]) { url in
-            var result = try await Featureload.run([
+            let result = try await Featureload.run([
                 "apply", input, "--to", url, "--layer", "0", "--journal", directory.path + "/bulk.journal", "--batch-size", "100", "--concurrency", "8",
                 "--rejects", rejects, "--verify", "--quiet",
             ])
             #expect(result.status == 1, "some edits were rejected: \(result.output)\(result.errorOutput)")
             let first = result.output
             #expect(first.contains("retries") && !first.contains(" 0 retries"), "the faults were met and retried: \(first)")
-            // A batch whose every attempt met a fault ends "failed after retries", reported and safe to send again:
-            // what a user does then is resume, which must leave nothing failed. (Rare: 8 attempts, about 18 % faulty.)
-            for _ in 0..<2 where !result.output.contains(", failed 0 ") {
-                let failedLine = result.output.split(separator: "\n").first { $0.hasPrefix("applied ") } ?? ""
-                // Why they failed goes to the log: the rejects' reasons file lists them.
+            // No batch fails for these faults: a batch whose every attempt met a 503, a 429 or a dropped connection
+            // waits for the service and goes again. Should one fail, the reasons file says why.
+            if !result.output.contains(", failed 0 ") {
                 let reasons = (try? String(contentsOfFile: rejects + ".reasons.tsv", encoding: .utf8)) ?? ""
-                print("apply under faults, resuming after: \(failedLine)\n" + reasons.split(separator: "\n").filter { $0.contains("\tfailed\t") }.prefix(3).joined(separator: "\n"))
-                result = try await Featureload.run(["apply", "--resume", directory.path + "/bulk.journal", "--rejects", rejects, "--verify", "--quiet"])
-                #expect(result.output.contains("applied "), "resumed after \(failedLine): \(result.output)\(result.errorOutput)")
+                let failed = reasons.split(separator: "\n").filter { $0.contains("\tfailed\t") }.prefix(3).joined(separator: "\n")
+                Issue.record("failed edits: \(result.output)\n\(failed)")
             }
             let summary = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("applied ") }, "\(result.output)")
             let numbers = summary.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }

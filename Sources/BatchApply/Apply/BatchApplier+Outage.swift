@@ -10,14 +10,18 @@ extension BatchApplier {
         return Self.unavailability(failure)
     }
 
-    /// How the last attempt failed, when that says the service cannot be reached now (rather than that it refused the
-    /// request): no connection, a timeout or broken exchange, HTTP (or ArcGIS error code) 502, 503 or 504.
+    /// How the last attempt failed, when that says the service cannot take the request now (rather than that it refused
+    /// the request itself): no connection, a timeout or broken exchange, HTTP (or ArcGIS error code) 502, 503 or 504,
+    /// and 429, the service asking for fewer requests for a while. A batch whose retries all met these waits for the
+    /// service and goes again, rather than failing: a throttling service is one to wait for, as an overnight load
+    /// against a busy one must.
     static func unavailability(_ failure: AttemptFailure) -> String? {
         let gateway: Set<Int> = [502, 503, 504]
         switch failure {
         case .transport(let kind, _):
             let unreachable: [TransportError.Kind] = [.couldNotResolveHost, .couldNotConnect, .timedOut, .sendFailed, .receiveFailed, .emptyReply]
             return unreachable.contains(kind) ? "\(failure)" : nil
+        case .httpStatus(429), .arcgis(code: 429, _), .arcgis(_, httpStatus: 429): return "\(failure): throttled"
         case .httpStatus(let status): return gateway.contains(status) ? "\(failure)" : nil
         case .arcgis(let code, let status): return gateway.contains(code) || gateway.contains(status) ? "\(failure)" : nil
         case .undecodable, .invalidRequest: return nil

@@ -27,8 +27,8 @@ import Foundation
 /// Batches start in plan order. A barrier batch (it edits a feature an earlier batch edits) waits until no batch is
 /// in flight, so the earlier edit has its outcome first.
 ///
-/// A service that cannot be reached (no connection, timeouts, HTTP 502, 503 or 504 once a batch's retries gave up)
-/// pauses the run rather than failing batch after batch: no new batch starts, the batches it stopped go back to be
+/// A service that cannot be reached (no connection, timeouts, HTTP 502, 503 or 504 once a batch's retries gave up), or
+/// that keeps throttling (HTTP 429 through all of them), pauses the run rather than failing batch after batch: no new batch starts, the batches it stopped go back to be
 /// sent again (those that may have reached the service are looked up by GlobalID first), and the service is probed
 /// with a growing pause until it answers, when the run goes on. After ``serviceWait`` of that the run stops, every
 /// batch not applied left for `--resume` (``Summary/unavailable``).
