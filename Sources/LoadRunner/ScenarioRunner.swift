@@ -85,7 +85,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         let service = FeatureService(url: connection.url, transport: RecordingTransport(connection.transport), authentication: connection.authentication)
         let info: ServiceInfo
         do {
-            info = try await Retrying.run(policy: supportPolicy, clock: clock) { try await service.load() }
+            info = try await supportPolicy.retrying(on: clock) { try await service.load() }
         } catch {
             if error is CancellationError { throw error }
             throw LoadRunnerError("could not load the feature service at \(connection.url): \(error)")
@@ -98,7 +98,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         // The layers whose emptiness would refuse every iteration: counted now, before any load.
         var featureCounts: [Int: Int] = [:]
         for layer in PlanCheck.layersNeedingFeatures(plan).sorted() where layers[layer] != nil {
-            featureCounts[layer] = try? await Retrying.run(policy: supportPolicy, clock: clock) { try await service.layer(id: layer).count() }
+            featureCounts[layer] = try? await supportPolicy.retrying(on: clock) { try await service.layer(id: layer).count() }
         }
         let problems = PlanCheck.check(plan, layers: layers, featureCounts: featureCounts)
         if !problems.isEmpty {
@@ -167,23 +167,4 @@ private enum RunTaskResult: Sendable {
     case scenarios([ScenarioOutcome])
     case ticker
     case aborted(ThresholdResult)
-}
-
-/// Retries idempotent support requests (metadata, setup reads, verification) under a policy.
-enum Retrying {
-    static func run<T: Sendable, C: Clock<Duration>>(
-        policy: RetryPolicy, clock: C, _ body: @Sendable () async throws -> T
-    ) async throws -> T {
-        var attempt = 1
-        while true {
-            do {
-                return try await body()
-            } catch {
-                if error is CancellationError || Task.isCancelled || attempt >= policy.maximumAttempts { throw error }
-                if let failure = error as? FeatureServiceError, RetryClassification.classify(failure.attemptFailure) == .permanent { throw error }
-                try await clock.sleep(for: policy.ceiling(beforeRetry: attempt))
-                attempt += 1
-            }
-        }
-    }
 }
