@@ -19,9 +19,11 @@ import Testing
     static func applier(_ service: FeatureService, directory: TemporaryDirectory) throws -> BatchApplier {
         let header = JournalHeader(
             input: "parks.geojson", inputSize: 0, target: serviceURL, layer: 0, objectIdField: "OBJECTID", globalIdField: "GlobalID",
-            settings: ApplySettings(batchSize: 10, concurrency: 1), reading: JournalHeader.Reading(format: .geojson, options: InputOptions(), skipInvalid: false))
+            settings: ApplySettings(batchSize: 10, concurrency: 1),
+            reading: JournalHeader.Reading(format: .geojson, options: InputOptions(), skipInvalid: false))
         let journal = try ApplyJournal.create(at: directory.path + "/apply.journal", header: header)
-        return BatchApplier(journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 1), keys: [0: ("OBJECTID", "GlobalID")])
+        return BatchApplier(
+            journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 1), keys: [0: ("OBJECTID", "GlobalID")])
     }
 
     @Test("the pacing is a retry policy: 1 s, doubling to the probe interval, for the wait, as many tries as fit")
@@ -85,7 +87,9 @@ import Testing
         withExtendedLifetime(directory) {}
     }
 
-    @Test("probing an outage stops at the deadline, the last pause cut short to probe once more there; a refusal is an answer", .timeLimit(.minutes(1)))
+    @Test(
+        "probing an outage stops at the deadline, the last pause cut short to probe once more there; a refusal is an answer",
+        .timeLimit(.minutes(1)))
     func probesUntilDeadline() async throws {
         let directory = try TemporaryDirectory()
         let (down, transport) = Self.service { _ in .status(502) }

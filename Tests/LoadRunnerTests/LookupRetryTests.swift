@@ -54,7 +54,9 @@ import Testing
         #expect(transport.requestCount == 1)
     }
 
-    @Test("the metadata load follows the first scenario's retry settings: its budget allows a long Retry-After, its attempts end it", .timeLimit(.minutes(1)))
+    @Test(
+        "the metadata load follows the first scenario's retry settings: its budget allows a long Retry-After, its attempts end it",
+        .timeLimit(.minutes(1)))
     func metadataScenarioPolicy() async throws {
         let transport = Self.transport(ScenarioRunnerTests.FakeService()) { _, request in
             Self.isServiceMetadata(request) ? .status(429, retryAfter: "45") : .none
@@ -98,7 +100,9 @@ import Testing
         let clock = ManualClock()
         let verification = await Self.verify(transport: transport, policy: RetryPolicy(maximumAttempts: 10, budget: .seconds(30)), clock: clock)
         #expect(!verification.passed)
-        #expect(verification.notes.contains { $0.contains("verification could not finish") && $0.contains("retry budget of 30") }, "\(verification.notes)")
+        #expect(
+            verification.notes.contains { $0.contains("verification could not finish") && $0.contains("retry budget of 30") },
+            "\(verification.notes)")
         #expect(clock.sleeps == [.seconds(20)], "20 s fits the budget once; a second 20 s would end at 40 s")
         #expect(transport.requestCount == 2)
     }
