@@ -64,7 +64,8 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         self.runNonce = runNonce
     }
 
-    /// The policy for metadata loads, setup and verification queries: the first scenario's, else three attempts.
+    /// The policy for metadata loads, setup and verification queries (``RetryPolicy/retrying(on:_:)`` on ``clock``: full
+    /// jitter, `Retry-After` honoured, the budget kept): the first scenario's, else three attempts.
     var supportPolicy: RetryPolicy {
         if let retry = plan.scenarios.compactMap(\.retry).first {
             return RetryPolicy(maximumAttempts: retry.maxAttempts, initialBackoff: retry.initialBackoff, maximumBackoff: retry.maxBackoff, budget: retry.budget)
@@ -83,28 +84,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         let startedAt = wallClock()
         let runStart = clock.now
         let service = FeatureService(url: connection.url, transport: RecordingTransport(connection.transport), authentication: connection.authentication)
-        let info: ServiceInfo
-        do {
-            info = try await Retrying.run(policy: supportPolicy, clock: clock) { try await service.load() }
-        } catch {
-            if error is CancellationError { throw error }
-            throw LoadRunnerError("could not load the feature service at \(connection.url): \(error)")
-        }
-        var layers: [Int: LayerInfo] = [:]
-        for summary in info.layers + info.tables {
-            layers[summary.id] = try? await service.layerInfo(id: summary.id)
-        }
-        onEvent(.metadataLoaded(service: connection.url, layers: (info.layers + info.tables).map { "\($0.id) \($0.name)" }))
-        // The layers whose emptiness would refuse every iteration: counted now, before any load.
-        var featureCounts: [Int: Int] = [:]
-        for layer in PlanCheck.layersNeedingFeatures(plan).sorted() where layers[layer] != nil {
-            featureCounts[layer] = try? await Retrying.run(policy: supportPolicy, clock: clock) { try await service.layer(id: layer).count() }
-        }
-        let problems = PlanCheck.check(plan, layers: layers, featureCounts: featureCounts)
-        if !problems.isEmpty {
-            throw LoadRunnerError(
-                "the scenario file does not fit \(connection.url):\n" + problems.map { "  \(planFile): \($0)" }.joined(separator: "\n"))
-        }
+        let layers = try await loadMetadata(service, onEvent: onEvent)
 
         let context = RunContext(
             plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy, segment: segment,
@@ -160,6 +140,38 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         }
         return report
     }
+
+    /// Loads the service's metadata and counts the layers the plan needs features in, each look-up retried under
+    /// ``supportPolicy``, then checks the plan against what it found.
+    /// - Returns: The metadata of every layer and table that could be read.
+    /// - Throws: ``LoadRunnerError`` when the service metadata cannot be loaded or the plan does not fit the service;
+    ///   `CancellationError`.
+    private func loadMetadata(_ service: FeatureService, onEvent: @Sendable (RunEvent) -> Void) async throws -> [Int: LayerInfo] {
+        let policy = supportPolicy
+        let info: ServiceInfo
+        do {
+            info = try await policy.retrying(on: clock) { try await service.load() }
+        } catch {
+            if error is CancellationError { throw error }
+            throw LoadRunnerError("could not load the feature service at \(connection.url): \(error)")
+        }
+        var layers: [Int: LayerInfo] = [:]
+        for summary in info.layers + info.tables {
+            layers[summary.id] = try? await service.layerInfo(id: summary.id)
+        }
+        onEvent(.metadataLoaded(service: connection.url, layers: (info.layers + info.tables).map { "\($0.id) \($0.name)" }))
+        // The layers whose emptiness would refuse every iteration: counted now, before any load.
+        var featureCounts: [Int: Int] = [:]
+        for layer in PlanCheck.layersNeedingFeatures(plan).sorted() where layers[layer] != nil {
+            featureCounts[layer] = try? await policy.retrying(on: clock) { try await service.layer(id: layer).count() }
+        }
+        let problems = PlanCheck.check(plan, layers: layers, featureCounts: featureCounts)
+        if !problems.isEmpty {
+            throw LoadRunnerError(
+                "the scenario file does not fit \(connection.url):\n" + problems.map { "  \(planFile): \($0)" }.joined(separator: "\n"))
+        }
+        return layers
+    }
 }
 
 /// What a task of the run's task group ended with.
@@ -167,23 +179,4 @@ private enum RunTaskResult: Sendable {
     case scenarios([ScenarioOutcome])
     case ticker
     case aborted(ThresholdResult)
-}
-
-/// Retries idempotent support requests (metadata, setup reads, verification) under a policy.
-enum Retrying {
-    static func run<T: Sendable, C: Clock<Duration>>(
-        policy: RetryPolicy, clock: C, _ body: @Sendable () async throws -> T
-    ) async throws -> T {
-        var attempt = 1
-        while true {
-            do {
-                return try await body()
-            } catch {
-                if error is CancellationError || Task.isCancelled || attempt >= policy.maximumAttempts { throw error }
-                if let failure = error as? FeatureServiceError, RetryClassification.classify(failure.attemptFailure) == .permanent { throw error }
-                try await clock.sleep(for: policy.ceiling(beforeRetry: attempt))
-                attempt += 1
-            }
-        }
-    }
 }

@@ -28,17 +28,37 @@ extension BatchApplier {
         }
     }
 
+    /// The pacing of a wait for a service that cannot be reached, as a retry policy: the first pause 1 s, each next
+    /// twice as long up to `probeInterval`, for `wait` in all, with no limit on the number of tries; `Retry-After` is
+    /// left to each try's own retry policy. The pauses are the policy's ceilings, unjittered: one waiter has no crowd
+    /// to spread out, and the documented pacing stays exact.
+    static func outagePacing(wait: Duration, probeInterval: Duration) -> RetryPolicy {
+        RetryPolicy(
+            maximumAttempts: .max, initialBackoff: .seconds(1), maximumBackoff: probeInterval, multiplier: 2, budget: wait,
+            honoursRetryAfter: false)
+    }
+
+    /// The pause before try `retry` + 1 (1-based: 1 after the first failure) of a wait paced by `pacing` that has gone
+    /// on for `elapsed`: the policy's ceiling before that retry, cut short where its budget ends, so the last try falls
+    /// on the end of the wait; nil once the budget is spent (or the tries are).
+    static func pause(_ pacing: RetryPolicy, beforeRetry retry: Int, elapsed: Duration) -> Duration? {
+        let left = pacing.budget - elapsed
+        guard left > .zero, retry < pacing.maximumAttempts else { return nil }
+        return min(pacing.ceiling(beforeRetry: retry), left)
+    }
+
     /// Runs `operation` (an idempotent request its retry policy already retries: metadata, a look-up) and, while it
     /// fails because the service cannot be reached, waits for the service as a run waits when sending: runs it again
-    /// after 1 s, then twice as long each time up to `probeInterval`, until `wait` has passed since the first failure.
-    /// A `wait` of zero makes one try. So `--wait-for-service` covers a run's start and a resume's look-ups as it covers
-    /// sending.
+    /// after 1 s, then twice as long each time up to `probeInterval`, until `wait` has passed since the first failure
+    /// (``outagePacing(wait:probeInterval:)``). A `wait` of zero makes one try. So `--wait-for-service` covers a run's
+    /// start and a resume's look-ups as it covers sending.
     /// - Throws: ``ApplyError/unavailable(_:)`` once the wait is over; the operation's other errors; `CancellationError`.
     package static func waitingForService<T, C: Clock<Duration>>(
         _ wait: Duration, probeInterval: Duration = .seconds(30), clock: C, _ operation: () async throws -> T
     ) async throws -> T {
+        let pacing = outagePacing(wait: wait, probeInterval: probeInterval)
         var began: C.Instant?
-        var pause = min(Duration.seconds(1), probeInterval)
+        var failures = 0
         while true {
             do {
                 return try await operation()
@@ -46,31 +66,33 @@ extension BatchApplier {
                 guard wait > .zero, let reason = unavailability(error.attemptFailure) else { throw error }
                 let first = began ?? clock.now
                 began = first
-                let deadline = first.advanced(by: wait)
+                failures += 1
                 let now = clock.now
-                guard now < deadline else {
+                guard let delay = Self.pause(pacing, beforeRetry: failures, elapsed: first.duration(to: now)) else {
                     throw ApplyError.unavailable("the service could not be reached for \(spoken(first.duration(to: now))) (\(reason))")
                 }
-                try await clock.sleep(until: min(now.advanced(by: pause), deadline), tolerance: nil)
-                pause = min(pause * 2, probeInterval)
+                try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
             }
         }
     }
 
     /// Probes the service (a count of `layer`, one attempt each) until it answers, pausing 1 s, then twice as long each
-    /// time up to ``probeInterval``, and never past `deadline`. Says whether it answered; any answer will do, even a
-    /// refusal, since the batches' own requests then say what is wrong.
+    /// time up to ``probeInterval``, and never past `deadline` (``outagePacing(wait:probeInterval:)``, its budget the
+    /// time left until `deadline`). Says whether it answered; any answer will do, even a refusal, since the batches'
+    /// own requests then say what is wrong.
     func awaitService<C: Clock<Duration>>(layer: Int, clock: C, until deadline: C.Instant) async -> Bool {
-        var pause = min(Duration.seconds(1), probeInterval)
+        let start = clock.now
+        let pacing = Self.outagePacing(wait: start.duration(to: deadline), probeInterval: probeInterval)
+        var probes = 0
         while !Task.isCancelled {
             let now = clock.now
-            guard now < deadline else { return false }
-            let wake = now.advanced(by: pause) < deadline ? now.advanced(by: pause) : deadline
+            guard let delay = Self.pause(pacing, beforeRetry: probes + 1, elapsed: start.duration(to: now)) else { return false }
             do {
-                try await clock.sleep(until: wake, tolerance: nil)
+                try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
             } catch {
                 return false
             }
+            probes += 1
             do {
                 _ = try await service.layer(id: layer).count()
                 return true
@@ -81,7 +103,6 @@ extension BatchApplier {
             } catch {
                 // Not an answer: probe again.
             }
-            pause = min(pause * 2, probeInterval)
         }
         return false
     }

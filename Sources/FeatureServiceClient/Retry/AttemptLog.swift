@@ -32,10 +32,9 @@ struct AttemptLog: Sendable {
     func decide(
         after error: FeatureServiceError, policy: RetryPolicy, attempts: Int? = nil, using generator: inout some RandomNumberGenerator
     ) -> RetryPolicy.Decision {
-        let retryAfter = error.response?.retryAfter.flatMap { RetryAfter.delay($0, responseDate: error.response?.date) }
-        return policy.decide(
+        policy.decide(
             afterAttempt: max(1, attempts ?? requestCount), failure: error.attemptFailure, elapsed: clock.elapsed(),
-            retryAfter: retryAfter, using: &generator)
+            retryAfter: error.retryAfterDelay, using: &generator)
     }
 
     /// Sleeps `delay` through the clock and records it as the last attempt's backoff.

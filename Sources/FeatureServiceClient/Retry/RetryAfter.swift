@@ -69,3 +69,11 @@ extension String {
         return String(slice)
     }
 }
+
+extension FeatureServiceError {
+    /// The delay the failed response's `Retry-After` header asks for (an HTTP-date read against its `Date` header),
+    /// or `nil` when there was no response, no header, or a malformed one.
+    var retryAfterDelay: Duration? {
+        response?.retryAfter.flatMap { RetryAfter.delay($0, responseDate: response?.date) }
+    }
+}

@@ -122,7 +122,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             // A layer's row count only says what this run added when no other generator adds to it at the same time.
             if plan.isSequential && plan.verify && segment.sequence.count == 1 {
                 for layer in spec.layers where spec.operations.contains(where: { $0.layer == layer && $0.addsPerIteration > 0 }) {
-                    countsBefore[layer] = try await Retrying.run(policy: policy, clock: clock) { try await service.layer(id: layer).count() }
+                    countsBefore[layer] = try await policy.retrying(on: clock) { try await service.layer(id: layer).count() }
                 }
             }
         } catch {
@@ -157,7 +157,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         var pools: [Int: IdPool] = [:]
         var tables: [Int: ServiceFeatureTable] = [:]
         for layer in spec.layers {
-            let table = try await Retrying.run(policy: policy, clock: clock) { try await service.table(id: layer) }
+            let table = try await policy.retrying(on: clock) { try await service.table(id: layer) }
             tables[layer] = table
             let needsIds = spec.operations.contains { $0.layer == layer && ($0.kind.needsExistingFeatures || $0.updates + $0.deletes > 0 || $0.whereClause.contains("{objectId}")) }
             var ids: [Int64] = []
@@ -165,7 +165,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
                 if spec.setup.sample > 0 && !self.pools.has(layer) {
                     // Each segment samples from its own stripe of the layer's object IDs (by value, which every
                     // generator sees alike), so generators do not fight over the same features.
-                    let all = try await Retrying.run(policy: policy, clock: clock) { try await table.client.objectIds() }
+                    let all = try await policy.retrying(on: clock) { try await table.client.objectIds() }
                         .filter { segment.owns(Int($0)) }
                     let sample = segment.scale(spec.setup.sample)
                     var random = SplitMix64(seed: plan.seed ^ UInt64(layer))
@@ -195,7 +195,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             let shapesAdds = op.kind == .applyEdits || op.kind == .addFeatures || op.kind == .deepInsert
             if shapesAdds && op.addsPerIteration > 0 && (op.invalidRate > 0 || table.info.hasContingentValuesDefinition == true) {
                 let definition = table.info.hasContingentValuesDefinition == true
-                    ? try await Retrying.run(policy: policy, clock: clock) { try await table.contingentValuesDefinition() } : nil
+                    ? try await policy.retrying(on: clock) { try await table.contingentValuesDefinition() } : nil
                 shaper = ValidityShaper(layer: table.info, contingentValues: definition)
             }
             let environment = OperationEnvironment(
@@ -210,7 +210,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
 
     /// A pool of up to `size` object IDs sampled from `layer` (for the other side of a relationship).
     private func samplePool(_ layer: Int, size: Int) async throws -> IdPool {
-        let all = try await Retrying.run(policy: policy, clock: clock) { try await service.layer(id: layer).objectIds() }
+        let all = try await policy.retrying(on: clock) { try await service.layer(id: layer).objectIds() }
         var random = SplitMix64(seed: plan.seed ^ UInt64(layer) ^ 0x0A7E)
         let ids = all.count <= size ? all : (0..<size).map { _ in all[Int(random.next() % UInt64(all.count))] }
         return IdPool(ids: ids, seed: plan.seed ^ UInt64(layer) ^ 0x0A7F)

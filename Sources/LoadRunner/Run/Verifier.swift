@@ -64,7 +64,7 @@ struct Verifier<C: Clock<Duration>>: Sendable {
             }
         }
         if let countBefore {
-            let after = try await Retrying.run(policy: policy, clock: clock) { try await layer.count() }
+            let after = try await policy.retrying(on: clock) { try await layer.count() }
             v.layerCountBefore = (v.layerCountBefore ?? 0) + countBefore
             v.layerCountAfter = (v.layerCountAfter ?? 0) + after
             let expected = unique.count - deleted.count
@@ -82,7 +82,7 @@ struct Verifier<C: Clock<Duration>>: Sendable {
         var start = 0
         while start < objectIds.count {
             let chunk = Array(objectIds[start..<min(start + 500, objectIds.count)])
-            total += try await Retrying.run(policy: policy, clock: clock) { try await layer.count(objectIds: chunk) }
+            total += try await policy.retrying(on: clock) { try await layer.count(objectIds: chunk) }
             start += chunk.count
         }
         return total
@@ -95,7 +95,7 @@ struct Verifier<C: Clock<Duration>>: Sendable {
         while start < unique.count {
             let chunk = unique[start..<min(start + 200, unique.count)]
             let clause = "\(field) IN (" + chunk.map { "'\($0)'" }.joined(separator: ",") + ")"
-            total += try await Retrying.run(policy: policy, clock: clock) { try await layer.count(where: clause) }
+            total += try await policy.retrying(on: clock) { try await layer.count(where: clause) }
             start += chunk.count
         }
         return total
