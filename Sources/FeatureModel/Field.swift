@@ -21,6 +21,15 @@ public struct FieldType: RawRepresentable, Sendable, Hashable, Codable, CustomSt
 
     /// Whether values of this type are whole numbers.
     public var isInteger: Bool { self == .oid || self == .smallInteger || self == .integer || self == .bigInteger }
+    /// The values a field of this type can hold when they are narrower than 64 bits: 16 bits for `smallInteger`, 32
+    /// for `integer`; nil for every other type (64-bit integers, dates, and the types that are not whole numbers).
+    public var integerRange: ClosedRange<Int64>? {
+        switch self {
+        case .smallInteger: Int64(Int16.min)...Int64(Int16.max)
+        case .integer: Int64(Int32.min)...Int64(Int32.max)
+        default: nil
+        }
+    }
     /// Whether values of this type are numbers.
     public var isNumeric: Bool { isInteger || self == .single || self == .double || self == .date }
     /// Whether values of this type are text (GlobalID and GUID included).

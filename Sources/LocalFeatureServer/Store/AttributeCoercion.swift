@@ -21,12 +21,7 @@ enum AttributeCoercion {
         let type = field.type
         if type.isInteger {
             guard let integer = value.intValue else { return mismatch(field, "an integer", value) }
-            let limits: ClosedRange<Int64> =
-                switch type {
-                case .smallInteger: Int64(Int16.min)...Int64(Int16.max)
-                case .integer: Int64(Int32.min)...Int64(Int32.max)
-                default: Int64.min...Int64.max
-                }
+            let limits = type.integerRange ?? Int64.min...Int64.max
             guard limits.contains(integer) else {
                 return .failure(
                     EditFailure(
