@@ -158,7 +158,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FeatureServiceClientTests",
-            dependencies: ["FeatureServiceClient", "FeatureModel", "FeatureloadTestSupport", "LocalFeatureServer"],
+            dependencies: [
+                "FeatureServiceClient", "FeatureModel", "FeatureloadTestSupport", "LocalFeatureServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -174,6 +177,7 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 // The service group settings a server run makes (its shutdown grace period).
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -190,12 +194,16 @@ let package = Package(
             dependencies: [
                 "BatchApply", "FeatureModel", "FeatureServiceClient", "LocalFeatureServer", "FeatureloadTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "featureloadTests",
-            dependencies: ["featureload", "LoadRunner", "LocalFeatureServer", "FeatureloadTestSupport", "BatchApply", "FeatureServiceClient"],
+            dependencies: [
+                "featureload", "LoadRunner", "LocalFeatureServer", "FeatureloadTestSupport", "BatchApply", "FeatureServiceClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             // Saved reports the tests read by path (a version-1 report from an earlier release).
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
