@@ -15,8 +15,21 @@ public enum JUnitRenderer {
         var detail: String
     }
 
+    struct Suite {
+        var name: String
+        var seconds: Double
+        var cases: [Case]
+        /// Text for the suite's own `<system-out>`: what the scenario cut off at its end.
+        var output: String?
+    }
+
     public static func render(_ report: RunReport) -> String {
-        var suites: [(name: String, seconds: Double, cases: [Case], output: String?)] = []
+        xml(suites(of: report), report: report)
+    }
+
+    /// The gates of `report` as suites of cases: one suite per scenario (run or never started), then one for the run.
+    static func suites(of report: RunReport) -> [Suite] {
+        var suites: [Suite] = []
         let views = report.views
         var claimed: Set<String> = []
         for view in views {
@@ -26,27 +39,8 @@ public enum JUnitRenderer {
                 claimed.insert(threshold.key + threshold.condition)
                 cases.append(thresholdCase(threshold, className: className))
             }
-            let attempted = view.editsApplied + view.editsFailed
-            if attempted > 0 {
-                let rate = Double(view.editsFailed) / Double(attempted)
-                let limit = report.plan.maxFailedEditRate
-                cases.append(
-                    Case(
-                        name: "failed edits ≤ \(percent(limit))", className: className,
-                        failure: rate > limit ? "\(view.editsFailed) of \(attempted) edits failed (\(percent(rate))), above the allowed \(percent(limit))" : nil,
-                        detail: "\(view.editsFailed) of \(attempted) edits failed"))
-            }
-            if let verification = view.record.verification, verification.checkedAnything {
-                cases.append(
-                    Case(
-                        name: "verification: the service holds the run's own features", className: className,
-                        failure: verification.passed ? nil : verification.notes.joined(separator: "; "),
-                        detail: "\(verification.foundByObjectId) of \(verification.reportedAdded) added features found"))
-            }
-            if view.record.stopReason == .cancelled {
-                cases.append(Case(name: "ran to the end", className: className, failure: "interrupted before the scenario ended", detail: ""))
-            }
-            suites.append((view.name, view.record.durationSeconds, cases, view.cutOffText))
+            cases += scenarioCases(view, className: className, maxFailedEditRate: report.plan.maxFailedEditRate)
+            suites.append(Suite(name: view.name, seconds: view.record.durationSeconds, cases: cases, output: view.cutOffText))
         }
         // A planned scenario that never started (the run was interrupted or aborted first) is a failed case, not a
         // silent gap in the CI test view.
@@ -57,7 +51,7 @@ public enum JUnitRenderer {
                 claimed.insert(threshold.key + threshold.condition)
                 cases.append(thresholdCase(threshold, className: className))
             }
-            suites.append((name, 0, cases, nil))
+            suites.append(Suite(name: name, seconds: 0, cases: cases))
         }
         var runCases: [Case] = []
         for threshold in report.thresholds where !claimed.contains(threshold.key + threshold.condition) {
@@ -71,8 +65,37 @@ public enum JUnitRenderer {
                     name: name, className: "\(report.plan.name).run",
                     failure: comparison.passed ? nil : "measured \(measured), below the required \(number(comparison.minRatio ?? 0))×", detail: measured))
         }
-        if !runCases.isEmpty || suites.isEmpty { suites.append(("run", report.durationSeconds, runCases, nil)) }
+        if !runCases.isEmpty || suites.isEmpty { suites.append(Suite(name: "run", seconds: report.durationSeconds, cases: runCases)) }
+        return suites
+    }
 
+    /// A scenario's own gates: its failed-edit rate, its verification, and whether it ran to the end.
+    static func scenarioCases(_ view: ScenarioView, className: String, maxFailedEditRate limit: Double) -> [Case] {
+        var cases: [Case] = []
+        let attempted = view.editsApplied + view.editsFailed
+        if attempted > 0 {
+            let rate = Double(view.editsFailed) / Double(attempted)
+            cases.append(
+                Case(
+                    name: "failed edits ≤ \(percent(limit))", className: className,
+                    failure: rate > limit ? "\(view.editsFailed) of \(attempted) edits failed (\(percent(rate))), above the allowed \(percent(limit))" : nil,
+                    detail: "\(view.editsFailed) of \(attempted) edits failed"))
+        }
+        if let verification = view.record.verification, verification.checkedAnything {
+            cases.append(
+                Case(
+                    name: "verification: the service holds the run's own features", className: className,
+                    failure: verification.passed ? nil : verification.notes.joined(separator: "; "),
+                    detail: "\(verification.foundByObjectId) of \(verification.reportedAdded) added features found"))
+        }
+        if view.record.stopReason == .cancelled {
+            cases.append(Case(name: "ran to the end", className: className, failure: "interrupted before the scenario ended", detail: ""))
+        }
+        return cases
+    }
+
+    /// The XML document of `suites`.
+    static func xml(_ suites: [Suite], report: RunReport) -> String {
         let total = suites.reduce(0) { $0 + $1.cases.count }
         let failures = suites.reduce(0) { $0 + $1.cases.filter { $0.failure != nil }.count }
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"

@@ -38,7 +38,29 @@ public enum ReportMerge {
         merged.finishedAt = reports.max { $0.report.finishedAt < $1.report.finishedAt }?.report.finishedAt ?? merged.finishedAt
         merged.durationSeconds = end
 
-        // Metrics: one series per metric and tags, summed and merged exactly.
+        merged.metrics = mergedMetrics(reports)
+        merged.timeSeries = mergedTimeSeries(zip(reports, offsets).map { ($0.0.report, $0.1) })
+        merged.scenarios = first.report.scenarios.map { record in
+            mergeRecords(zip(reports, offsets).compactMap { entry in
+                entry.0.report.scenarios.first { $0.name == record.name }.map { (entry.0.report.segment, $0, entry.1) }
+            })
+        }
+
+        // Segments: what the reports cover together.
+        let segments = reports.compactMap { try? ExecutionSegment(parsing: $0.report.segment) }.sorted { $0.from < $1.from }
+        let covered = segments.map(\.length).reduce(Fraction.zero, +)
+        merged.segment = covered == .one ? "0:1" : segments.map(\.description).joined(separator: "+")
+        merged.notes = notes(reports, offsets: offsets)
+        judge(&merged, as: first.report, covered: covered)
+        // The merged report must load again: its sums (VUs, seconds) are checked like a file's.
+        do { try merged.checkRanges() } catch {
+            throw Problem(description: "the merged report would be out of range: \(error); merge fewer reports")
+        }
+        return merged
+    }
+
+    /// One series per metric and tags, summed and merged exactly.
+    static func mergedMetrics(_ reports: [(path: String, report: RunReport)]) -> [MetricSeries] {
         var order: [String] = []
         var series: [String: MetricSeries] = [:]
         for (_, report) in reports {
@@ -59,12 +81,15 @@ public enum ReportMerge {
                 }
             }
         }
-        merged.metrics = order.compactMap { series[$0] }
+        return order.compactMap { series[$0] }
+    }
 
-        // Time series: each generator's seconds moved to the first one's clock.
+    /// Each generator's seconds moved to the first one's clock (`offset` seconds after it) and merged per second,
+    /// scenario and operation.
+    static func mergedTimeSeries(_ reports: [(report: RunReport, offset: Double)]) -> [TimeBucket] {
         var buckets: [String: TimeBucket] = [:]
         var bucketOrder: [String] = []
-        for ((_, report), offset) in zip(reports, offsets) {
+        for (report, offset) in reports {
             let shift = Int(offset.rounded())
             for var bucket in report.timeSeries {
                 bucket.second += shift
@@ -80,23 +105,13 @@ public enum ReportMerge {
                 }
             }
         }
-        merged.timeSeries = bucketOrder.compactMap { buckets[$0] }.sorted {
+        return bucketOrder.compactMap { buckets[$0] }.sorted {
             ($0.second, $0.scenario, $0.operation) < ($1.second, $1.scenario, $1.operation)
         }
+    }
 
-        merged.scenarios = first.report.scenarios.map { record in
-            mergeRecords(zip(reports, offsets).compactMap { entry in
-                entry.0.report.scenarios.first { $0.name == record.name }.map { (entry.0.report.segment, $0, entry.1) }
-            })
-        }
-
-        // Segments: what the reports cover together.
-        let segments = reports.compactMap { try? ExecutionSegment(parsing: $0.report.segment) }.sorted { $0.from < $1.from }
-        let covered = segments.map(\.length).reduce(Fraction.zero, +)
-        let whole = covered == .one
-        merged.segment = whole ? "0:1" : segments.map(\.description).joined(separator: "+")
-
-        // Notes: the generators, those that fell behind or started out of step, then each one's own notes.
+    /// The generators, those that fell behind or started out of step, then each one's own notes.
+    static func notes(_ reports: [(path: String, report: RunReport)], offsets: [Double]) -> [String] {
         var notes = ["merged from \(reports.count) generators: " + zip(reports, offsets).map { entry in
             "\(entry.0.path) (segment \(entry.0.report.segment), \(entry.0.report.machine.hostname), started +\(String(format: "%.3f", entry.1)) s)"
         }.joined(separator: "; ")]
@@ -111,28 +126,26 @@ public enum ReportMerge {
             }
             notes += report.notes.map { "\(report.segment): \($0)" }
         }
-        merged.notes = notes
+        return notes
+    }
 
-        // Gates, once, on the merged figures.
-        let specs = thresholdSpecs(first.report.thresholds)
+    /// Thresholds, comparison gates and the verdict, evaluated once on the merged figures; a merge that does not
+    /// cover the whole test fails.
+    static func judge(_ merged: inout RunReport, as first: RunReport, covered: Fraction) {
+        let specs = thresholdSpecs(first.thresholds)
         merged.thresholds = ThresholdEvaluator.evaluate(specs, metrics: merged.metrics, durationSeconds: merged.durationSeconds)
         let views = merged.views
-        let comparisons = first.report.comparisons.map {
+        let comparisons = first.comparisons.map {
             ScenarioPlan.Comparison(baseline: $0.baseline, candidate: $0.candidate, metric: $0.metric, minRatio: $0.minRatio)
         }
         merged.comparisons = ReportAssembly.compare(comparisons, views: views)
         var verdict = ReportAssembly.verdict(
-            report: merged, views: views, measuredScenarios: first.report.scenarios.count, maxFailedEditRate: first.report.plan.maxFailedEditRate)
-        if !whole {
+            report: merged, views: views, measuredScenarios: first.scenarios.count, maxFailedEditRate: first.plan.maxFailedEditRate)
+        if covered != .one {
             verdict.failures.insert("the merged reports cover \(covered) of the test (segments \(merged.segment)); merge every generator's report", at: 0)
             verdict.passed = false
         }
         merged.verdict = verdict
-        // The merged report must load again: its sums (VUs, seconds) are checked like a file's.
-        do { try merged.checkRanges() } catch {
-            throw Problem(description: "the merged report would be out of range: \(error); merge fewer reports")
-        }
-        return merged
     }
 
     /// Refuses reports whose counts, added up, exceed what one report may hold (``RunReport/maximumCount``): each
