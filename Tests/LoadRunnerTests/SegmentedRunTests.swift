@@ -144,8 +144,12 @@ struct SegmentedRunTests {
                 let view = try #require(merged.views.first)
                 #expect(view.iterations == planned && view.editsApplied == planned * 2)
                 // Achieved: iterations over the time the quarters ran together, from the first start to the last end.
+                // That span is at least the 3 s each ran and at most 3 s plus the 1 s by which starts may differ before
+                // the merge flags them (a loaded machine starts tasks late): never above 120/s, never below 90/s. A
+                // merge that summed the quarters' times (30/s) or took one quarter's iterations (30/s) is far outside.
                 let rate = Double(view.iterations) / view.record.durationSeconds
-                #expect(abs(rate - 120) / 120 < 0.02, "achieved \(rate)/s of 120/s over \(view.record.durationSeconds) s")
+                let achieved = "achieved \(rate)/s of 120/s over \(view.record.durationSeconds) s"
+                #expect(rate <= 120 * 1.005 && rate >= 90, Comment(rawValue: achieved))
                 let mergedHistogram = try #require(merged.aggregate(.httpReqDuration)?.histogram)
                 let oneplace = transport.histogram.withLock { $0 }
                 #expect(mergedHistogram.count == UInt64(planned))
