@@ -98,7 +98,7 @@ import Testing
         }
     }
 
-    @Test("http1_1 still negotiates HTTP/1.1 on the same listener, one request per connection", .timeLimit(.minutes(1)))
+    @Test("http1_1 still negotiates HTTP/1.1 on the same listener, and concurrent requests open connections of their own", .timeLimit(.minutes(1)))
     func http1StillWorks() async throws {
         try await Self.withHTTPSServer { endpoint in
             try await withCurlTransport(configuration: try Self.configuration(endpoint, .http1_1)) { transport in

@@ -31,7 +31,14 @@ import Testing
                 #expect(!text.contains(Self.token), "\(name): \(text)")
             }
             #expect(error.description.contains("count query at \(Fixtures.serviceURL)/0/query"), "\(name) names the operation and layer")
-            #expect(transport.requests.allSatisfy { $0.url.contains(Self.token) }, "\(name): the token did travel")
+            #expect(transport.requests.allSatisfy { $0.url.contains(Self.token) }, "\(name): the token in the layer's URL did travel")
+            if placement == .header {
+                // The provider's token went as the header, on every request.
+                let sent = transport.requests.allSatisfy { request in
+                    request.headers.contains { $0.name.lowercased() == "x-esri-authorization" && $0.value == "Bearer " + Self.token }
+                }
+                #expect(sent, "\(name): the provider's token went in the X-Esri-Authorization header")
+            }
         }
     }
 

@@ -64,6 +64,12 @@ import Testing
         #expect(result.editsApplied + result.editsFailed == 120)
         #expect(!report.verdict.passed)
         #expect(result.record.errors.keys.contains { $0.contains("outcome unknown") || $0.contains("may have") })
+        // Never resent: one request per iteration, no retry, and the service holds each add once (every dropped
+        // answer was committed first).
+        #expect(result.retries == 0)
+        #expect(result.requests == result.iterations)
+        let verification = try #require(result.record.verification)
+        #expect((verification.layerCountAfter ?? 0) - (verification.layerCountBefore ?? 0) == 120)
     }
 
     @Test("retry settings and clientGlobalIds are read from the scenario file, with positioned errors")

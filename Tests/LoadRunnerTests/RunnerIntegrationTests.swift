@@ -34,6 +34,8 @@ import Testing
 
     @Test("applyEdits, addAttachment and queryRelatedRecords run concurrently in one scenario, each under its own tag", .timeLimit(.minutes(2)))
     func parallelMix() async throws {
+        // 20 ms on every answer, so each iteration is busy for at least that long and overlap shows in the sums.
+        let faults = LocalFeatureServerConfiguration.Faults(latency: FaultLatency(.fixed(milliseconds: 20)))
         let report = try await Self.run(
             Self.plan(
                 """
@@ -46,10 +48,16 @@ import Testing
                       - { operation: applyEdits, weight: 3, adds: 4, updates: 1 }
                       - { operation: addAttachment, weight: 1, size: 16KB }
                       - { operation: queryRelatedRecords, weight: 2, relationship: 0 }
-                """))
+                """), faults: faults)
         #expect(report.verdict.passed, "\(report.verdict.failures)")
         let view = try #require(report.views.first)
         #expect(view.iterations == 90)
+        // Overlap, by counting: when the iterations' busy time adds up to more than twice the scenario's wall time,
+        // at some instant at least three iterations were in flight together.
+        let busy = view.iterationLatency.mean * Double(view.iterations)
+        let wall = view.record.durationSeconds * 1000
+        let overlap = "iterations busy \(busy) ms in \(wall) ms of wall time"
+        #expect(busy > 2 * wall, Comment(rawValue: overlap))
         let byLabel = Dictionary(uniqueKeysWithValues: view.operations.map { ($0.label, $0) })
         for label in ["applyEdits", "addAttachment", "queryRelatedRecords"] {
             let op = try #require(byLabel[label], "\(label)")

@@ -282,6 +282,11 @@ import Testing
             #expect(result.addResults.count == 1000)
             #expect(result.addResults.allSatisfy { $0.success })
             #expect(try store.rowCount(layerId: 0) == 1012)
+            // One transaction: a batch of 999 good adds and a last one that cannot be stored adds nothing.
+            var bad = (0..<999).map { parkAdd(["name": .string("More \($0)")]) }
+            bad.append(parkAdd(["name": nil]))
+            await #expect(throws: ServiceError.self) { try await store.applyEdits(layerId: 0, batch: EditBatch(adds: bad)) }
+            #expect(try store.rowCount(layerId: 0) == 1012)
         }
     }
 }

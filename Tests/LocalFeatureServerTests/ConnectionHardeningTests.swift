@@ -63,15 +63,27 @@ import Testing
             withExtendedLifetime(held) {}
         }
         // Closing a connection lets the waiting one in.
-        try await withConfiguredServer({ $0.connections.maximumConnections = 2 }) { endpoint in
+        let secondLog = LogCapture()
+        try await withConfiguredServer(logger: secondLog.logger(), { $0.connections.maximumConnections = 2 }) { endpoint in
             var held: [RawConnection]? = try (0..<2).map { _ in try RawConnection(port: endpoint.port) }
             for connection in held ?? [] {
                 #expect(!(await connection.exchange(Self.infoRequest, timeout: .seconds(30))).isEmpty)
             }
             try await withCurlTransport { transport in
                 let info = "http://127.0.0.1:\(endpoint.port)/arcgis/rest/info?f=json"
-                let waiting = Task { try await transport.send(HTTPRequest(url: info, timeout: .seconds(20))) }
-                try await Task.sleep(for: .milliseconds(300))
+                final class Flag: Sendable { let raised = Mutex(false) }
+                let answered = Flag()
+                let waiting = Task {
+                    let answer = try await transport.send(HTTPRequest(url: info, timeout: .seconds(40)))
+                    answered.raised.withLock { $0 = true }
+                    return answer
+                }
+                // The server has seen the third connection and holds it (bounded: 20 s of 10 ms polls).
+                for _ in 0..<2_000 where !secondLog.text.contains("connection limit reached") {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(secondLog.text.contains("connection limit reached"), "the third connection never reached the cap")
+                #expect(!answered.raised.withLock { $0 }, "the third connection was served while two were held open")
                 #expect(held?.count == 2)
                 held = nil
                 let answer = try await waiting.value

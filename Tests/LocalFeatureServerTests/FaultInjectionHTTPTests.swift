@@ -66,7 +66,7 @@ import Testing
         try await withConfiguredServer({ $0.faults = .init(rules: [FaultRule(kind: .editFailure, rate: 1, scope: FaultScope(operation: "applyEdits"))]) }) { endpoint in
             try await withCurlTransport { transport in
                 let service = endpoint.serviceURL("parks")
-                let before = try await Wire.count(transport, service)
+                let before = try #require(try await Wire.count(transport, service))
                 let partial = try await transport.send(
                     HTTPRequest.form(url: service + "/0/applyEdits", fields: [FormField("adds", Wire.parkAdds(3)), FormField("rollbackOnFailure", "false"), FormField("f", "json")]))
                 #expect(partial.header("X-Featureload-Fault") == "editFailure")
@@ -137,8 +137,16 @@ import Testing
         }) { endpoint in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { _ = await Self.transportError(HTTPRequest(url: endpoint.serviceURL("parks") + "/0/query?where=1%3D1&f=json")) }
-                // Let the request reach the stall, then give up on it: the server shuts down with the handler stalled.
-                try? await Task.sleep(for: .milliseconds(300))
+                // Wait until the request has reached the stall (the server counts it; at most 30 s of 10 ms polls),
+                // then give up on it: the server shuts down with the handler stalled.
+                let reached = (try? await withCurlTransport { control in
+                    for _ in 0..<3_000 {
+                        if Self.faultCount(try await Self.stats(control, endpoint), "stall") == 1 { return true }
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                    return false
+                }) ?? false
+                #expect(reached, "the request never reached the stall")
                 group.cancelAll()
             }
             return clock.now

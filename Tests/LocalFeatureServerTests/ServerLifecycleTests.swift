@@ -61,9 +61,19 @@ import Testing
 
     @Test("an error thrown by the body still stops the server and propagates", .timeLimit(.minutes(1)))
     func bodyThrows() async throws {
-        struct Expected: Error {}
-        await #expect(throws: Expected.self) {
-            try await withLocalFeatureServer(LocalFeatureServerConfiguration(), logger: Self.logger) { _ in throw Expected() }
+        struct Expected: Error { let port: Int }
+        let error = await #expect(throws: Expected.self) {
+            try await withLocalFeatureServer(LocalFeatureServerConfiguration(), logger: Self.logger) { endpoint in throw Expected(port: endpoint.port) }
+        }
+        let port = try #require(error?.port)
+        // Stopped: nothing answers on its port any more, and a new server can take that port.
+        await #expect(throws: (any Error).self, "the server still answered after the body threw") {
+            try await withCurlTransport { transport in
+                try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(port)/arcgis/rest/info?f=json", timeout: .seconds(5)))
+            }
+        }
+        try await withLocalFeatureServer(LocalFeatureServerConfiguration(port: port), logger: Self.logger) { endpoint in
+            #expect(endpoint.port == port)
         }
     }
 
@@ -83,9 +93,15 @@ import Testing
                 #expect(try WireJSON.decode(ServiceCatalog.self, from: response.body).services.first?.name == "parks")
             }
             group.cancelAll()
-            try? await group.waitForAll()
+            // Cancellation ends the run quietly or with CancellationError; any other error is a failed clean-up.
+            do { try await group.waitForAll() } catch is CancellationError {}
             return endpoint
         }
         #expect(!FileManager.default.fileExists(atPath: endpoint.databasePath))
+        await #expect(throws: (any Error).self, "the server still answered after its task was cancelled") {
+            try await withCurlTransport { transport in
+                try await transport.send(HTTPRequest(url: endpoint.rootURL + "?f=json", timeout: .seconds(5)))
+            }
+        }
     }
 }

@@ -30,8 +30,17 @@ import Testing
         #expect(throttle.wait(for: SignInThrottle.key(username: "qa", address: "10.0.0.7")) == 0, "nor the same user from elsewhere")
         throttle.succeeded(key)
         #expect(throttle.wait(for: key) == 0)
+        // Memory bounded: past capacity, keys not locked are forgotten (a fifth failure of `nearly` then starts no
+        // lockout), while locked ones are kept.
+        let nearly = SignInThrottle.key(username: "nearly", address: "127.0.0.1")
+        for _ in 0..<4 { throttle.failed(nearly) }
+        let locked = SignInThrottle.key(username: "locked", address: "127.0.0.1")
+        for _ in 0..<5 { throttle.failed(locked) }
         for index in 0..<(SignInThrottle.capacity + 10) { throttle.failed(SignInThrottle.key(username: "user\(index)", address: "127.0.0.1")) }
         #expect(throttle.wait(for: SignInThrottle.key(username: "user\(SignInThrottle.capacity + 5)", address: "127.0.0.1")) == 0)
+        throttle.failed(nearly)
+        #expect(throttle.wait(for: nearly) == 0, "four failures were still remembered past the capacity")
+        #expect(throttle.wait(for: locked) == 1_000, "a locked key was forgotten")
     }
 
     @Test("over HTTP, a password-guessing loop is refused with 429 after five tries, even with the right password, until the lockout passes", .timeLimit(.minutes(1)))

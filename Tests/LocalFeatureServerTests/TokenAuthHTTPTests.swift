@@ -144,7 +144,7 @@ import Testing
         try await withConfiguredServer({ $0.limits = .init(maximumRequestBodySize: 4096) }) { endpoint in
             try await withCurlTransport { transport in
                 let url = endpoint.serviceURL("parks") + "/0/applyEdits"
-                let before = try await Wire.count(transport, endpoint.serviceURL("parks"))
+                let before = try #require(try await Wire.count(transport, endpoint.serviceURL("parks")))
                 let big = try await transport.send(HTTPRequest.form(url: url, fields: [FormField("adds", Wire.parkAdds(100)), FormField("f", "json")]))
                 let error = try #require(WireJSON.error(in: big.body))
                 #expect(big.status == 200 && error.code == 413)

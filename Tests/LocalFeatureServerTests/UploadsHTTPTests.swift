@@ -178,6 +178,19 @@ import Testing
                 let infos = W.json(try await transport.send(HTTPRequest(url: server.serviceURL + "/0/\(objectId)/attachments?f=json")))
                 let id = try #require(infos["attachmentInfos"]?[0]?["id"]?.intValue)
                 #expect(try await transport.send(HTTPRequest(url: server.serviceURL + "/0/\(objectId)/attachments/\(id)")).body == Array("service".utf8))
+
+                // The same transaction: an attachment that cannot be stored (its parent does not exist) takes the
+                // feature added beside it back out.
+                let orphan = "{8C3A2F10-1D2B-4C5D-8E9F-0A1B2C3D4E5F}"
+                let failing = """
+                    [{"id":0,"adds":[{"attributes":{"GlobalID":"\(orphan)","name":"Rolled Park","state":"UT","category":1}}],
+                      "attachments":{"adds":[{"globalId":"{9C3A2F10-1D2B-4C5D-8E9F-0A1B2C3D4E5F}","parentGlobalId":"{00000000-1D2B-4C5D-8E9F-0A1B2C3D4E5F}","name":"o.txt","contentType":"text/plain","data":"b3JwaGFu"}]}}]
+                    """
+                let refused = try await transport.send(
+                    W.multipart(server.serviceURL + "/applyEdits", [.field("edits", failing), .field("useGlobalIds", "true"), .field("f", "json")]))
+                #expect(W.errorCode(refused) != nil, "\(W.json(refused))")
+                let rolled = W.json(try await transport.send(HTTPRequest(url: server.serviceURL + "/0/query?where=name%3D%27Rolled%20Park%27&returnCountOnly=true&f=json")))
+                #expect(rolled["count"] == .int(0), "\(rolled)")
             }
         }
     }

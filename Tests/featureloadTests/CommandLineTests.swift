@@ -100,6 +100,8 @@ import Testing
         #expect(!report.verdict.passed)
         #expect(report.verdict.failures.count == 1)
         #expect(report.verdict.failures.first?.contains("below the required") == true)
+        let markdown = try String(contentsOfFile: Self.folder(from: result.output) + "/report.md", encoding: .utf8)
+        #expect(markdown.contains("# gate: FAIL"), "\(markdown.prefix(300))")
     }
 
     @Test("an unreachable live target exits 2 naming the URL", .timeLimit(.minutes(1)))
@@ -151,6 +153,9 @@ import Testing
         #expect(report.verdict.failures.first?.contains("interrupted") == true)
         #expect(report.scenarios.first?.stopReason == .cancelled)
         #expect((report.views.first?.editsApplied ?? 0) > 0)
+        let markdown = try String(contentsOfFile: Self.folder(from: seen) + "/report.md", encoding: .utf8)
+        #expect(markdown.contains("# long: FAIL"), "\(markdown.prefix(300))")
+        #expect(markdown.contains("interrupted"))
     }
 
     static func scenario(name: String, minRatio: Double?) -> String {
