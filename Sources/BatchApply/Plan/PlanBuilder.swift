@@ -53,7 +53,9 @@ struct PlanBuilder {
         case .refused(let failure, let edit):
             problem(failure)
             if edit.kind == .add {
-                for key in links.parentKeys(of: edit.feature, layer: edit.layer ?? planner.defaultLayer) { groups.invalidParents[key] = edit.position.index }
+                for key in links.parentKeys(of: edit.feature, layer: edit.layer ?? planner.defaultLayer) {
+                    groups.invalidParents[key] = edit.position.index
+                }
             }
         case .ready(let edit, let planned, let givenGlobalId, let feature, let attachmentKey):
             take(edit, planned: planned, givenGlobalId: givenGlobalId, feature: feature, attachmentKey: attachmentKey)
@@ -96,7 +98,8 @@ struct PlanBuilder {
                 let size = planner.attachments?.directory.size(of: file) ?? 0
                 return total + (size <= planner.uploadThreshold ? size : 0)
             }
-            groups.add(planned.position.index, layer: planned.layer, weight: 1 + files.count, bytes: inline, parentKeys: parentKeys, childKeys: childKeys)
+            groups.add(
+                planned.position.index, layer: planned.layer, weight: 1 + files.count, bytes: inline, parentKeys: parentKeys, childKeys: childKeys)
         }
         summary.edits[planned.kind, default: 0] += 1
     }
@@ -127,10 +130,14 @@ struct PlanBuilder {
     /// Drops the adds held back by a parent that never came (``Groups/resolve()``), counting each as a problem.
     /// - Returns: their positions, each with why it cannot go.
     mutating func dropOrphans() -> [(position: Int, reason: String)] {
-        let orphans = groups.resolve().map { (position: $0.position, reason: "its parent, record \($0.parent + 1), is invalid; a record goes with its parent or not at all") }
+        let orphans = groups.resolve().map { orphan in
+            (position: orphan.position, reason: "its parent, record \(orphan.parent + 1), is invalid; a record goes with its parent or not at all")
+        }
         for orphan in orphans {
             summary.problemCount += 1
-            if summary.problems.count < ApplyPlanner.problemsKept { summary.problems.append(InputProblem(position: InputPosition(index: orphan.position), reason: orphan.reason)) }
+            if summary.problems.count < ApplyPlanner.problemsKept {
+                summary.problems.append(InputProblem(position: InputPosition(index: orphan.position), reason: orphan.reason))
+            }
             summary.edits[.add, default: 0] -= 1
         }
         return orphans
@@ -139,7 +146,9 @@ struct PlanBuilder {
     /// Puts the groups into atomic batches, after every plain batch (``AtomicBatcher``), handing each page of
     /// members to `assign` with the batches first named in it.
     /// - Returns: the atomic batches' ids and the edits in them.
-    mutating func batchGroups(_ assign: ([(position: Int, group: Int, batch: Int)], [(id: Int, layer: Int)]) throws -> Void) rethrows -> ApplyPlanner.ReadyBatches {
+    mutating func batchGroups(
+        _ assign: ([(position: Int, group: Int, batch: Int)], [(id: Int, layer: Int)]) throws -> Void
+    ) rethrows -> ApplyPlanner.ReadyBatches {
         var atomic = AtomicBatcher(batchSize: planner.batchSize, inlineBytesPerBatch: planner.inlineBytesPerBatch)
         var ready = ApplyPlanner.ReadyBatches(ids: [], edits: 0)
         var members: [(position: Int, group: Int, batch: Int)] = []
