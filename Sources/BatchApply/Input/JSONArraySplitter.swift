@@ -64,88 +64,114 @@ struct JSONArraySplitter {
     /// - Throws: ``SyntaxError`` when the structure is broken, or the file's read error.
     mutating func next() throws -> Event? {
         while true {
+            let event: Event?
             switch state {
             case .start:
-                try source.skipByteOrderMark()
-                try skipWhitespace()
-                switch try source.next() {
-                case UInt8(ascii: "{"): state = .object(layer: nil, first: true)
-                case UInt8(ascii: "["):
-                    rootIsArray = true
-                    state = .rootArray(index: 0, first: true)
-                case nil: throw SyntaxError(reason: "the file is empty", line: source.line)
-                default: throw SyntaxError(reason: "the document does not start with '{' or '['", line: source.line)
-                }
+                try startDocument()
+                event = nil
             case .object(let layer, let first):
-                try skipWhitespace()
-                var byte = try source.next()
-                if byte == UInt8(ascii: "}") {
-                    state = layer.map { .rootArray(index: $0 + 1, first: false) } ?? .end
-                    continue
-                }
-                if !first {
-                    guard byte == UInt8(ascii: ",") else { throw broken("expected ',' or '}' between members") }
-                    try skipWhitespace()
-                    byte = try source.next()
-                }
-                guard byte == UInt8(ascii: "\"") else { throw broken("expected a member name") }
-                let key = try readKey()
-                try skipWhitespace()
-                guard try source.next() == UInt8(ascii: ":") else { throw broken("expected ':' after \"\(key)\"") }
-                try skipWhitespace()
-                state = .object(layer: layer, first: false)
-                if splitKeys.contains(key), try source.peek() == UInt8(ascii: "[") {
-                    _ = try source.next()
-                    state = .array(key: key, layer: layer, first: true)
-                    return .arrayStart(key: key, layer: layer)
-                }
-                let memberLine = source.line
-                guard case .bytes(let value) = try readValue(capture: true) else {
-                    throw SyntaxError(
-                        reason: "the value of \"\(key)\" is larger than the record size limit of \(limit) bytes; raise it with --max-record-size",
-                        line: memberLine)
-                }
-                return .member(key: key, value: value, layer: layer)
+                event = try nextMember(layer: layer, first: first)
             case .array(let key, let layer, let first):
-                try skipWhitespace()
-                if try source.peek() == UInt8(ascii: "]") {
-                    _ = try source.next()
-                    state = .object(layer: layer, first: false)
-                    continue
-                }
-                if !first {
-                    guard try source.next() == UInt8(ascii: ",") else { throw broken("expected ',' or ']' after an element of \"\(key)\"") }
-                    try skipWhitespace()
-                }
-                let line = source.line
-                let value = try readValue(capture: captureElements)
-                state = .array(key: key, layer: layer, first: false)
-                switch value {
-                case .bytes(let bytes): return .element(key: key, bytes: bytes, line: line, layer: layer)
-                case .tooLarge(let byteCount): return .oversized(key: key, byteCount: byteCount, line: line, layer: layer)
-                }
+                event = try nextElement(of: key, layer: layer, first: first)
             case .rootArray(let index, let first):
-                try skipWhitespace()
-                var byte = try source.next()
-                if byte == UInt8(ascii: "]") {
-                    state = .end
-                    continue
-                }
-                if !first {
-                    guard byte == UInt8(ascii: ",") else { throw broken("expected ',' or ']' between the document's elements") }
-                    try skipWhitespace()
-                    byte = try source.next()
-                }
-                guard byte == UInt8(ascii: "{") else { throw broken("element \(index + 1) of the document is not an object") }
-                state = .object(layer: index, first: true)
+                try nextObject(index: index, first: first)
+                event = nil
             case .end:
                 try skipWhitespace()
                 guard try source.peek() == nil else { throw broken("text after the end of the JSON document") }
                 state = .finished
+                event = nil
             case .finished:
                 return nil
             }
+            if let event { return event }
         }
+    }
+
+    /// Reads the document's first bracket: the root is an object or an array of objects.
+    private mutating func startDocument() throws {
+        try source.skipByteOrderMark()
+        try skipWhitespace()
+        switch try source.next() {
+        case UInt8(ascii: "{"): state = .object(layer: nil, first: true)
+        case UInt8(ascii: "["):
+            rootIsArray = true
+            state = .rootArray(index: 0, first: true)
+        case nil: throw SyntaxError(reason: "the file is empty", line: source.line)
+        default: throw SyntaxError(reason: "the document does not start with '{' or '['", line: source.line)
+        }
+    }
+
+    /// The next member of an object (the root, or the root array's object number `layer`): a member, or the start
+    /// of a split array; nil at the object's end.
+    private mutating func nextMember(layer: Int?, first: Bool) throws -> Event? {
+        try skipWhitespace()
+        var byte = try source.next()
+        if byte == UInt8(ascii: "}") {
+            state = layer.map { .rootArray(index: $0 + 1, first: false) } ?? .end
+            return nil
+        }
+        if !first {
+            guard byte == UInt8(ascii: ",") else { throw broken("expected ',' or '}' between members") }
+            try skipWhitespace()
+            byte = try source.next()
+        }
+        guard byte == UInt8(ascii: "\"") else { throw broken("expected a member name") }
+        let key = try readKey()
+        try skipWhitespace()
+        guard try source.next() == UInt8(ascii: ":") else { throw broken("expected ':' after \"\(key)\"") }
+        try skipWhitespace()
+        state = .object(layer: layer, first: false)
+        if splitKeys.contains(key), try source.peek() == UInt8(ascii: "[") {
+            _ = try source.next()
+            state = .array(key: key, layer: layer, first: true)
+            return .arrayStart(key: key, layer: layer)
+        }
+        let memberLine = source.line
+        guard case .bytes(let value) = try readValue(capture: true) else {
+            throw SyntaxError(
+                reason: "the value of \"\(key)\" is larger than the record size limit of \(limit) bytes; raise it with --max-record-size",
+                line: memberLine)
+        }
+        return .member(key: key, value: value, layer: layer)
+    }
+
+    /// The next element of the split array `key`; nil at the array's end.
+    private mutating func nextElement(of key: String, layer: Int?, first: Bool) throws -> Event? {
+        try skipWhitespace()
+        if try source.peek() == UInt8(ascii: "]") {
+            _ = try source.next()
+            state = .object(layer: layer, first: false)
+            return nil
+        }
+        if !first {
+            guard try source.next() == UInt8(ascii: ",") else { throw broken("expected ',' or ']' after an element of \"\(key)\"") }
+            try skipWhitespace()
+        }
+        let line = source.line
+        let value = try readValue(capture: captureElements)
+        state = .array(key: key, layer: layer, first: false)
+        switch value {
+        case .bytes(let bytes): return .element(key: key, bytes: bytes, line: line, layer: layer)
+        case .tooLarge(let byteCount): return .oversized(key: key, byteCount: byteCount, line: line, layer: layer)
+        }
+    }
+
+    /// Reads into the root array's next object (number `index`), or past the array's end.
+    private mutating func nextObject(index: Int, first: Bool) throws {
+        try skipWhitespace()
+        var byte = try source.next()
+        if byte == UInt8(ascii: "]") {
+            state = .end
+            return
+        }
+        if !first {
+            guard byte == UInt8(ascii: ",") else { throw broken("expected ',' or ']' between the document's elements") }
+            try skipWhitespace()
+            byte = try source.next()
+        }
+        guard byte == UInt8(ascii: "{") else { throw broken("element \(index + 1) of the document is not an object") }
+        state = .object(layer: index, first: true)
     }
 
     private func broken(_ reason: String) -> SyntaxError { SyntaxError(reason: reason, line: source.line) }

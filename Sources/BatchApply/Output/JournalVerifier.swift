@@ -57,75 +57,13 @@ public struct JournalVerifier: Sendable {
     /// - Throws: ``FeatureServiceError`` when a query fails after its retries; ``ApplyError/journal(_:)``.
     public func verify() async throws -> Finding {
         let header = try journal.header()
+        var gathered = ExpectedFeatures()
+        try journal.forEachEdit(in: EditStatus.allCases) { gathered.note($0) }
+        let expected = gathered.expectation()
         var finding = Finding()
-        var applied: [Int: [(globalId: String, objectId: Int64?, position: Int)]] = [:]
-        var unapplied: [Int: [String]] = [:]
-        var deletedIds: [Int: [Int64]] = [:]
-        var deletedGlobalIds: [Int: [String]] = [:]
-        // The last applied delete of each key, and the last applied add of each GlobalID, by input position (edits come in
-        // input order, so the last one seen).
-        var lastDeleteById: [Int: [Int64: Int]] = [:]
-        var lastDeleteByGlobalId: [Int: [String: Int]] = [:]
-        var lastAddByGlobalId: [Int: [String: Int]] = [:]
-        var deletedGlobalIdPositions: [Int: [(globalId: String, position: Int)]] = [:]
-        try journal.forEachEdit(in: EditStatus.allCases) { edit in
-            let layer = edit.planned.layer
-            let position = edit.planned.position.index
-            switch (edit.planned.kind, edit.status) {
-            case (.add, .applied):
-                if let id = edit.planned.globalId {
-                    applied[layer, default: []].append((id, edit.resultObjectId, position))
-                    lastAddByGlobalId[layer, default: [:]][id] = position
-                }
-            case (.add, _):
-                if let id = edit.planned.globalId { unapplied[layer, default: []].append(id) }
-            case (.delete, .applied):
-                if let id = edit.planned.objectId {
-                    deletedIds[layer, default: []].append(id)
-                    lastDeleteById[layer, default: [:]][id] = position
-                } else if let id = edit.planned.globalId {
-                    deletedGlobalIdPositions[layer, default: []].append((id, position))
-                    lastDeleteByGlobalId[layer, default: [:]][id] = position
-                }
-            default: break
-            }
-        }
-        for (layerId, deletes) in deletedGlobalIdPositions {
-            // A delete whose GlobalID a later add of the input used again is not expected to leave it gone.
-            let kept = deletes.filter { delete in (lastAddByGlobalId[layerId]?[delete.globalId] ?? -1) < delete.position }
-            finding.superseded += deletes.count - kept.count
-            if !kept.isEmpty { deletedGlobalIds[layerId] = kept.map(\.globalId) }
-        }
-        for (layerId, all) in applied {
-            // An add that a later delete of the input removed is not expected to be there.
-            let adds = all.filter { add in
-                let byGlobalId = lastDeleteByGlobalId[layerId]?[add.globalId].map { $0 > add.position } ?? false
-                let byObjectId = add.objectId.flatMap { lastDeleteById[layerId]?[$0] }.map { $0 > add.position } ?? false
-                return !(byGlobalId || byObjectId)
-            }
-            finding.superseded += all.count - adds.count
-            if adds.isEmpty { continue }
-            let rows = try await globalIdRows(layer: layerId, adds.map(\.globalId), header: header)
-            for (globalId, objectId, _) in adds {
-                finding.appliedAdds += 1
-                let found = rows[globalId] ?? []
-                switch found.count {
-                case 0:
-                    finding.missing += 1
-                    finding.examples.append("missing \(globalId)")
-                case 1:
-                    finding.foundOnce += 1
-                    if let objectId, found[0] != objectId {
-                        finding.otherObjectId += 1
-                        finding.examples.append("\(globalId) is objectId \(found[0]), recorded \(objectId)")
-                    }
-                default:
-                    finding.duplicated += 1
-                    finding.examples.append("\(globalId) \(found.count) times")
-                }
-            }
-        }
-        for (layerId, ids) in unapplied {
+        finding.superseded = expected.superseded
+        try await checkAppliedAdds(expected.appliedAdds, header: header, into: &finding)
+        for (layerId, ids) in expected.unappliedAdds {
             let rows = try await globalIdRows(layer: layerId, ids, header: header)
             finding.unappliedAdds += ids.count
             for id in ids where rows[id] != nil {
@@ -133,7 +71,38 @@ public struct JournalVerifier: Sendable {
                 finding.examples.append("\(id) did not apply but is there")
             }
         }
-        for (layerId, ids) in deletedIds {
+        try await checkDeletes(expected, header: header, into: &finding)
+        return finding
+    }
+
+    /// Counts each applied add found once (under its recorded objectId), missing, or more than once.
+    private func checkAppliedAdds(_ applied: [Int: [ExpectedFeatures.Add]], header: JournalHeader, into finding: inout Finding) async throws {
+        for (layerId, adds) in applied {
+            let rows = try await globalIdRows(layer: layerId, adds.map(\.globalId), header: header)
+            for add in adds {
+                finding.appliedAdds += 1
+                let found = rows[add.globalId] ?? []
+                switch found.count {
+                case 0:
+                    finding.missing += 1
+                    finding.examples.append("missing \(add.globalId)")
+                case 1:
+                    finding.foundOnce += 1
+                    if let objectId = add.objectId, found[0] != objectId {
+                        finding.otherObjectId += 1
+                        finding.examples.append("\(add.globalId) is objectId \(found[0]), recorded \(objectId)")
+                    }
+                default:
+                    finding.duplicated += 1
+                    finding.examples.append("\(add.globalId) \(found.count) times")
+                }
+            }
+        }
+    }
+
+    /// Counts the applied deletes, by objectId and by GlobalID, whose features are still there.
+    private func checkDeletes(_ expected: ExpectedFeatures.Expectation, header: JournalHeader, into finding: inout Finding) async throws {
+        for (layerId, ids) in expected.deletedObjectIds {
             let layer = service.layer(id: layerId)
             finding.appliedDeletes += ids.count
             var start = 0
@@ -143,11 +112,10 @@ public struct JournalVerifier: Sendable {
                 finding.deletesPresent += try await layer.count(objectIds: chunk, retry: retry).value
             }
         }
-        for (layerId, ids) in deletedGlobalIds {
+        for (layerId, ids) in expected.deletedGlobalIds {
             finding.appliedDeletes += ids.count
             finding.deletesPresent += try await globalIdRows(layer: layerId, ids, header: header).values.reduce(0) { $0 + $1.count }
         }
-        return finding
     }
 
     /// The rows of layer `id` holding each of `globalIds`.

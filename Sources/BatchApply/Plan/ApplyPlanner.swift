@@ -23,6 +23,14 @@ import Foundation
 /// A value owned by one task; it streams: at most one chunk of records being checked (256, or 8 MiB of text) and one
 /// page of edits are held before they are written (with groups, the positions of grouped edits and the keys of parents
 /// are held too).
+///
+/// ```
+/// EditReader ─▶ CheckedRecords ─▶ PlanBuilder ──────────────▶ pages ─▶ ApplyJournal (on a PageWriter thread)
+///               reads in chunks;   EditOrder: duplicates,
+///               check / prepare    fresh batches, barriers
+///               on several         BatchAssigner: plain batches
+///               threads            Groups, then AtomicBatcher once the input is read
+/// ```
 public struct ApplyPlanner: Sendable {
     /// The layers edits may go to, by id.
     public let layers: [Int: LayerInfo]
@@ -116,420 +124,40 @@ public struct ApplyPlanner: Sendable {
         _ source: inout some EditReader, into journal: ApplyJournal?, recordProblems: Bool = false, stop: () -> Bool = { false },
         ready: @escaping @Sendable (ReadyBatches) -> Void = { _ in }
     ) throws -> Summary {
-        var summary = Summary()
         // Pages are written while the next is read; batches are handed over once the page completing them is in.
         let writer = journal.map { _ in PageWriter() }
         defer { writer?.close() }
-        // Batches that can take no more edits, given to `ready` once the page that completes them is written.
-        var complete = ReadyBatches(ids: [], edits: 0)
-        var nextBatch = 0
-        // The open batch of each (layer, identified by GlobalID) group, and how full it is.
-        var open: [BatchKey: (id: Int, count: Int)] = [:]
-        var page: [(edit: PlannedEdit, batch: Int?)] = []
-        var pageAttachments: [PlannedAttachment] = []
-        var newBatches: [(id: Int, layer: Int, useGlobalIds: Bool)] = []
-        var problems: [InputProblem] = []
-        // Batches that edit a feature an earlier batch edits, marked in the journal with the page.
-        var barriers: Set<Int> = []
-        // The features the input names by a key, with the last edit naming each: GlobalIDs the input gave its adds
-        // (a repeated one would be reported applied without being added; derived GlobalIDs differ by position), and
-        // the GlobalIDs and object IDs of updates and deletes (a later edit of the same feature must reach the
-        // service after it). Held in memory: one entry per such feature.
-        var keyed: [FeatureKey: KeyUse] = [:]
-        var groups = Groups()
-        let links = related ? RelationshipLinks(layers) : RelationshipLinks()
-
+        var builder = PlanBuilder(planner: self)
         func flush() throws {
+            let page = builder.takePage()
             if let journal, let writer {
-                let (edits, batches, files, found, done) = (page, newBatches, pageAttachments, recordProblems ? problems : [], complete)
-                let waits = barriers.sorted()
                 try writer.submit {
-                    if !edits.isEmpty || !batches.isEmpty || !waits.isEmpty {
-                        try journal.append(edits, batches: batches, attachments: files, barriers: waits)
+                    if page.hasPlan {
+                        try journal.append(page.edits, batches: page.batches, attachments: page.attachments, barriers: page.barriers)
                     }
-                    try journal.append(problems: found)
-                    if !done.ids.isEmpty { ready(done) }
+                    try journal.append(problems: recordProblems ? page.problems : [])
+                    if !page.ready.ids.isEmpty { ready(page.ready) }
                 }
-            } else if !complete.ids.isEmpty {
-                ready(complete)
+            } else if !page.ready.ids.isEmpty {
+                ready(page.ready)
             }
-            complete = ReadyBatches(ids: [], edits: 0)
-            barriers.removeAll(keepingCapacity: true)
-            page.removeAll(keepingCapacity: true)
-            pageAttachments.removeAll(keepingCapacity: true)
-            newBatches.removeAll(keepingCapacity: true)
-            problems.removeAll(keepingCapacity: true)
         }
-        func problem(_ problem: InputProblem) {
-            summary.problemCount += 1
-            if summary.problems.count < Self.problemsKept { summary.problems.append(problem) }
-            problems.append(problem)
-        }
-        /// Marks a batch as taking no more edits.
-        func close(_ slot: (id: Int, count: Int)) {
-            complete.ids.append(slot.id)
-            complete.edits += slot.count
-        }
-        /// The batch `planned` goes in; with `fresh`, a new one (the open batch is complete as it is).
-        func batch(_ planned: PlannedEdit, fresh: Bool = false) -> Int {
-            let key = BatchKey(planned)
-            var slot = open[key] ?? (id: -1, count: batchSize)
-            if fresh && slot.id >= 0 && slot.count < batchSize {
-                close(slot)
-                slot.count = batchSize
-            }
-            if slot.count >= batchSize {
-                slot = (id: nextBatch, count: 0)
-                nextBatch += 1
-                newBatches.append((slot.id, key.layer, key.useGlobalIds))
-            }
-            slot.count += 1
-            open[key] = slot
-            if slot.count == batchSize { close(slot) }
-            return slot.id
-        }
-
         // Records are read here in chunks, decoded and checked on `checkingThreads` threads, then planned here in order.
-        let threads = max(1, min(checkingThreads, 16))
-        var chunk: [ReadRecord] = []
-        var exhausted = false
-        // The chunk's records checked, last first: taken with `popLast()`, which moves them out instead of copying.
-        var checked: [Checked] = []
-        func nextChecked() throws -> Checked? {
+        var records = CheckedRecords(planner: self)
+        while true {
             if stop() { throw CancellationError() }
-            if checked.isEmpty {
-                guard !exhausted else { return nil }
-                chunk.removeAll(keepingCapacity: true)
-                var bytes = 0
-                while chunk.count < Self.checkingChunk && bytes < Self.checkingChunkBytes {
-                    guard let read = source.nextRead() else {
-                        exhausted = true
-                        break
-                    }
-                    bytes += read.byteCount
-                    chunk.append(read)
-                }
-                if chunk.isEmpty { return nil }
-                checked = checkAll(chunk, threads: threads)
-                checked.reverse()
-            }
-            return checked.popLast()
+            guard let record = records.next(from: &source) else { break }
+            builder.take(record)
+            if builder.pageIsFull { try flush() }
         }
-
-        while let record = try nextChecked() {
-            summary.records += 1
-            switch record {
-            case .unreadable(let failure):
-                problem(failure)
-            case .refused(let failure, let edit):
-                problem(failure)
-                if edit.kind == .add {
-                    for key in links.parentKeys(of: edit.feature, layer: edit.layer ?? defaultLayer) { groups.invalidParents[key] = edit.position.index }
-                }
-            case .ready(let edit, let planned, let givenGlobalId, let feature, let attachmentKey):
-                // An add whose GlobalID is derived cannot be named by another edit of the input.
-                let key = planned.kind == .add && !givenGlobalId ? nil : FeatureKey(planned)
-                let earlier = key.flatMap { keyed[$0] }
-                if planned.kind == .add, let added = earlier?.addedAt, let globalId = planned.globalId {
-                    problem(edit.problem("its GlobalID \(globalId) is that of record \(added + 1) too; each add needs its own"))
-                    for key in links.parentKeys(of: feature, layer: planned.layer) { groups.invalidParents[key] = edit.position.index }
-                    continue
-                }
-                if planned.kind != .add, let earlier, earlier.batch == nil {
-                    problem(
-                        edit.problem(
-                            "it edits the feature that record \(earlier.position + 1) adds with its related records or files, which go in a request of their own after the other edits. Fix: apply this edit in a second run"
-                        ))
-                    continue
-                }
-                var files: [PlannedAttachment] = []
-                if let attachmentKey, let (directory, _) = attachments, let globalId = planned.globalId {
-                    files = directory.attachments(for: attachmentKey, layer: planned.layer, position: planned.position.index, parentGlobalId: globalId)
-                }
-                let parentKeys = planned.kind == .add ? links.parentKeys(of: feature, layer: planned.layer) : []
-                let childKeys = planned.kind == .add ? links.childKeys(of: feature, layer: planned.layer) : []
-                if let invalid = childKeys.lazy.compactMap({ groups.invalidParents[$0] }).first {
-                    problem(edit.problem("its parent, record \(invalid + 1), is invalid; a record goes with its parent or not at all"))
-                    for key in parentKeys { groups.invalidParents[key] = edit.position.index }
-                    continue
-                }
-                if parentKeys.isEmpty && childKeys.isEmpty && files.isEmpty {
-                    // Within one batch the service applies adds, then updates, then deletes: an edit that must come
-                    // after an edit of the same feature that the batch would apply later (a delete, then an update or
-                    // an add again) starts a batch of its own.
-                    let outOfOrder = earlier.map { $0.kind.order > planned.kind.order && $0.batch == open[BatchKey(planned)]?.id } ?? false
-                    let id = batch(planned, fresh: outOfOrder)
-                    // An edit of a feature that an earlier batch edits waits for it.
-                    if let before = earlier?.batch, before != id { barriers.insert(id) }
-                    if let key {
-                        keyed[key] = KeyUse(
-                            position: planned.position.index, batch: id, kind: planned.kind,
-                            addedAt: planned.kind == .add ? planned.position.index : earlier?.addedAt)
-                    }
-                    page.append((planned, id))
-                } else {
-                    if let key { keyed[key] = KeyUse(position: planned.position.index, batch: nil, kind: .add, addedAt: planned.position.index) }
-                    // Batched once the whole input is read: its children may come later, or its parent.
-                    page.append((planned, nil))
-                    pageAttachments += files
-                    summary.attachments += files.count
-                    let inline = files.reduce(Int64(0)) { total, file in
-                        let size = attachments?.directory.size(of: file) ?? 0
-                        return total + (size <= uploadThreshold ? size : 0)
-                    }
-                    groups.add(
-                        planned.position.index, layer: planned.layer, weight: 1 + files.count, bytes: inline, parentKeys: parentKeys, childKeys: childKeys)
-                }
-                summary.edits[planned.kind, default: 0] += 1
-            }
-            if page.count >= Self.pageSize || problems.count >= Self.pageSize { try flush() }
-        }
-        // The input has ended: every batch still taking edits is complete as it is.
-        for slot in open.values.sorted(by: { $0.id < $1.id }) where slot.count < batchSize { close(slot) }
+        builder.finishInput()
         try flush()
         try writer?.finish()
         // Children that came before their parent, which then was invalid, cannot go either.
-        let orphans = groups.resolve().map { (position: $0.position, reason: "its parent, record \($0.parent + 1), is invalid; a record goes with its parent or not at all") }
-        for orphan in orphans {
-            summary.problemCount += 1
-            if summary.problems.count < Self.problemsKept { summary.problems.append(InputProblem(position: InputPosition(index: orphan.position), reason: orphan.reason)) }
-            summary.edits[.add, default: 0] -= 1
-        }
+        let orphans = builder.dropOrphans()
         if !orphans.isEmpty { try journal?.remove(orphans, asProblems: recordProblems) }
-        // Each group whole in one atomic batch, groups in input order, up to batchSize edits and files a batch (a
-        // bigger group goes alone).
-        let firstAtomic = nextBatch
-        var groupedEdits = 0
-        var members: [(position: Int, group: Int, batch: Int)] = []
-        var fresh: [(id: Int, layer: Int)] = []
-        var current = -1
-        var weight = 0
-        var bytes: Int64 = 0
-        for root in groups.order {
-            guard let group = groups.members[root] else { continue }
-            let groupWeight = group.reduce(0) { $0 + $1.weight }
-            let groupBytes = group.reduce(Int64(0)) { $0 + $1.bytes }
-            if current < 0 || weight + groupWeight > batchSize || bytes + groupBytes > inlineBytesPerBatch {
-                current = nextBatch
-                nextBatch += 1
-                fresh.append((current, group[0].layer))
-                weight = 0
-                bytes = 0
-            }
-            weight += groupWeight
-            bytes += groupBytes
-            if group.count > 1 || group[0].weight > 1 { summary.groups += 1 }
-            members += group.map { ($0.position, root, current) }
-            groupedEdits += group.count
-            if members.count >= Self.pageSize {
-                try journal?.assign(members, batches: fresh)
-                members.removeAll(keepingCapacity: true)
-                fresh.removeAll(keepingCapacity: true)
-            }
-        }
-        if !members.isEmpty || !fresh.isEmpty { try journal?.assign(members, batches: fresh) }
-        if nextBatch > firstAtomic { ready(ReadyBatches(ids: Array(firstAtomic..<nextBatch), edits: groupedEdits)) }
-        summary.batches = nextBatch
-        return summary
-    }
-
-    /// The stream of batches an edit goes in: its layer, and whether it is named by GlobalID.
-    struct BatchKey: Hashable {
-        var layer: Int
-        var useGlobalIds: Bool
-
-        init(_ edit: PlannedEdit) {
-            layer = edit.layer
-            useGlobalIds = edit.usesGlobalIds
-        }
-    }
-
-    /// The last edit of the input that named a feature: its position, its batch (nil while in a group) and its kind;
-    /// and the position of the add that gave the feature its GlobalID, if the input has one.
-    struct KeyUse {
-        var position: Int
-        var batch: Int?
-        var kind: InputEdit.Kind
-        var addedAt: Int?
-    }
-
-    /// A record read and checked, ready to plan.
-    package enum Checked: Sendable {
-        /// The record could not be read or decoded.
-        case unreadable(InputProblem)
-        /// The record does not fit its layer (`edit` as checked: without an attachment key the layer lacks).
-        case refused(InputProblem, InputEdit)
-        /// The record made into a planned edit; `edit` is the record without its feature (planning needs its
-        /// position, text, kind and layer), `feature` its converted feature, `attachmentKey` the value that names its
-        /// files.
-        case ready(edit: InputEdit, planned: PlannedEdit, givenGlobalId: Bool, feature: Feature, attachmentKey: JSONValue?)
-    }
-
-    /// `records` decoded and checked, in their order, the work shared out over `threads` threads (the calling one
-    /// among them) in contiguous runs.
-    package func checkAll(_ records: [ReadRecord], threads: Int) -> [Checked] {
-        let threads = min(threads, records.count)
-        guard threads > 1 else { return records.map(check) }
-        return [Checked](unsafeUninitializedCapacity: records.count) { buffer, initialized in
-            // Each thread initializes only its own run of the buffer, which outlives them all.
-            nonisolated(unsafe) let start = buffer.baseAddress!
-            DispatchQueue.concurrentPerform(iterations: threads) { @Sendable part in
-                for index in (records.count * part / threads)..<(records.count * (part + 1) / threads) {
-                    (start + index).initialize(to: check(records[index]))
-                }
-            }
-            initialized = records.count
-        }
-    }
-
-    /// One record decoded and checked.
-    package func check(_ record: ReadRecord) -> Checked {
-        // An add with nothing more to it than its feature (no related records or files to find) may take the fast path.
-        if fastPath, related == false, attachments == nil, let pointAdds, case .deferred(_, let text?, _) = record, let planned = pointAdds.plan(text) {
-            let edit = InputEdit(kind: .add, feature: Feature(attributes: [:]), position: text.position, source: planned.source)
-            return .ready(edit: edit, planned: planned, givenGlobalId: false, feature: Feature(attributes: [:]), attachmentKey: nil)
-        }
-        switch record.decode() {
-        case .failure(let problem):
-            return .unreadable(problem)
-        case .success(var edit):
-            let layerId = edit.layer ?? defaultLayer
-            // The attachment key is an input attribute; unless the layer has such a field it is not sent.
-            var attachmentKey: JSONValue?
-            if let (_, keyField) = attachments {
-                if edit.kind == .add, layers[layerId]?.hasAttachments == true { attachmentKey = edit.feature[attribute: keyField] }
-                if layers[layerId]?.field(named: keyField) == nil {
-                    edit.feature.attributes = edit.feature.attributes.filter { !$0.key.caseInsensitiveEquals(keyField) }
-                }
-            }
-            switch prepare(edit) {
-            case .failure(let problem): return .refused(problem, edit)
-            case .success(let (planned, givenGlobalId, feature)):
-                // The record's own feature is not needed any more: the chunk holds less.
-                edit.feature = Feature(attributes: [:])
-                return .ready(edit: edit, planned: planned, givenGlobalId: givenGlobalId, feature: feature, attachmentKey: attachmentKey)
-            }
-        }
-    }
-
-    /// One record checked against its layer and made into a planned edit; `givenGlobalId` tells whether the record
-    /// carried its GlobalID (rather than getting a derived one).
-    func prepare(_ edit: InputEdit) -> Result<(edit: PlannedEdit, givenGlobalId: Bool, feature: Feature), InputProblem> {
-        let layerId = edit.layer ?? defaultLayer
-        func fail(_ reason: String) -> Result<(edit: PlannedEdit, givenGlobalId: Bool, feature: Feature), InputProblem> {
-            .failure(edit.problem(reason))
-        }
-        guard let layer = layers[layerId] else {
-            return fail("layer \(layerId) is not in the service; layers are \(layers.keys.sorted().map(String.init).joined(separator: ", "))")
-        }
-        let objectIdField = layer.objectIdField
-        let globalIdField = layer.globalIdField
-        var feature = edit.feature
-        // Keys may be spelled as the reader wrote them (OBJECTID, GlobalID) or as the layer does. They travel outside
-        // the attributes; most records (adds) have none, so look once before looking each up and copying.
-        let keyNames = Self.keyNames(of: layer)
-        func isKey(_ name: String) -> Bool { keyNames.contains { $0.caseInsensitiveEquals(name) } }
-        var objectIdValue: JSONValue?
-        var globalIdValue: JSONValue?
-        if feature.attributes.keys.contains(where: isKey) {
-            objectIdValue = feature[attribute: objectIdField] ?? feature[attribute: "OBJECTID"]
-            globalIdValue = globalIdField.flatMap { feature[attribute: $0] } ?? feature[attribute: "GlobalID"]
-            feature.attributes = feature.attributes.filter { !isKey($0.key) }
-        }
-        // Most records name only the layer's fields: look once before copying.
-        if dropUnknownFields, feature.attributes.keys.contains(where: { layer.field(named: $0) == nil }) {
-            feature.attributes = feature.attributes.filter { name, _ in layer.field(named: name) != nil }
-        }
-        var objectId: Int64?
-        if let objectIdValue, !objectIdValue.isNull {
-            guard let value = objectIdValue.intValue ?? objectIdValue.stringValue.flatMap({ Int64($0) }), value > 0 else {
-                return fail("\(objectIdField) must be a positive whole number, got \(objectIdValue)")
-            }
-            objectId = value
-        }
-        var globalId: String?
-        let givenGlobalId = globalIdValue.map { !$0.isNull } ?? false
-        if let globalIdValue, givenGlobalId {
-            guard let text = globalIdValue.stringValue, let normalized = GlobalID.normalized(text) else {
-                return fail("\(globalIdField ?? "GlobalID") must be a GUID like {8-4-4-4-12 hex digits}, got \(globalIdValue)")
-            }
-            globalId = normalized
-        }
-
-        switch edit.kind {
-        case .add:
-            guard let globalIdField else {
-                return fail(
-                    "layer \(layerId) (\(layer.name)) has no GlobalID field, so an add cannot be applied exactly once: a retried request could add it twice. Fix: add a GlobalID field to the layer")
-            }
-            objectId = nil
-            let id = globalId ?? DerivedGlobalID.make(layer: layerId, position: edit.position.index, source: edit.source)
-            globalId = id
-            let (converted, problems) = coerce(feature, layer, .add)
-            feature = converted
-            if let reason = Self.reason(problems) { return fail(reason) }
-            feature.attributes[globalIdField] = .string(id)
-        case .update:
-            guard objectId != nil || (globalId != nil && globalIdField != nil) else {
-                return fail("an update needs the feature's \(objectIdField)\(globalIdField.map { " or \($0)" } ?? "") to find it by")
-            }
-            let (converted, problems) = coerce(feature, layer, .update)
-            feature = converted
-            if let reason = Self.reason(problems) { return fail(reason) }
-            if let objectId {
-                feature.attributes[objectIdField] = .int(objectId)
-                globalId = nil
-            } else if let globalId, let globalIdField {
-                feature.attributes[globalIdField] = .string(globalId)
-            }
-        case .delete:
-            guard objectId != nil || (globalId != nil && globalIdField != nil) else {
-                return fail("a delete needs the feature's \(objectIdField)\(globalIdField.map { " or \($0)" } ?? "") to find it by")
-            }
-            if objectId != nil { globalId = nil }
-        }
-        if edit.kind != .delete, layer.geometryType == nil { feature.geometry = nil }
-        // The service refuses a geometry of another type than its layer's: said now, with the record, not by a
-        // rejection once sent.
-        if edit.kind != .delete, let expected = layer.geometryType, let given = feature.geometry?.geometryType, given != expected {
-            return fail(
-                "its geometry is \(Self.article(given)), and layer \(layerId) (\(layer.name)) takes \(Self.noun(expected))s. Fix: give it \(Self.article(expected)) geometry, or apply it to a layer of \(Self.noun(given))s"
-            )
-        }
-        var payload = ""
-        if edit.kind != .delete {
-            var writer = JSONWriter(capacity: 256)
-            writer.write(feature)
-            payload = writer.string
-        }
-        let planned = PlannedEdit(
-            position: edit.position, kind: edit.kind, layer: layerId, globalId: globalId, objectId: objectId, payload: payload,
-            source: edit.source)
-        return .success((planned, givenGlobalId, feature))
-    }
-
-    /// The names an input may give `layer`'s keys: the layer's own, and the reader's (OBJECTID, GlobalID).
-    public static func keyNames(of layer: LayerInfo) -> [String] {
-        [layer.objectIdField, EsriJSONFeature.objectIdKey, layer.globalIdField ?? EsriJSONFeature.globalIdKey, EsriJSONFeature.globalIdKey]
-    }
-
-    /// How a geometry type is named to the user: point, multipoint, line, polygon, envelope.
-    static func noun(_ type: GeometryType) -> String {
-        switch type {
-        case .point: "point"
-        case .multipoint: "multipoint"
-        case .polyline: "line"
-        case .polygon: "polygon"
-        case .envelope: "envelope"
-        }
-    }
-
-    /// ``noun(_:)`` with its article.
-    static func article(_ type: GeometryType) -> String {
-        (type == .envelope ? "an " : "a ") + noun(type)
-    }
-
-    static func reason(_ problems: [String]) -> String? {
-        problems.isEmpty ? nil : problems.joined(separator: "; ")
+        let atomic = try builder.batchGroups { members, batches in try journal?.assign(members, batches: batches) }
+        if !atomic.ids.isEmpty { ready(atomic) }
+        return builder.summary
     }
 }
