@@ -7,9 +7,14 @@ import Foundation
 ///
 /// ```
 ///  journal (planned batches) ──► parent loop ──► child task per batch: applyEdits, retried exactly once
-///        ▲                         │  (≤ concurrency in flight, paced by rate)          │
-///        └──── outcomes, one transaction per batch ◄───────── BatchResult ◄────────────┘
+///        ▲                       ▲     │  (≤ concurrency in flight, paced by rate)        │
+///        │        events ────────┘     ▼ actions                                          │
+///        │                 ApplyDispatchMachine (pure: what starts when, what to write)   │
+///        └──── outcomes, one transaction per batch ◄───────── BatchResult ◄──────────────┘
 /// ```
+///
+/// Every decision of the run is ``ApplyDispatchMachine``'s; the parent loop only carries its actions out (sends in a
+/// task group, journal writes, sleeps on the clock, probes) and tells it what came of each.
 ///
 /// Each batch goes through the client's retried applyEdits (``FeatureLayerClient/applyEdits(_:options:retry:globalIdField:)``):
 /// adds carry client GlobalIDs and are sent with `useGlobalIds=true`, so a replay is recognised as a duplicate and
