@@ -282,6 +282,22 @@ import Testing
         #expect(summary.interrupted && summary.unavailable == nil && summary.outageTime == .milliseconds(1500) && summary.settled.isEmpty)
     }
 
+    @Test("Ctrl-C while the outcomes are written before the wait for the service: the wait ends before its first probe, counted")
+    func cancelBeforeProbing() throws {
+        let b1 = Self.batch(1)
+        var run = Script(Self.configuration(concurrency: 1))
+        run.expect(.opened(batches: [1], edits: 2), gives: "read 1")
+        run.expect(.read([b1]), gives: "send 1")
+        run.expect(.sent, gives: "awaitAnswer")
+        run.expect(Self.unreachable(b1, inDoubt: false), after: .seconds(1), gives: "report 0/2 unavailable")
+        run.expect(.reported, gives: "record 1")
+        run.machine.cancel()
+        run.expect(.recorded, after: .milliseconds(20), gives: "record")
+        run.expect(.recorded, gives: "finish")
+        let summary = try #require(run.summary)
+        #expect(summary.interrupted && summary.unavailable == nil && summary.outageTime == .milliseconds(20))
+    }
+
     @Test("Ctrl-C while a stopped batch is looked up after an outage: the run stops, the wait counted")
     func cancelDuringLookUp() throws {
         let b1 = Self.batch(1)

@@ -7,8 +7,15 @@ extension ApplyDispatchMachine {
     /// written first: the wait may be long), then send the batches it stopped before the rest; else the run is over.
     mutating func endOfRound(_ now: Instant) -> Action {
         guard let began = outageBegan, !cancelled, !summary.interrupted, !stopped.isEmpty else { return finish() }
+        stage = .pausing(until: start.advanced(by: began + configuration.serviceWait))
         if !unrecorded.isEmpty { return .record(takeOutcomes()) }
-        stage = .probing(OutageProbes(from: now, until: start.advanced(by: began + configuration.serviceWait), probeInterval: configuration.probeInterval))
+        return startProbing(now: now)
+    }
+
+    /// Begins probing the service, from `now` to the end of the wait.
+    mutating func startProbing(now: Instant) -> Action {
+        guard case .pausing(let deadline) = stage else { return nextProbe(now: now) }
+        stage = .probing(OutageProbes(from: now, until: deadline, probeInterval: configuration.probeInterval))
         return nextProbe(now: now)
     }
 

@@ -125,6 +125,8 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
         case listing
         /// Sending batches (or waiting for those in flight).
         case sending
+        /// About to wait for a service out of reach, until this deadline (once what came back is written).
+        case pausing(until: Instant)
         /// Waiting for a service out of reach.
         case probing(OutageProbes<Instant>)
         /// The service answers again: looking up the batches the outage stopped that may have reached it.
@@ -295,6 +297,7 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
             return .listOpen
         case .listing: return .listOpen
         case .sending: return sending(now)
+        case .pausing: return startProbing(now: now)
         case .probing: return nextProbe(now: now)
         case .lookingUp: return lookUpNext(now: now)
         case .rereading: return .read(stopped.map(\.id))

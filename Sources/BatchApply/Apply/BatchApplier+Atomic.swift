@@ -73,7 +73,9 @@ extension BatchApplier {
 
     /// The atomic request of `groups`: the adds by layer with their files, the edits that go, and the records of those
     /// that cannot (a group goes whole or not at all: one unreadable record holds its whole group back).
-    private func atomicRequest(_ groups: [[JournalEdit]], files: [Int: [AttachmentAdd]]) -> (AtomicAdds, sent: [JournalEdit], unsendable: [EditRecord]) {
+    private func atomicRequest(
+        _ groups: [[JournalEdit]], files: [Int: [AttachmentAdd]]
+    ) -> (AtomicAdds, sent: [JournalEdit], unsendable: [EditRecord]) {
         var edits = AtomicAdds(adds: [:], globalIdFields: [:], objectIdFields: [:])
         var records: [EditRecord] = []
         var sent: [JournalEdit] = []

@@ -47,7 +47,8 @@ extension BatchApplier {
         let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
         let options = ApplyEditsOptions(rollbackOnFailure: settings.rollbackOnFailure, useGlobalIds: batch.useGlobalIds)
         do {
-            let outcome = try await service.layer(id: batch.layer).applyEdits(request.edits, options: options, retry: retry, globalIdField: globalIdField)
+            let layer = service.layer(id: batch.layer)
+            let outcome = try await layer.applyEdits(request.edits, options: options, retry: retry, globalIdField: globalIdField)
             result.count(outcome.attempts)
             Self.read(outcome, of: request, batch: batch, into: &result)
         } catch is CancellationError {

@@ -179,11 +179,14 @@ public struct BatchApplier: Sendable {
     }
 
     /// Carries out an action of the machine that needs neither the task group nor the caller's plan or progress.
-    private func perform<C: Clock<Duration>>(_ action: ApplyDispatchMachine<C.Instant>.Action, clock: C) async throws -> ApplyDispatchMachine<C.Instant>.Event {
+    private func perform<C: Clock<Duration>>(
+        _ action: ApplyDispatchMachine<C.Instant>.Action, clock: C
+    ) async throws -> ApplyDispatchMachine<C.Instant>.Event {
         switch action {
         case .lookUp(let id, waitingForService: true):
             do {
-                return .lookedUp(found: try await Self.waitingForService(serviceWait, probeInterval: probeInterval, clock: clock) { try await reconcile(id) })
+                let found = try await Self.waitingForService(serviceWait, probeInterval: probeInterval, clock: clock) { try await reconcile(id) }
+                return .lookedUp(found: found)
             } catch ApplyError.unavailable(let reason) {
                 return .lookUpUnavailable(reason)
             }
