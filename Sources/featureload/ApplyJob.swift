@@ -68,106 +68,127 @@ struct ApplyJob: Sendable {
         let info = try await BatchApplier.waitingForService(serviceWait, clock: ContinuousClock()) { try await service.load(retry: retry) }
         var layers: [Int: LayerInfo] = [:]
         for id in info.layers.map(\.id) + info.tables.map(\.id) { layers[id] = try await service.layerInfo(id: id, retry: retry) }
-
-        let journal: ApplyJournal
-        let header: JournalHeader
         switch mode {
         case .start(let start):
-            guard let layer = Self.layer(start.layer, in: layers) else {
-                let names = layers.values.sorted { $0.id < $1.id }.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
-                throw ApplyError.target("--layer \(start.layer): no such layer or table in \(connected.serviceURL); it has \(names)")
-            }
-            let inputSize = (try? FileManager.default.attributesOfItem(atPath: start.input)[.size] as? NSNumber)?.int64Value ?? 0
-            header = JournalHeader(
-                input: start.input, inputSize: inputSize, target: start.to == "local" ? "local" : connected.serviceURL,
-                localData: start.to == "local" ? start.localData : nil, localDataset: start.to == "local" ? start.dataset : nil, layer: layer.id,
-                objectIdField: layer.objectIdField, globalIdField: layer.globalIdField ?? "GlobalID", settings: start.settings, access: start.access,
-                reading: JournalHeader.Reading(format: start.format, options: start.readOptions, skipInvalid: start.skipInvalid),
-                rejects: URL(fileURLWithPath: rejectsPath).standardizedFileURL.path)
-            result.layer = "\(layer.id) \(layer.name)"
-            // A mapping to a field the layer does not have would make every record invalid, each saying so: said once.
-            if start.format == .csv {
-                // Also names the planner takes apart from the layer's fields: the keys (as the layer or the reader
-                // spells them), the kind field and the attachment key; the geometry's columns are not attributes.
-                let csv = start.readOptions.csv
-                let known = ApplyPlanner.keyNames(of: layer) + [start.readOptions.kindField, start.settings.attachments?.keyField].compactMap { $0 }
-                let geometryColumns = [csv.x, csv.y, csv.wkt].compactMap { $0 }
-                let unknown = csv.mapping.sorted { $0.key < $1.key }.filter { column, field in
-                    !geometryColumns.contains(column) && !known.contains { $0.caseInsensitiveEquals(field) }
-                        && layer.field(named: field) == nil
-                }
-                if !unknown.isEmpty {
-                    let fields = layer.fields.map(\.name).joined(separator: ", ")
-                    throw ApplyError.target(
-                        "--map \(unknown.map { "\($0.key)=\($0.value)" }.joined(separator: ",")): layer \(layer.id) (\(layer.name)) has no field \(unknown.map { "'\($0.value)'" }.joined(separator: ", ")); its fields are \(fields). Fix: map each column to one of them"
-                    )
-                }
-            }
-            if start.settings.attachments != nil && !layers.values.contains(where: { $0.hasAttachments == true }) {
-                throw ApplyError.target("--attachments: no layer of \(connected.serviceURL) takes attachments (hasAttachments is false everywhere)")
-            }
-            if start.settings.related || start.settings.attachments != nil, layer.supportsApplyEditsWithGlobalIds == false {
-                throw ApplyError.target(
-                    "layer \(layer.id) (\(layer.name)) does not support applyEdits with GlobalIDs, which --related and --attachments need to send a parent with its records and files in one request")
-            }
-            if start.dryRun {
-                let plan = try makePlan(header, layers: layers, into: nil)
-                result.plan = plan
-                result.lines.append(Self.describe(plan, input: start.input))
-                result.lines += plan.problems.map { "\(start.input): \($0)" }
-                if plan.problemCount > plan.problems.count { result.lines.append("… and \(plan.problemCount - plan.problems.count) more problems") }
-                result.lines.append(plan.problemCount == 0 ? "dry run: every edit fits layer \(result.layer); nothing was sent" : "dry run: nothing was sent")
-                result.status = plan.problemCount == 0 ? .passed : .invalidInput
-                return result
-            }
-            journal = try ApplyJournal.create(at: journalPath, header: header)
-            if start.skipInvalid {
-                display.message("planning \(start.input) into \(journalPath), sending each batch once it is planned (--skip-invalid) …")
-                do {
-                    return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
-                } catch where !(error is CancellationError) && (try? journal.anySent()) == false {
-                    // Nothing was sent: no journal is left to resume.
-                    Self.remove(journalPath)
-                    throw error
-                }
-            }
-            display.message("planning \(start.input) into \(journalPath) …")
+            return try await begin(start, layers: layers, on: connected, into: result, display: display)
+        case .resume(let journal, let header):
+            result.layer = "\(header.layer) \(layers[header.layer]?.name ?? "")"
+            return try await resume(journal, header: header, layers: layers, service: service, into: result, display: display)
+        }
+    }
+
+    /// A new run: checks the input's settings against the service, then plans (a dry run stops there) and sends.
+    func begin(_ start: Start, layers: [Int: LayerInfo], on connected: ConnectedTarget, into result: Result, display: ProgressDisplay) async throws -> Result {
+        var result = result
+        guard let layer = Self.layer(start.layer, in: layers) else {
+            let names = layers.values.sorted { $0.id < $1.id }.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
+            throw ApplyError.target("--layer \(start.layer): no such layer or table in \(connected.serviceURL); it has \(names)")
+        }
+        let inputSize = (try? FileManager.default.attributesOfItem(atPath: start.input)[.size] as? NSNumber)?.int64Value ?? 0
+        let header = JournalHeader(
+            input: start.input, inputSize: inputSize, target: start.to == "local" ? "local" : connected.serviceURL,
+            localData: start.to == "local" ? start.localData : nil, localDataset: start.to == "local" ? start.dataset : nil, layer: layer.id,
+            objectIdField: layer.objectIdField, globalIdField: layer.globalIdField ?? "GlobalID", settings: start.settings, access: start.access,
+            reading: JournalHeader.Reading(format: start.format, options: start.readOptions, skipInvalid: start.skipInvalid),
+            rejects: URL(fileURLWithPath: rejectsPath).standardizedFileURL.path)
+        result.layer = "\(layer.id) \(layer.name)"
+        try Self.check(start, layer: layer, layers: layers, serviceURL: connected.serviceURL)
+        if start.dryRun { return try dryRun(start, header: header, layers: layers, into: result) }
+        let journal = try ApplyJournal.create(at: journalPath, header: header)
+        if start.skipInvalid {
+            display.message("planning \(start.input) into \(journalPath), sending each batch once it is planned (--skip-invalid) …")
             do {
-                result.plan = try makePlan(header, layers: layers, into: journal)
-            } catch {
+                return try await send(
+                    header: header, layers: layers, journal: journal, service: connected.service, streamingPlan: true, into: result, display: display)
+            } catch where !(error is CancellationError) && (try? journal.anySent()) == false {
                 // Nothing was sent: no journal is left to resume.
                 Self.remove(journalPath)
                 throw error
             }
-            if let plan = result.plan { display.message(Self.describe(plan, input: start.input)) }
-        case .resume(let resumed, let recorded):
-            journal = resumed
-            header = recorded
-            result.layer = "\(header.layer) \(layers[header.layer]?.name ?? "")"
-            if try !journal.isPlanned() {
-                let size = (try? FileManager.default.attributesOfItem(atPath: header.input)[.size] as? NSNumber)?.int64Value
-                guard size == header.inputSize else {
-                    throw ApplyError.journal("the plan was interrupted, and \(header.input) changed since (or is gone); start a new run with a new --journal")
-                }
-                if header.reading.skipInvalid, try journal.anySent() {
-                    // Batches went out while it was planned: it is made again over what the journal holds, and
-                    // sending goes on as batches complete.
-                    display.message("resuming \(journalPath): planning \(header.input) again where it was interrupted, and sending …")
-                    return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
-                }
-                // The plan was cut short: nothing of it was sent, so it is made again.
-                try journal.discardPlan()
-                display.message("re-planning \(header.input): the last plan was interrupted before anything was sent …")
-                result.plan = try makePlan(header, layers: layers, into: journal)
-            }
-            let counts = try journal.counts()
-            // Edits of batches in doubt may prove applied once looked up: the progress then counts what is left.
-            let inDoubt = try journal.openBatches().filter { $0.state == .sending }.count
-            display.message(
-                "resuming \(journalPath): \(counts.applied) of \(counts.planned) edits applied, \(counts.open) to go"
-                    + (inDoubt > 0 ? " (\(Self.counted(inDoubt, "batch")) in doubt looked up first)" : ""))
         }
+        display.message("planning \(start.input) into \(journalPath) …")
+        do {
+            result.plan = try makePlan(header, layers: layers, into: journal)
+        } catch {
+            // Nothing was sent: no journal is left to resume.
+            Self.remove(journalPath)
+            throw error
+        }
+        if let plan = result.plan { display.message(Self.describe(plan, input: start.input)) }
+        return try await send(header: header, layers: layers, journal: journal, service: connected.service, streamingPlan: false, into: result, display: display)
+    }
 
+    /// Checks a new run's settings against `layer` and the service's `layers`: a mapping to a field the layer does not
+    /// have would make every record invalid, each saying so, so it is said once; files and related records need
+    /// layers that take them.
+    static func check(_ start: Start, layer: LayerInfo, layers: [Int: LayerInfo], serviceURL: String) throws {
+        if start.format == .csv {
+            // Also names the planner takes apart from the layer's fields: the keys (as the layer or the reader
+            // spells them), the kind field and the attachment key; the geometry's columns are not attributes.
+            let csv = start.readOptions.csv
+            let known = ApplyPlanner.keyNames(of: layer) + [start.readOptions.kindField, start.settings.attachments?.keyField].compactMap { $0 }
+            let geometryColumns = [csv.x, csv.y, csv.wkt].compactMap { $0 }
+            let unknown = csv.mapping.sorted { $0.key < $1.key }.filter { column, field in
+                !geometryColumns.contains(column) && !known.contains { $0.caseInsensitiveEquals(field) }
+                    && layer.field(named: field) == nil
+            }
+            if !unknown.isEmpty {
+                let fields = layer.fields.map(\.name).joined(separator: ", ")
+                throw ApplyError.target(
+                    "--map \(unknown.map { "\($0.key)=\($0.value)" }.joined(separator: ",")): layer \(layer.id) (\(layer.name)) has no field \(unknown.map { "'\($0.value)'" }.joined(separator: ", ")); its fields are \(fields). Fix: map each column to one of them"
+                )
+            }
+        }
+        if start.settings.attachments != nil && !layers.values.contains(where: { $0.hasAttachments == true }) {
+            throw ApplyError.target("--attachments: no layer of \(serviceURL) takes attachments (hasAttachments is false everywhere)")
+        }
+        if start.settings.related || start.settings.attachments != nil, layer.supportsApplyEditsWithGlobalIds == false {
+            throw ApplyError.target(
+                "layer \(layer.id) (\(layer.name)) does not support applyEdits with GlobalIDs, which --related and --attachments need to send a parent with its records and files in one request")
+        }
+    }
+
+    /// A dry run: plans without a journal and says what would be sent, or which records are invalid.
+    func dryRun(_ start: Start, header: JournalHeader, layers: [Int: LayerInfo], into result: Result) throws -> Result {
+        var result = result
+        let plan = try makePlan(header, layers: layers, into: nil)
+        result.plan = plan
+        result.lines.append(Self.describe(plan, input: start.input))
+        result.lines += plan.problems.map { "\(start.input): \($0)" }
+        if plan.problemCount > plan.problems.count { result.lines.append("… and \(plan.problemCount - plan.problems.count) more problems") }
+        result.lines.append(plan.problemCount == 0 ? "dry run: every edit fits layer \(result.layer); nothing was sent" : "dry run: nothing was sent")
+        result.status = plan.problemCount == 0 ? .passed : .invalidInput
+        return result
+    }
+
+    /// A resumed run: a plan cut short is made again (going on with sending when batches of it went out already), then
+    /// the open batches are sent, those in doubt looked up first.
+    func resume(
+        _ journal: ApplyJournal, header: JournalHeader, layers: [Int: LayerInfo], service: FeatureService, into result: Result, display: ProgressDisplay
+    ) async throws -> Result {
+        var result = result
+        if try !journal.isPlanned() {
+            let size = (try? FileManager.default.attributesOfItem(atPath: header.input)[.size] as? NSNumber)?.int64Value
+            guard size == header.inputSize else {
+                throw ApplyError.journal("the plan was interrupted, and \(header.input) changed since (or is gone); start a new run with a new --journal")
+            }
+            if header.reading.skipInvalid, try journal.anySent() {
+                // Batches went out while it was planned: it is made again over what the journal holds, and
+                // sending goes on as batches complete.
+                display.message("resuming \(journalPath): planning \(header.input) again where it was interrupted, and sending …")
+                return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
+            }
+            // The plan was cut short: nothing of it was sent, so it is made again.
+            try journal.discardPlan()
+            display.message("re-planning \(header.input): the last plan was interrupted before anything was sent …")
+            result.plan = try makePlan(header, layers: layers, into: journal)
+        }
+        let counts = try journal.counts()
+        // Edits of batches in doubt may prove applied once looked up: the progress then counts what is left.
+        let inDoubt = try journal.openBatches().filter { $0.state == .sending }.count
+        display.message(
+            "resuming \(journalPath): \(counts.applied) of \(counts.planned) edits applied, \(counts.open) to go"
+                + (inDoubt > 0 ? " (\(Self.counted(inDoubt, "batch")) in doubt looked up first)" : ""))
         return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: false, into: result, display: display)
     }
 
@@ -184,32 +205,7 @@ struct ApplyJob: Sendable {
         applier.serviceWait = serviceWait
         let summary: BatchApplier.Summary
         if streamingPlan {
-            let (ready, continuation) = AsyncStream.makeStream(of: ApplyPlanner.ReadyBatches.self)
-            let stopped = Mutex(false)
-            // The plan is made on a thread of its own (it blocks on reading and on the journal), handing over batches
-            // as they complete; a cancelled run stops it between records.
-            async let planned = withTaskCancellationHandler {
-                try await Self.onThread {
-                    defer { continuation.finish() }
-                    // Checked on this one thread: sending, not planning, sets the pace here (the plan runs far ahead of
-                    // it), and a second checking thread only takes a core from the service when both share a machine
-                    // (2 % of the run's time with 100,000 points against `serve` on 2 cores).
-                    return try self.makePlan(
-                        header, layers: layers, into: journal, checkingThreads: 1, stop: { stopped.withLock { $0 } }, ready: { continuation.yield($0) })
-                }
-            } onCancel: {
-                stopped.withLock { $0 = true }
-            }
-            summary = try await applier.run(plan: ready) { progress in display.show([Self.describe(progress)]) }
-            // Stopped for a service out of reach: planning stops too, between records.
-            if summary.unavailable != nil { stopped.withLock { $0 = true } }
-            do {
-                let plan = try await planned
-                result.plan = plan
-                display.message(Self.describe(plan, input: header.input))
-            } catch is CancellationError where summary.interrupted || summary.unavailable != nil {
-                // Ctrl-C, or the service out of reach: the journal holds whole pages of the plan; --resume makes the rest.
-            }
+            summary = try await sendPlanning(applier, header: header, layers: layers, into: &result, display: display)
         } else {
             summary = try await applier.run { progress in display.show([Self.describe(progress)]) }
         }
@@ -233,6 +229,49 @@ struct ApplyJob: Sendable {
             result.lines.append("journal: \(journalPath)")
             return result
         }
+        try await conclude(header: header, journal: journal, applier: applier, counts: counts, problems: problems, into: &result)
+        return result
+    }
+
+    /// Makes the plan on a thread of its own while `applier` sends its batches as they complete; records the plan in
+    /// `result`. A cancelled run, or one stopped for a service out of reach, stops planning between records.
+    func sendPlanning(
+        _ applier: BatchApplier, header: JournalHeader, layers: [Int: LayerInfo], into result: inout Result, display: ProgressDisplay
+    ) async throws -> BatchApplier.Summary {
+        let journal = applier.journal
+        let (ready, continuation) = AsyncStream.makeStream(of: ApplyPlanner.ReadyBatches.self)
+        let stopped = Mutex(false)
+        // The plan is made on a thread of its own (it blocks on reading and on the journal), handing over batches
+        // as they complete; a cancelled run stops it between records.
+        async let planned = withTaskCancellationHandler {
+            try await Self.onThread {
+                defer { continuation.finish() }
+                // Checked on this one thread: sending, not planning, sets the pace here (the plan runs far ahead of
+                // it), and a second checking thread only takes a core from the service when both share a machine
+                // (2 % of the run's time with 100,000 points against `serve` on 2 cores).
+                return try self.makePlan(
+                    header, layers: layers, into: journal, checkingThreads: 1, stop: { stopped.withLock { $0 } }, ready: { continuation.yield($0) })
+            }
+        } onCancel: {
+            stopped.withLock { $0 = true }
+        }
+        let summary = try await applier.run(plan: ready) { progress in display.show([Self.describe(progress)]) }
+        // Stopped for a service out of reach: planning stops too, between records.
+        if summary.unavailable != nil { stopped.withLock { $0 = true } }
+        do {
+            let plan = try await planned
+            result.plan = plan
+            display.message(Self.describe(plan, input: header.input))
+        } catch is CancellationError where summary.interrupted || summary.unavailable != nil {
+            // Ctrl-C, or the service out of reach: the journal holds whole pages of the plan; --resume makes the rest.
+        }
+        return summary
+    }
+
+    /// A run that went to its end: writes the rejects, verifies when asked, and says where the journal and data are.
+    func conclude(
+        header: JournalHeader, journal: ApplyJournal, applier: BatchApplier, counts: JournalCounts, problems: Int, into result: inout Result
+    ) async throws {
         do {
             result.rejects = try RejectsWriter.write(journal: journal, to: rejectsPath)
         } catch let error as ApplyError {
@@ -249,7 +288,7 @@ struct ApplyJob: Sendable {
         }
         if counts.open > 0 || counts.rejected > 0 || problems > 0 { result.status = .failed }
         if verify {
-            let finding = try await JournalVerifier(journal: journal, service: service, retry: applier.retry).verify()
+            let finding = try await JournalVerifier(journal: journal, service: applier.service, retry: applier.retry).verify()
             result.verification = finding
             result.lines.append("verify: \(finding.summary)")
             if !finding.passed { result.status = .failed }
@@ -258,7 +297,6 @@ struct ApplyJob: Sendable {
         if header.target == "local", let data = header.localData {
             result.lines.append("data: \(data) (serve it with `featureload serve --data \(data) --dataset \(header.localDataset ?? "parks")`)")
         }
-        return result
     }
 
     /// Reads the input as `header` records it and plans it into `journal` (nil: only checks it). Records what the
@@ -308,77 +346,5 @@ struct ApplyJob: Sendable {
 
     static func remove(_ journalPath: String) {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: journalPath + suffix) }
-    }
-
-    /// `1200/6000 edits (20%)  3512 edits/s  ETA 2s  applied 1200  rejected 0  failed 0  retries 3`; while the input is
-    /// still being planned, `1200/6000+ edits (planning)  3512 edits/s  applied 1200 …`.
-    static func describe(_ progress: BatchApplier.Progress) -> String {
-        if let unavailable = progress.unavailable {
-            return "\(progress.settled)/\(progress.total) edits  waiting for the service, which cannot be reached (\(unavailable)); no batch is sent meanwhile"
-        }
-        let seconds = progress.elapsed.seconds
-        let rate = seconds > 0 ? Double(progress.settled) / seconds : 0
-        if progress.planning {
-            return String(
-                format: "%d/%d+ edits (planning)  %.0f edits/s  applied %d  rejected %d  failed %d  retries %d", progress.settled, progress.total, rate,
-                progress.applied, progress.rejected, progress.failed, progress.retries)
-        }
-        let percent = progress.total > 0 ? Double(progress.settled) * 100 / Double(progress.total) : 100
-        let remaining = rate > 0 ? Double(progress.total - progress.settled) / rate : 0
-        return String(
-            format: "%d/%d edits (%.0f%%)  %.0f edits/s  ETA %@  applied %d  rejected %d  failed %d  retries %d", progress.settled, progress.total, percent,
-            rate, Self.eta(remaining), progress.applied, progress.rejected, progress.failed, progress.retries)
-    }
-
-    static func eta(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.up))
-        return whole >= 3600 ? "\(whole / 3600)h\(String(format: "%02d", whole % 3600 / 60))m" : whole >= 60 ? "\(whole / 60)m\(String(format: "%02d", whole % 60))s" : "\(whole)s"
-    }
-
-    /// `count` and `noun`, plural unless the count is one: "1 batch", "2 batches", "3 retries".
-    static func counted(_ count: Int, _ noun: String) -> String {
-        if count == 1 { return "1 \(noun)" }
-        if noun.hasSuffix("ch") { return "\(count) \(noun)es" }
-        if noun.hasSuffix("y") { return "\(count) \(noun.dropLast())ies" }
-        return "\(count) \(noun)s"
-    }
-
-    static func describe(_ plan: ApplyPlanner.Summary, input: String) -> String {
-        let kinds = [InputEdit.Kind.add, .update, .delete].compactMap { kind in plan.edits[kind].map { counted($0, kind.rawValue) } }
-        var line = "planned \(counted(plan.editCount, "edit")) (\(kinds.isEmpty ? "none" : kinds.joined(separator: ", "))) in \(counted(plan.batches, "batch")) from \(counted(plan.records, "record"))"
-        if plan.groups > 0 {
-            line += "; \(counted(plan.groups, "group")) sent whole"
-            if plan.attachments > 0 { line += " with \(counted(plan.attachments, "file"))" }
-        }
-        if plan.problemCount > 0 { line += "; \(counted(plan.problemCount, "record")) invalid" }
-        return line
-    }
-
-    static func describe(_ summary: BatchApplier.Summary, counts: JournalCounts, problems: Int) -> String {
-        let seconds = summary.elapsed.seconds
-        var parts = [
-            "applied \(counts.applied) of \(counted(counts.planned, "edit"))", "rejected \(counts.rejected)", "failed \(counts.failed + counts.unknown)",
-        ]
-        // A resumed run: the counts are the journal's, the rate this run's.
-        let appliedNow = summary.settled[.applied] ?? 0
-        if appliedNow != counts.applied { parts[0] += " (\(appliedNow) in this run)" }
-        if problems > 0 { parts.append("invalid \(problems)") }
-        var line = parts.joined(separator: ", ")
-        line += String(format: " in %.2f s (%.0f edits/s); ", seconds, summary.editsPerSecond)
-        line += "\(counted(summary.requests, "request")), \(counted(summary.retries, "retry"))"
-        line += String(format: ", %.2f s backing off", summary.backoff.seconds)
-        if summary.alreadyPresent > 0 {
-            line += "; \(counted(summary.alreadyPresent, "add")) \(summary.alreadyPresent == 1 ? "was" : "were") found applied already (by an earlier attempt or run)"
-        }
-        if summary.alreadyGone > 0 {
-            line += "; \(counted(summary.alreadyGone, "delete")) found nothing to delete (deleted before, or never there: check the keys)"
-        }
-        if summary.reconciledBatches > 0 {
-            line += "; \(counted(summary.reconciledBatches, "batch")) in doubt settled, \(counted(summary.reconciledApplied, "edit")) found applied"
-        }
-        if summary.outages > 0 {
-            line += "; waited \(BatchApplier.spoken(summary.outageTime)) for the service (out of reach \(summary.outages == 1 ? "once" : "\(summary.outages) times"))"
-        }
-        return line
     }
 }

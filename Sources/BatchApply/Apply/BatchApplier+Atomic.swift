@@ -14,8 +14,7 @@ extension BatchApplier {
     /// again in halves until the refused group is found alone: that group is rejected whole (every record of it with
     /// the reason), the others go through. Never throws.
     func sendAtomic(_ batch: JournalBatch) async -> BatchResult {
-        var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
-        result.layer = batch.layer
+        var result = BatchResult(id: batch.id, layer: batch.layer)
         var groups: [[JournalEdit]] = []
         var groupOf: [Int: Int] = [:]
         for edit in batch.edits {
@@ -63,6 +62,20 @@ extension BatchApplier {
     private func settle(
         _ groups: [[JournalEdit]], files: [Int: [AttachmentAdd]], into result: inout BatchResult
     ) async throws -> (records: [EditRecord], refused: ArcGISError?) {
+        let (edits, sent, unsendable) = atomicRequest(groups, files: files)
+        guard !sent.isEmpty else { return (unsendable, nil) }
+        let outcome = try await service.applyAtomically(edits, retry: retry, uploads: uploadOptions)
+        result.count(outcome.attempts)
+        if case .rejected(let error) = outcome.status, groups.count > 1 { return ([], error) }
+        let answered = try await records(of: outcome, sent: sent, files: edits.attachments, into: &result)
+        return (unsendable + answered, nil)
+    }
+
+    /// The atomic request of `groups`: the adds by layer with their files, the edits that go, and the records of those
+    /// that cannot (a group goes whole or not at all: one unreadable record holds its whole group back).
+    private func atomicRequest(
+        _ groups: [[JournalEdit]], files: [Int: [AttachmentAdd]]
+    ) -> (AtomicAdds, sent: [JournalEdit], unsendable: [EditRecord]) {
         var edits = AtomicAdds(adds: [:], globalIdFields: [:], objectIdFields: [:])
         var records: [EditRecord] = []
         var sent: [JournalEdit] = []
@@ -76,7 +89,6 @@ extension BatchApplier {
             }
         }
         for edit in groups.joined() {
-            // A group goes whole or not at all: one unreadable record holds its whole group back.
             guard let feature = features[edit.planned.position.index], !unreadable.contains(edit.planned.group ?? edit.planned.position.index) else {
                 records.append(
                     EditRecord(
@@ -92,59 +104,67 @@ extension BatchApplier {
             edits.attachments += files[edit.planned.position.index] ?? []
             sent.append(edit)
         }
-        guard !sent.isEmpty else { return (records, nil) }
-        let outcome = try await service.applyAtomically(edits, retry: retry, uploads: uploadOptions)
-        result.count(outcome.attempts)
+        return (edits, sent, records)
+    }
+
+    /// The records of the edits `sent` in one atomic request (with `sentFiles`) after the service's `outcome`; a
+    /// refusal here is of one group alone.
+    private func records(
+        of outcome: AtomicAddsOutcome, sent: [JournalEdit], files sentFiles: [AttachmentAdd], into result: inout BatchResult
+    ) async throws -> [EditRecord] {
         func objectId(_ edit: JournalEdit) -> Int64? {
             edit.planned.globalId.flatMap { outcome.objectIds[edit.planned.layer]?[$0] }
         }
-        let sentFiles = edits.attachments
         func filesSettled(_ status: EditStatus, _ reason: String? = nil) {
             result.files += sentFiles.map { FileRecord(globalId: $0.globalId, status: status, reason: reason) }
         }
         switch outcome.status {
         case .applied:
-            records += sent.map { EditRecord(index: $0.planned.position.index, status: .applied, objectId: objectId($0)) }
             filesSettled(.applied)
+            return sent.map { EditRecord(index: $0.planned.position.index, status: .applied, objectId: objectId($0)) }
         case .appliedEarlier:
             // The features were there already: their files too if an earlier attempt of this request put them there,
             // not if an earlier run went without them.
             result.files += try await settleFiles(sentFiles, parents: outcome.objectIds, into: &result)
             result.alreadyPresent += sent.count
-            records += sent.map {
+            return sent.map {
                 EditRecord(index: $0.planned.position.index, status: .applied, objectId: objectId($0), reason: "already in the service (its GlobalID was there)")
             }
         case .rejected(let error):
-            if groups.count > 1 { return ([], error) }
             let parent = sent[0].planned.group ?? sent[0].planned.position.index
-            let message = error.message + (error.details.isEmpty ? "" : ": " + error.details.joined(separator: "; "))
-            for edit in sent {
-                if let objectId = objectId(edit) {
-                    // Already in the service: that is why its group could not be added again.
-                    records.append(EditRecord(index: edit.planned.position.index, status: .applied, objectId: objectId, reason: "already in the service"))
-                } else {
-                    let reason =
-                        outcome.alreadyPresent > 0
-                        ? "part of its group (record \(parent + 1)) is in the service already, so the rest cannot be added with it: \(message)"
-                        : "refused with its group (record \(parent + 1)), which arrives whole or not at all: \(message)"
-                    records.append(EditRecord(index: edit.planned.position.index, status: .rejected, code: error.code, reason: reason))
-                }
-            }
             filesSettled(.rejected, "refused with its group (record \(parent + 1))")
+            return Self.refused(sent, parent: parent, error, alreadyPresent: outcome.alreadyPresent > 0, objectId: objectId)
         case .failed(let reason):
             result.unavailable = outage(after: outcome.lastFailure)
-            records += sent.map { EditRecord(index: $0.planned.position.index, status: .failed, reason: "failed after retries: \(reason)") }
             filesSettled(.failed, reason)
+            return sent.map { EditRecord(index: $0.planned.position.index, status: .failed, reason: "failed after retries: \(reason)") }
         case .unknown(let reason):
             // Whether it arrived could not be checked either: looked up once the service answers.
             result.unavailable = outage(after: outcome.lastFailure)
             filesSettled(.unknown, reason)
-            records += sent.map { edit in
+            return sent.map { edit in
                 objectId(edit).map { EditRecord(index: edit.planned.position.index, status: .applied, objectId: $0) }
                     ?? EditRecord(index: edit.planned.position.index, status: .unknown, reason: reason)
             }
         }
-        return (records, nil)
+    }
+
+    /// The records of a group the service refused: its edits already in the service applied (that is why the group
+    /// could not be added again), the others rejected with the reason.
+    private static func refused(
+        _ sent: [JournalEdit], parent: Int, _ error: ArcGISError, alreadyPresent: Bool, objectId: (JournalEdit) -> Int64?
+    ) -> [EditRecord] {
+        let message = error.message + (error.details.isEmpty ? "" : ": " + error.details.joined(separator: "; "))
+        return sent.map { edit in
+            if let objectId = objectId(edit) {
+                return EditRecord(index: edit.planned.position.index, status: .applied, objectId: objectId, reason: "already in the service")
+            }
+            let reason =
+                alreadyPresent
+                ? "part of its group (record \(parent + 1)) is in the service already, so the rest cannot be added with it: \(message)"
+                : "refused with its group (record \(parent + 1)), which arrives whole or not at all: \(message)"
+            return EditRecord(index: edit.planned.position.index, status: .rejected, code: error.code, reason: reason)
+        }
     }
 
     /// Settles the files of features found in the service (`parents`: objectIds by layer and GlobalID): those already

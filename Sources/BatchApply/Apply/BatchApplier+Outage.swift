@@ -81,30 +81,38 @@ extension BatchApplier {
     /// time left until `deadline`). Says whether it answered; any answer will do, even a refusal, since the batches'
     /// own requests then say what is wrong.
     func awaitService<C: Clock<Duration>>(layer: Int, clock: C, until deadline: C.Instant) async -> Bool {
-        let start = clock.now
-        let pacing = Self.outagePacing(wait: start.duration(to: deadline), probeInterval: probeInterval)
-        var probes = 0
+        var probes = OutageProbes(from: clock.now, until: deadline, probeInterval: probeInterval)
         while !Task.isCancelled {
-            let now = clock.now
-            guard let delay = Self.pause(pacing, beforeRetry: probes + 1, elapsed: start.duration(to: now)) else { return false }
-            do {
-                try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
-            } catch {
-                return false
-            }
-            probes += 1
-            do {
-                _ = try await service.layer(id: layer).count()
-                return true
-            } catch let error as FeatureServiceError {
-                if Self.unavailability(error.attemptFailure) == nil { return true }
-            } catch is CancellationError {
-                return false
-            } catch {
-                // Not an answer: probe again.
+            guard let at = probes.next(now: clock.now) else { return false }
+            switch await probe(layer: layer, at: at, clock: clock) {
+            case true?: return true
+            case nil: return false
+            case false?: continue
             }
         }
         return false
+    }
+
+    /// Sleeps until `at`, then probes the service with a count of `layer` (one attempt). True when it answered (any
+    /// answer will do, even a refusal); false when it still cannot be reached (or the probe failed otherwise); nil when
+    /// the task was cancelled.
+    func probe<C: Clock<Duration>>(layer: Int, at: C.Instant, clock: C) async -> Bool? {
+        do {
+            try await clock.sleep(until: at, tolerance: nil)
+        } catch {
+            return nil
+        }
+        do {
+            _ = try await service.layer(id: layer).count()
+            return true
+        } catch let error as FeatureServiceError {
+            return Self.unavailability(error.attemptFailure) == nil
+        } catch is CancellationError {
+            return nil
+        } catch {
+            // Not an answer: probe again.
+            return false
+        }
     }
 
     /// `duration` as people say it: `45 s`, `3 min 20 s`, `2 h 5 min`.

@@ -27,7 +27,7 @@ extension BatchApplier {
             let files = batch.attachments.filter { foundPositions.contains($0.position) }.map(\.add)
             var parents: [Int: [String: Int64]] = [:]
             for (layer, ids) in found { parents[layer] = ids.compactMapValues(\.first) }
-            var scratch = BatchResult(id: id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
+            var scratch = BatchResult(id: id)
             try journal.record(files: try await settleFiles(files, parents: parents, into: &scratch))
         }
         // Nothing of the batch is in doubt any more: what was found is recorded, the rest is sent again.

@@ -8,44 +8,76 @@ extension BatchApplier {
         var id: Int
         /// The layer it went to (an atomic batch's first).
         var layer = 0
-        /// How many edits of it were sent (for pacing).
-        var sentEdits = 0
-        var records: [EditRecord]
-        var state: JournalBatch.State
-        var requests: Int
-        var retries: Int
-        var backoff: Duration
-        var alreadyPresent: Int
-        var cancelled: Bool
+        var records: [EditRecord] = []
+        var state: JournalBatch.State = .done
+        var requests = 0
+        var retries = 0
+        var backoff: Duration = .zero
+        var alreadyPresent = 0
+        var cancelled = false
         var alreadyGone = 0
         /// What became of the files of an atomic batch.
         var files: [FileRecord] = []
-        /// The features of the edits sent that did not apply (failed, or of unknown outcome).
-        var unsettled: [FeatureKey] = []
         /// How the service could not be reached when the batch gave up for that: it goes back to be sent again, its
         /// records unwritten (``state`` says whether an attempt may have reached the service).
         var unavailable: String?
     }
 
-    /// Sends one batch through the retried applyEdits and says what became of each edit. Never throws.
-    @Sendable func send(_ batch: JournalBatch) async -> BatchResult {
-        if batch.atomic { return await sendAtomic(batch) }
-        var result = BatchResult(id: batch.id, records: [], state: .done, requests: 0, retries: 0, backoff: .zero, alreadyPresent: 0, cancelled: false)
-        result.layer = batch.layer
-        let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
+    /// One plain batch as a request: its edits, and where each went in it.
+    struct PlainRequest {
         var edits = LayerEdits()
-        // Positions in `batch.edits` (rather than filtered copies of the edits, up to `batchSize` of them), in the
-        // order of the request's results: adds sent as features (none, when every add has its GlobalID), then the
-        // encoded ones; updates; deletes. `sent` is every edit that goes, in the batch's order.
-        var plainAdds: [Int] = []
-        var encodedAdds: [Int] = []
+        /// Positions in `batch.edits` (rather than filtered copies of the edits, up to `batchSize` of them), in the
+        /// order of the request's results: adds sent as features (none, when every add has its GlobalID), then the
+        /// encoded ones; updates; deletes. `sent` is every edit that goes, in the batch's order.
+        var adds: [Int] = []
         var updates: [Int] = []
         var deletes: [Int] = []
         var sent: [Int] = []
-        sent.reserveCapacity(batch.edits.count)
-        // Adds go as the journal holds them, with their GlobalIDs beside: no parsing and writing them again.
+        /// Edits that cannot go: the journal's copy is unreadable.
+        var unreadable: [EditRecord] = []
+    }
+
+    /// Sends one batch through the retried applyEdits and says what became of each edit. Never throws.
+    @Sendable func send(_ batch: JournalBatch) async -> BatchResult {
+        if batch.atomic { return await sendAtomic(batch) }
+        var result = BatchResult(id: batch.id, layer: batch.layer)
+        let request = Self.request(batch)
+        result.records = request.unreadable
+        guard request.edits.count > 0 else { return result }
+        let globalIdField = keys[batch.layer]?.globalIdField ?? "GlobalID"
+        let options = ApplyEditsOptions(rollbackOnFailure: settings.rollbackOnFailure, useGlobalIds: batch.useGlobalIds)
+        do {
+            let layer = service.layer(id: batch.layer)
+            let outcome = try await layer.applyEdits(request.edits, options: options, retry: retry, globalIdField: globalIdField)
+            result.count(outcome.attempts)
+            Self.read(outcome, of: request, batch: batch, into: &result)
+        } catch is CancellationError {
+            result.cancelled = true
+        } catch let error as FeatureServiceError {
+            result.count(error.attempts)
+            failed(request.sent.map { batch.edits[$0].planned.position.index }, error, into: &result)
+        } catch {
+            if Task.isCancelled {
+                result.cancelled = true
+            } else {
+                for index in request.sent {
+                    result.records.append(EditRecord(index: batch.edits[index].planned.position.index, status: .failed, reason: "\(error)"))
+                }
+                result.state = .sending
+            }
+        }
+        return result
+    }
+
+    /// The request of a plain batch. Adds go as the journal holds them, with their GlobalIDs beside: no parsing and
+    /// writing them again; adds without a GlobalID and updates are read as features.
+    static func request(_ batch: JournalBatch) -> PlainRequest {
+        var request = PlainRequest()
+        var plainAdds: [Int] = []
+        var encodedAdds: [Int] = []
         var addPayloads: [String] = []
         var addIds: [String] = []
+        request.sent.reserveCapacity(batch.edits.count)
         for index in batch.edits.indices {
             let planned = batch.edits[index].planned
             switch planned.kind {
@@ -56,95 +88,86 @@ extension BatchApplier {
             case .add, .update:
                 // The byte-level reader: JSONDecoder took a third of a run's CPU on these payloads.
                 guard let value = try? JSONReader.parse(planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
-                    result.records.append(EditRecord(index: planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
+                    request.unreadable.append(EditRecord(index: planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
                     continue
                 }
                 if planned.kind == .add {
-                    edits.adds.append(feature)
+                    request.edits.adds.append(feature)
                     plainAdds.append(index)
                 } else {
-                    edits.updates.append(feature)
-                    updates.append(index)
+                    request.edits.updates.append(feature)
+                    request.updates.append(index)
                 }
             case .delete:
-                if let objectId = planned.objectId { edits.deletes.append(objectId) } else if let globalId = planned.globalId { edits.deleteGlobalIds.append(globalId) }
-                deletes.append(index)
-            }
-            sent.append(index)
-        }
-        if !addPayloads.isEmpty {
-            // Encoded for the request body as they are joined: the array is not copied into a String first.
-            var array: [UInt8] = []
-            array.reserveCapacity(addPayloads.reduce(6) { $0 + $1.utf8.count * 3 + 3 })
-            array.append(contentsOf: "%5B".utf8)
-            for (offset, payload) in addPayloads.enumerated() {
-                if offset > 0 { array.append(contentsOf: "%2C".utf8) }
-                FormEncoding.appendEncodedValue(payload, to: &array)
-            }
-            array.append(contentsOf: "%5D".utf8)
-            edits.encodedAdds = EncodedFeatures(formEncoded: array, count: addPayloads.count, globalIds: addIds)
-        }
-        guard edits.count > 0 else { return result }
-        let adds = plainAdds + encodedAdds
-        let options = ApplyEditsOptions(rollbackOnFailure: settings.rollbackOnFailure, useGlobalIds: batch.useGlobalIds)
-        do {
-            let outcome = try await service.layer(id: batch.layer).applyEdits(edits, options: options, retry: retry, globalIdField: globalIdField)
-            result.count(outcome.attempts)
-            var inDoubt = false
-            for (positions, outcomes) in [(adds, outcome.adds), (updates, outcome.updates), (deletes, outcome.deletes)] {
-                // An answer with fewer results than edits leaves the rest unknown, to be looked up on resume.
-                for index in positions.dropFirst(outcomes.count) {
-                    inDoubt = true
-                    result.records.append(
-                        EditRecord(index: batch.edits[index].planned.position.index, status: .unknown, reason: "the service answered without a result for this edit"))
+                if let objectId = planned.objectId {
+                    request.edits.deletes.append(objectId)
+                } else if let globalId = planned.globalId {
+                    request.edits.deleteGlobalIds.append(globalId)
                 }
-                for (index, outcome) in zip(positions, outcomes) {
-                    let record = Self.record(batch.edits[index].planned, outcome)
-                    if record.status == .unknown { inDoubt = true }
-                    if outcome.status == .appliedByEarlierAttempt {
-                        switch batch.edits[index].planned.kind {
-                        case .add: result.alreadyPresent += 1
-                        case .delete: result.alreadyGone += 1
-                        case .update: break
-                        }
+                request.deletes.append(index)
+            }
+            request.sent.append(index)
+        }
+        if !addPayloads.isEmpty { request.edits.encodedAdds = encoded(addPayloads, globalIds: addIds) }
+        request.adds = plainAdds + encodedAdds
+        return request
+    }
+
+    /// Adds as the request body carries them, encoded as they are joined: the array is not copied into a String first.
+    static func encoded(_ payloads: [String], globalIds: [String]) -> EncodedFeatures {
+        var array: [UInt8] = []
+        array.reserveCapacity(payloads.reduce(6) { $0 + $1.utf8.count * 3 + 3 })
+        array.append(contentsOf: "%5B".utf8)
+        for (offset, payload) in payloads.enumerated() {
+            if offset > 0 { array.append(contentsOf: "%2C".utf8) }
+            FormEncoding.appendEncodedValue(payload, to: &array)
+        }
+        array.append(contentsOf: "%5D".utf8)
+        return EncodedFeatures(formEncoded: array, count: payloads.count, globalIds: globalIds)
+    }
+
+    /// Records what the service answered for each edit of `request`; an answer with fewer results than edits leaves
+    /// the rest unknown, and the batch in doubt, to be looked up on resume.
+    static func read(_ outcome: ApplyEditsOutcome, of request: PlainRequest, batch: JournalBatch, into result: inout BatchResult) {
+        var inDoubt = false
+        for (positions, outcomes) in [(request.adds, outcome.adds), (request.updates, outcome.updates), (request.deletes, outcome.deletes)] {
+            for index in positions.dropFirst(outcomes.count) {
+                inDoubt = true
+                result.records.append(
+                    EditRecord(index: batch.edits[index].planned.position.index, status: .unknown, reason: "the service answered without a result for this edit"))
+            }
+            for (index, outcome) in zip(positions, outcomes) {
+                let record = Self.record(batch.edits[index].planned, outcome)
+                if record.status == .unknown { inDoubt = true }
+                if outcome.status == .appliedByEarlierAttempt {
+                    switch batch.edits[index].planned.kind {
+                    case .add: result.alreadyPresent += 1
+                    case .delete: result.alreadyGone += 1
+                    case .update: break
                     }
-                    result.records.append(record)
                 }
-            }
-            result.state = inDoubt ? .sending : .done
-        } catch is CancellationError {
-            result.cancelled = true
-        } catch let error as FeatureServiceError {
-            result.count(error.attempts)
-            if let arcgis = error.arcgisError, settings.rollbackOnFailure, !error.mayHaveBeenApplied, arcgis.code == 400 {
-                // The service rolled the whole batch back because of one of its edits.
-                for index in sent {
-                    result.records.append(
-                        EditRecord(
-                            index: batch.edits[index].planned.position.index, status: .rejected, code: arcgis.code,
-                            reason: "the batch was rolled back (--rollback-on-failure): \(arcgis.message)\(arcgis.details.isEmpty ? "" : ": " + arcgis.details.joined(separator: "; "))"))
-                }
-            } else {
-                let reason = error.stopReason.map { "\(error.attemptFailure) (\($0))" } ?? "\(error.attemptFailure)"
-                result.unavailable = outage(after: error.attemptFailure)
-                for index in sent {
-                    result.records.append(
-                        EditRecord(index: batch.edits[index].planned.position.index, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)"))
-                }
-                // An attempt may have reached the service: keep the batch in doubt, to look it up before resending.
-                result.state = error.mayHaveBeenApplied ? .sending : .done
-            }
-        } catch {
-            if Task.isCancelled {
-                result.cancelled = true
-            } else {
-                for index in sent {
-                    result.records.append(EditRecord(index: batch.edits[index].planned.position.index, status: .failed, reason: "\(error)"))
-                }
-                result.state = .sending
+                result.records.append(record)
             }
         }
-        return result
+        result.state = inDoubt ? .sending : .done
+    }
+
+    /// Records the edits at input positions `sent` after their batch failed with `error`: rejected when the service
+    /// rolled the whole batch back for one of them; else failed after retries, the batch kept in doubt when an attempt
+    /// may have reached the service, and marked to wait for the service when the failure says it is out of reach.
+    func failed(_ sent: [Int], _ error: FeatureServiceError, into result: inout BatchResult) {
+        if let arcgis = error.arcgisError, settings.rollbackOnFailure, !error.mayHaveBeenApplied, arcgis.code == 400 {
+            let details = arcgis.details.isEmpty ? "" : ": " + arcgis.details.joined(separator: "; ")
+            result.records += sent.map {
+                EditRecord(index: $0, status: .rejected, code: arcgis.code, reason: "the batch was rolled back (--rollback-on-failure): \(arcgis.message)\(details)")
+            }
+            return
+        }
+        let reason = error.stopReason.map { "\(error.attemptFailure) (\($0))" } ?? "\(error.attemptFailure)"
+        result.unavailable = outage(after: error.attemptFailure)
+        result.records += sent.map { EditRecord(index: $0, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)") }
+        // An attempt may have reached the service: keep the batch in doubt, to look it up before resending.
+        result.state = error.mayHaveBeenApplied ? .sending : .done
     }
 
     /// The journal record of `edit`'s outcome.

@@ -7,9 +7,14 @@ import Foundation
 ///
 /// ```
 ///  journal (planned batches) ──► parent loop ──► child task per batch: applyEdits, retried exactly once
-///        ▲                         │  (≤ concurrency in flight, paced by rate)          │
-///        └──── outcomes, one transaction per batch ◄───────── BatchResult ◄────────────┘
+///        ▲                       ▲     │  (≤ concurrency in flight, paced by rate)        │
+///        │        events ────────┘     ▼ actions                                          │
+///        │                 ApplyDispatchMachine (pure: what starts when, what to write)   │
+///        └──── outcomes, one transaction per batch ◄───────── BatchResult ◄──────────────┘
 /// ```
+///
+/// Every decision of the run is ``ApplyDispatchMachine``'s; the parent loop only carries its actions out (sends in a
+/// task group, journal writes, sleeps on the clock, probes) and tells it what came of each.
 ///
 /// Each batch goes through the client's retried applyEdits (``FeatureLayerClient/applyEdits(_:options:retry:globalIdField:)``):
 /// adds carry client GlobalIDs and are sent with `useGlobalIds=true`, so a replay is recognised as a duplicate and
@@ -129,253 +134,90 @@ public struct BatchApplier: Sendable {
     public func run(
         plan: AsyncStream<ApplyPlanner.ReadyBatches>? = nil, clock: some Clock<Duration> = ContinuousClock(), progress: (Progress) -> Void = { _ in }
     ) async throws -> Summary {
-        let start = clock.now
-        var summary = Summary()
-        let batches = try journal.openBatches()
-        for batch in batches where batch.state == .sending {
-            if Task.isCancelled { break }
-            do {
-                let found = try await Self.waitingForService(serviceWait, probeInterval: probeInterval, clock: clock) { try await reconcile(batch.id) }
-                summary.reconciledBatches += 1
-                summary.reconciledApplied += found
-            } catch ApplyError.unavailable(let reason) {
-                // Nothing was sent: the batches in doubt stay so, for the next resume.
-                summary.unavailable = reason
-                summary.outages = 1
-                summary.outageTime = start.duration(to: clock.now)
-                summary.elapsed = start.duration(to: clock.now)
-                return summary
-            }
-        }
-        // Batches are read a window at a time, and each is marked as being sent just before its request goes out, in
-        // one transaction with the outcomes that came back since the last one (else written at least every 100 ms):
-        // so the batches in doubt after a crash are only those whose requests were out. Memory holds a window.
-        // A plan still being made gives its batches only once they are complete (a batch the journal holds may still
-        // be taking edits), so then they all come from it.
-        let open = plan == nil ? try journal.openBatches().map(\.id) : []
+        try await dispatch(plan: plan, clock: clock, progress: progress)
+    }
+
+    /// Carries out what an ``ApplyDispatchMachine`` decides: requests in a task group, journal writes, sleeps on
+    /// `clock`, probes; and tells it what came of each. Only this task writes to the journal.
+    private func dispatch<C: Clock<Duration>>(
+        plan: AsyncStream<ApplyPlanner.ReadyBatches>?, clock: C, progress: (Progress) -> Void
+    ) async throws -> Summary {
+        let configuration = ApplyDispatchMachine<C.Instant>.Configuration(
+            concurrency: settings.concurrency, batchSize: settings.batchSize, rate: settings.rate, serviceWait: serviceWait,
+            probeInterval: probeInterval, streamingPlan: plan != nil)
+        let inDoubt = try journal.openBatches().filter { $0.state == .sending }.map(\.id)
+        var machine = ApplyDispatchMachine(configuration, inDoubt: inDoubt, start: clock.now)
         var incoming = plan?.makeAsyncIterator()
-        var current = Progress(
-            settled: 0, total: plan == nil ? try journal.openEditCount() : 0, applied: 0, rejected: 0, failed: 0, retries: 0, elapsed: .zero,
-            planning: plan != nil)
-        let concurrency = max(1, settings.concurrency)
-        let window = max(concurrency * 2, min(256, 16_384 / max(1, settings.batchSize)))
-        var editsStarted = 0
-        var unrecorded: [(batch: Int, records: [EditRecord], state: JournalBatch.State)] = []
-        var unrecordedFiles: [FileRecord] = []
-        var lastRecorded = clock.now
-        func recordOutcomes() throws {
-            try journal.record(files: unrecordedFiles)
-            try journal.record(unrecorded)
-            unrecorded.removeAll(keepingCapacity: true)
-            unrecordedFiles.removeAll(keepingCapacity: true)
-            lastRecorded = clock.now
-        }
-        try await withThrowingTaskGroup(of: BatchResult.self) { group in
-            var queue = open[...]
-            var ready: [JournalBatch] = []
-            var readyIndex = 0
-            var inFlight = 0
-            // A barrier batch waiting for the batches before it to finish.
-            var held: JournalBatch?
-            // The features whose edits in this run did not apply (failed, or of unknown outcome): a later edit of such
-            // a feature is not sent, since it would reach the service before the earlier one, which `--resume` sends again.
-            var unsettled: Set<FeatureKey> = []
-            // The service cannot be reached: since when (from the run's start) and how, and the batches that found it so.
-            var outageBegan: Duration?
-            var outageReason = ""
-            var pausedFor = Duration.zero
-            var waiting: [(id: Int, layer: Int, inDoubt: Bool)] = []
-            /// The next batch with open edits; nil when there is none (or the run is cancelled).
-            func nextOpen() async throws -> JournalBatch? {
-                while !Task.isCancelled {
-                    if readyIndex == ready.count {
-                        while queue.isEmpty, incoming != nil {
-                            // What has come back is written before waiting for the plan, which may take a while.
-                            if !unrecorded.isEmpty || !unrecordedFiles.isEmpty { try recordOutcomes() }
-                            if let more = await incoming?.next() {
-                                queue.append(contentsOf: more.ids)
-                            } else {
-                                incoming = nil
-                                current.planning = false
-                            }
-                        }
-                        let ids = Array(queue.prefix(window))
-                        guard !ids.isEmpty else { return nil }
-                        queue = queue.dropFirst(ids.count)
-                        ready = try journal.readForSending(ids)
-                        readyIndex = 0
-                        // A plan still being made: the edits to settle are counted as their batches are read (those
-                        // settled by an earlier run are not open, and not counted).
-                        if plan != nil { current.total += ready.reduce(0) { $0 + $1.edits.count } }
-                    }
-                    let batch = ready[readyIndex]
-                    readyIndex += 1
-                    // A batch settled already (a plan made again after an interruption gives its batches again) is passed over.
-                    if !batch.edits.isEmpty || !batch.attachments.isEmpty { return batch }
-                }
-                return nil
-            }
-            /// Starts the next batch; false when there is none, or when it is a barrier and batches are still in flight
-            /// (it starts once they have finished).
-            func startNext() async throws -> Bool {
-                guard !Task.isCancelled, outageBegan == nil else { return false }
-                let batch: JournalBatch
-                if let waiting = held {
-                    guard inFlight == 0 else { return false }
-                    batch = waiting
-                    held = nil
-                } else {
-                    guard let next = try await nextOpen() else { return false }
-                    if next.barrier && inFlight > 0 {
-                        held = next
-                        return false
-                    }
-                    batch = next
-                }
-                if let rate = settings.rate, rate > 0 {
-                    // Open-model pacing: batch k starts when its own last edit is due at `rate` (the time spent waiting
-                    // for the service left out), so that no stretch of the run, its first batches included, goes faster.
-                    let due = start.advanced(by: pausedFor + .seconds(Double(editsStarted + batch.edits.count) / rate))
-                    if clock.now < due { try? await clock.sleep(until: due, tolerance: nil) }
-                    if Task.isCancelled {
-                        // Not started, nor marked.
-                        held = batch
-                        return false
-                    }
-                }
-                var toSend = batch
-                var withheld: [EditRecord] = []
-                if batch.barrier && !unsettled.isEmpty {
-                    func waits(_ edit: JournalEdit) -> Bool { FeatureKey(edit.planned).map(unsettled.contains) ?? false }
-                    toSend.edits = batch.edits.filter { !waits($0) }
-                    withheld = batch.edits.filter(waits).map { edit in
-                        EditRecord(
-                            index: edit.planned.position.index, status: .failed,
-                            reason: "not sent: an earlier edit of this feature did not apply, and this one must come after it; --resume sends both in order")
-                    }
-                }
-                editsStarted += toSend.edits.count
-                // In doubt from now until its outcome is written: its request goes out next.
-                try journal.markSending(toSend.id, after: unrecorded, files: unrecordedFiles)
-                unrecorded.removeAll(keepingCapacity: true)
-                unrecordedFiles.removeAll(keepingCapacity: true)
-                lastRecorded = clock.now
-                let send = self.send
-                group.addTask {
-                    var result = await send(toSend)
-                    result.sentEdits = toSend.edits.count
-                    let notApplied = Set(result.records.lazy.filter { $0.status == .failed || $0.status == .unknown }.map(\.index))
-                    if !notApplied.isEmpty {
-                        result.unsettled = toSend.edits.filter { notApplied.contains($0.planned.position.index) }.compactMap { FeatureKey($0.planned) }
-                    }
-                    result.records += withheld
-                    return result
-                }
-                inFlight += 1
-                return true
-            }
-            sending: while true {
-                while inFlight < concurrency, try await startNext() {}
-                while inFlight > 0, let result = try await group.next() {
-                    inFlight -= 1
-                    summary.requests += result.requests
-                    summary.retries += result.retries
-                    summary.backoff += result.backoff
-                    summary.alreadyPresent += result.alreadyPresent
-                    summary.alreadyGone += result.alreadyGone
-                    if result.cancelled {
-                        summary.interrupted = true
-                        continue
-                    }
-                    if let unavailable = result.unavailable {
-                        // Nothing of its edits is written: it goes again once the service answers. No batch starts
-                        // meanwhile. When no attempt of it can have reached the service, it is not in doubt.
-                        waiting.append((result.id, result.layer, inDoubt: result.state == .sending))
-                        if result.state != .sending { unrecorded.append((result.id, [], .planned)) }
-                        editsStarted -= result.sentEdits
-                        outageReason = unavailable
-                        if outageBegan == nil {
-                            // Said once, not for each batch in flight that finds the service gone.
-                            outageBegan = start.duration(to: clock.now)
-                            summary.outages += 1
-                            current.unavailable = unavailable
-                            current.elapsed = start.duration(to: clock.now)
-                            progress(current)
-                        }
-                        continue
-                    }
-                    unsettled.formUnion(result.unsettled)
-                    unrecorded.append((result.id, result.records, result.state))
-                    unrecordedFiles += result.files
-                    if unrecorded.count >= window || lastRecorded.duration(to: clock.now) >= .milliseconds(100) { try recordOutcomes() }
-                    summary.batchesSent += 1
-                    for record in result.records {
-                        summary.settled[record.status, default: 0] += 1
-                        current.settled += 1
-                        switch record.status {
-                        case .applied: current.applied += 1
-                        case .rejected: current.rejected += 1
-                        case .failed, .unknown: current.failed += 1
-                        case .pending: break
-                        }
-                    }
-                    current.retries = summary.retries
-                    current.elapsed = start.duration(to: clock.now)
+        return try await withThrowingTaskGroup(of: BatchResult.self) { group in
+            if Task.isCancelled { machine.cancel() }
+            var action = machine.begin(now: clock.now)
+            while true {
+                let event: ApplyDispatchMachine<C.Instant>.Event
+                switch action {
+                case .finish(let summary):
+                    return summary
+                case .send(let batch, let outcomes):
+                    try journal.markSending(batch.id, after: outcomes.edits, files: outcomes.files)
+                    let send = self.send
+                    group.addTask { await send(batch) }
+                    event = .sent
+                case .awaitAnswer:
+                    guard let result = try await group.next() else { preconditionFailure("a batch in flight has no task") }
+                    event = .answered(result)
+                case .awaitPlan:
+                    if let more = await incoming?.next() { event = .planned(more.ids) } else { event = .planEnded }
+                case .report(let current):
                     progress(current)
-                    while inFlight < concurrency, try await startNext() {}
+                    event = .reported
+                default:
+                    event = try await perform(action, clock: clock)
                 }
-                // Every batch in flight has come back. When the service could not be reached, wait for it, then send the
-                // batches it stopped before the rest (those that may have reached it are looked up by GlobalID first).
-                guard let began = outageBegan, !Task.isCancelled, !summary.interrupted, let probe = waiting.first?.layer else { break sending }
-                // What has come back is written first: the wait may be long.
-                if !unrecorded.isEmpty || !unrecordedFiles.isEmpty { try recordOutcomes() }
-                let answered = await awaitService(layer: probe, clock: clock, until: start.advanced(by: began + serviceWait))
-                guard answered else {
-                    summary.outageTime += start.duration(to: clock.now) - began
-                    if !Task.isCancelled {
-                        summary.unavailable = "the service could not be reached for \(Self.spoken(start.duration(to: clock.now) - began)) (\(outageReason))"
-                    }
-                    break sending
-                }
-                do {
-                    for index in waiting.indices where waiting[index].inDoubt {
-                        let found = try await reconcile(waiting[index].id)
-                        waiting[index].inDoubt = false
-                        summary.reconciledBatches += 1
-                        summary.reconciledApplied += found
-                        summary.settled[.applied, default: 0] += found
-                        current.settled += found
-                        current.applied += found
-                    }
-                } catch is CancellationError {
-                    summary.outageTime += start.duration(to: clock.now) - began
-                    break sending
-                } catch let error as FeatureServiceError where Self.unavailability(error.attemptFailure) != nil {
-                    // Out of reach again while they were looked up: wait on, to the same deadline. (Other errors end the
-                    // run, as when looking up in-doubt batches at its start.)
-                    outageReason = "\(error.attemptFailure)"
-                    continue sending
-                }
-                summary.outageTime += start.duration(to: clock.now) - began
-                pausedFor += start.duration(to: clock.now) - began
-                var again = try journal.readForSending(waiting.map(\.id)).filter { !$0.edits.isEmpty || !$0.attachments.isEmpty }
-                if let waitingBarrier = held {
-                    again.append(waitingBarrier)
-                    held = nil
-                }
-                ready.insert(contentsOf: again, at: min(readyIndex, ready.count))
-                waiting = []
-                outageBegan = nil
-                current.unavailable = nil
+                if Task.isCancelled { machine.cancel() }
+                action = machine.handle(event, now: clock.now)
             }
-            // Stopped early (cancelled, as by Ctrl-C, or the service out of reach for too long): batches read but never
-            // started were never marked; those the service could not be reached for went back to planned when they
-            // came back (unless one of their attempts may have reached it: those stay in doubt, looked up on resume).
         }
-        // Also after Ctrl-C: what finished is written; batches marked and never answered stay in doubt.
-        try recordOutcomes()
-        if Task.isCancelled { summary.interrupted = true }
-        summary.elapsed = start.duration(to: clock.now)
-        return summary
+    }
+
+    /// Carries out an action of the machine that needs neither the task group nor the caller's plan or progress.
+    private func perform<C: Clock<Duration>>(
+        _ action: ApplyDispatchMachine<C.Instant>.Action, clock: C
+    ) async throws -> ApplyDispatchMachine<C.Instant>.Event {
+        switch action {
+        case .lookUp(let id, waitingForService: true):
+            do {
+                let found = try await Self.waitingForService(serviceWait, probeInterval: probeInterval, clock: clock) { try await reconcile(id) }
+                return .lookedUp(found: found)
+            } catch ApplyError.unavailable(let reason) {
+                return .lookUpUnavailable(reason)
+            }
+        case .lookUp(let id, waitingForService: false):
+            do {
+                return .lookedUp(found: try await reconcile(id))
+            } catch is CancellationError {
+                return .cancelled
+            } catch let error as FeatureServiceError where Self.unavailability(error.attemptFailure) != nil {
+                // Other errors end the run, as when looking up in-doubt batches at its start.
+                return .lookUpUnavailable("\(error.attemptFailure)")
+            }
+        case .listOpen:
+            return .opened(batches: try journal.openBatches().map(\.id), edits: try journal.openEditCount())
+        case .read(let ids):
+            return .read(try journal.readForSending(ids))
+        case .sleep(let due):
+            try? await clock.sleep(until: due, tolerance: nil)
+            return .woke
+        case .record(let outcomes):
+            try journal.record(files: outcomes.files)
+            try journal.record(outcomes.edits)
+            return .recorded
+        case .probe(let layer, let at):
+            switch await probe(layer: layer, at: at, clock: clock) {
+            case true?: return .probeAnswered
+            case false?: return .probeFailed
+            case nil: return .cancelled
+            }
+        case .send, .awaitAnswer, .awaitPlan, .report, .finish:
+            preconditionFailure("carried out by the run's loop")
+        }
     }
 }
