@@ -29,7 +29,7 @@ extension FieldCoercion {
                 }
             default: return problem("\(value) is not an integer")
             }
-            if let range = integerRange(type), !range.contains(number) {
+            if let range = type.integerRange, !range.contains(number) {
                 return problem("\(number) is outside \(range.lowerBound)…\(range.upperBound) of \(type.rawValue)")
             }
             return .success(.int(number))
@@ -81,15 +81,6 @@ extension FieldCoercion {
             return .success(.string(text))
         default:
             return .success(value)
-        }
-    }
-
-    /// The values an integer field type holds; nil for 64-bit types.
-    static func integerRange(_ type: FieldType) -> ClosedRange<Int64>? {
-        switch type {
-        case .smallInteger: return Int64(Int16.min)...Int64(Int16.max)
-        case .integer: return Int64(Int32.min)...Int64(Int32.max)
-        default: return nil
         }
     }
 }

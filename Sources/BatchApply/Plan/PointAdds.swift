@@ -108,12 +108,7 @@ struct PointAdds: Sendable {
             case .range?: return nil
             }
         case .smallInteger, .integer, .bigInteger, .date:
-            let range: ClosedRange<Int64>? =
-                switch field.type {
-                case .smallInteger: Int64(Int16.min)...Int64(Int16.max)
-                case .integer: Int64(Int32.min)...Int64(Int32.max)
-                default: nil
-                }
+            let range = field.type.integerRange
             switch field.domain {
             case nil: return Rule(name: name, kind: .integer(range: range), nullable: nullable)
             case .codedValue(_, let codes)?:

@@ -43,12 +43,12 @@ struct EditBatch: Sendable, Hashable {
 /// batch; with `useGlobalIds` a child added after its parent can carry the parent's client-chosen GlobalID.
 struct ServiceEditBatch: Sendable, Hashable {
     /// The edits of one layer.
-    struct LayerEdits: Sendable, Hashable {
+    struct LayerBatch: Sendable, Hashable {
         var layerId: Int
         var batch: EditBatch
     }
 
-    var layers: [LayerEdits] = []
+    var layers: [LayerBatch] = []
     var rollbackOnFailure = true
     var useGlobalIds = false
     var returnEditMoment = false
