@@ -2,6 +2,7 @@ import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// A 50 MB attachment through uploads, timed, with the process's peak memory measured per phase.
@@ -72,7 +73,8 @@ import Testing
         let configuration = CurlTransportConfiguration(requestTimeout: .seconds(170), maximumResponseSize: 8 << 20)
         try await withTestServer { server in
             try await withCurlTransport(configuration: configuration) { transport in
-                let layer = FeatureLayerClient(url: server.serviceURL + "/0", transport: transport)
+                let recorder = PathRecorder(transport)
+                let layer = FeatureLayerClient(url: server.serviceURL + "/0", transport: recorder)
                 let clock = ContinuousClock()
                 let canReset = Self.resetPeak()
                 let before = Self.status(canReset ? "VmRSS" : "VmHWM")
@@ -82,6 +84,11 @@ import Testing
                 let uploadPeak = Self.status("VmHWM") - before
                 let id = try #require(added.objectId)
                 #expect(added.success)
+                // In parts: 10 uploadPart requests of 5 MiB, one commit, then addAttachment naming the upload.
+                let paths = recorder.paths
+                #expect(paths.filter { $0.hasSuffix("/uploadPart") }.count == 10, "\(paths)")
+                #expect(paths.filter { $0.hasSuffix("/commit") }.count == 1, "\(paths)")
+                #expect(paths.filter { $0.hasSuffix("/addAttachment") }.count == 1, "\(paths)")
 
                 _ = Self.resetPeak()
                 let beforeDownload = Self.status("VmRSS")
@@ -108,5 +115,20 @@ import Testing
                 }
             }
         }
+    }
+
+    /// Forwards to a transport and records each request's path.
+    final class PathRecorder: HTTPTransport {
+        let base: any HTTPTransport
+        private let recorded = Mutex<[String]>([])
+
+        init(_ base: any HTTPTransport) { self.base = base }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            recorded.withLock { $0.append(String(request.url.prefix { $0 != "?" })) }
+            return try await base.send(request)
+        }
+
+        var paths: [String] { recorded.withLock { $0 } }
     }
 }

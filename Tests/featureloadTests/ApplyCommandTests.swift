@@ -125,8 +125,10 @@ import Testing
         var inDoubt = 0
 
         // 1. While planning: the journal has edits but the plan is not complete.
-        let planning = try Self.killed(start, journal: journal) { journal in try journal.counts().planned > 0 }
-        seen.append("planning: killed \(planning.killed), \(planning.counts.map { "\($0.planned) planned, \($0.applied) applied" } ?? "no journal")")
+        let planning = try Self.killed(start, journal: journal) { journal in try journal.counts().planned > 0 && !journal.isPlanned() }
+        let planFinished = (try? ApplyJournal.open(at: journal).isPlanned()) ?? false
+        seen.append(
+            "planning: killed \(planning.killed), \(planning.counts.map { "\($0.planned) planned, \($0.applied) applied" } ?? "no journal"), plan finished \(planFinished)")
         if !FileManager.default.fileExists(atPath: journal) {
             // Killed before the journal was made: start again.
             _ = try Self.killed(start, journal: journal) { _ in false }
@@ -137,9 +139,10 @@ import Testing
             seen.append("mid-run \(fraction): killed \(run.killed), \(run.counts.map { "\($0.applied) applied" } ?? ""), \(run.inDoubt) batches in doubt")
             inDoubt += run.inDoubt
         }
-        // 4. While resuming: as soon as the new process has the journal open.
-        let resuming = try Self.killed(resume, journal: journal) { _ in true }
-        seen.append("resuming: killed \(resuming.killed)")
+        // 4. While resuming: once the new process has applied its first edits.
+        let appliedBefore = try ApplyJournal.open(at: journal).counts().applied
+        let resuming = try Self.killed(resume, journal: journal) { journal in try journal.counts().applied > appliedBefore }
+        seen.append("resuming: killed \(resuming.killed) after \(appliedBefore) applied")
 
         let changed = try await Featureload.run(["apply", "--resume", journal, "--batch-size", "10", "--kind-field", "op"])
         #expect(changed.status == 64 && changed.errorOutput.contains("leave out --batch-size, --kind-field"), "\(changed.errorOutput)")
@@ -155,7 +158,8 @@ import Testing
         let parks = try await Self.parks(in: data, prefix: "Killed")
         #expect(parks.count == count, "every park once: \(parks.count) rows for \(count) parks (\(seen))")
         #expect(parks.names.count == count && parks.names.values.allSatisfy { $0 == 1 })
-        #expect(seen.filter { $0.contains("killed true") }.count >= 3, "the kills landed: \(seen)")
+        #expect(seen.filter { $0.contains("killed true") }.count == 4, "every kill landed: \(seen)")
+        #expect(seen.first?.contains("plan finished false") == true, "the first kill landed while planning: \(seen)")
         #expect(inDoubt > 0, "the mid-run kills left batches in doubt, which the resumes settled: \(seen)")
         // The figures a run gives (each kill point, what the journal held then), for the record.
         print("kill -9 and resume, \(count) parks: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") || $0.hasPrefix("verify") }.joined(separator: "; "))")
