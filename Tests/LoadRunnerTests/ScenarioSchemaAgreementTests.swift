@@ -8,7 +8,7 @@ import Testing
 ///
 /// The parser checks what no schema can (names that must refer to scenarios, unset environment variables, min ≤ max,
 /// the plan's shape per executor); a text the parser refuses only for those may pass the schema.
-@Suite(.enabled(if: PythonValidator.available, "needs python3 with jsonschema and pyyaml (pip install jsonschema pyyaml)"))
+@Suite(.serialized, .enabled(if: PythonValidator.available, "needs python3 with jsonschema and pyyaml (pip install jsonschema pyyaml)"))
 struct ScenarioSchemaAgreementTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -61,6 +61,9 @@ struct ScenarioSchemaAgreementTests {
         ("version 1's operation with another kind", "executor: shared-iterations\noperation: query", "operation", nil),
     ]
 
+    /// The schema's problems with each wrong snippet, from one run of the validator for all of them.
+    static let wrongVerdicts: [[String]]? = try? schemaVerdicts(wrong.map { wrongDocument($0.scenario) })
+
     static func wrongDocument(_ scenario: String) -> String {
         "version: 2\nname: wrong\ntarget: local\nscenarios:\n  s:\n    iterations: 1\n" + scenario.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n"
     }
@@ -104,7 +107,8 @@ struct ScenarioSchemaAgreementTests {
         }
         let parserMessage = "\(label): the parser's fields \(parserFields)"
         #expect(parserFields.contains("scenarios.s.\(field)"), Comment(rawValue: parserMessage))
-        let schemaProblems = try Self.schemaVerdicts([text])[0]
+        let verdicts = try #require(Self.wrongVerdicts, "scripts/check-scenarios did not run")
+        let schemaProblems = verdicts[index]
         // The schema names the key, or for a rule over the whole mapping (a key missing, counts that add up to
         // nothing) the mapping that holds it.
         let key = schemaField ?? field
