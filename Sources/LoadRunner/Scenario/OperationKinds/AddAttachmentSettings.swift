@@ -2,6 +2,7 @@ import FeatureModel
 
 /// `addAttachment` of a generated file to an existing feature (through `uploads` above `uploadThreshold`).
 public struct AddAttachmentSettings: OperationKindSettings {
+    /// The generated files: their size and content type.
     public var files: AttachmentFiles
     /// Files larger than this go through the service's `uploads` endpoint first.
     public var uploadThreshold: Int64

@@ -2,7 +2,9 @@ import FeatureModel
 
 /// `addFeatures`: `batchSize` new features per request.
 public struct AddFeaturesSettings: OperationKindSettings {
+    /// Features (or object IDs) per request.
     public var batchSize: Int
+    /// Whether the service undoes the whole request when one edit in it fails.
     public var rollbackOnFailure: Bool
     /// Adds carry client GlobalIDs (`useGlobalIds=true`), so a retried add is recognised instead of duplicated.
     public var clientGlobalIds: Bool

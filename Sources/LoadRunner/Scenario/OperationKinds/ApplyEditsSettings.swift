@@ -4,8 +4,11 @@ import FeatureModel
 public struct ApplyEditsSettings: OperationKindSettings {
     /// Edits per request of each kind.
     public var adds: Int
+    /// Existing features updated per request.
     public var updates: Int
+    /// Existing features deleted per request.
     public var deletes: Int
+    /// Whether the service undoes the whole request when one edit in it fails.
     public var rollbackOnFailure: Bool
     /// Adds carry client GlobalIDs (`useGlobalIds=true`), so a retried add is recognised instead of duplicated.
     public var clientGlobalIds: Bool

@@ -2,13 +2,17 @@ import FeatureModel
 
 /// A new parent with `children` related records and `attachments` files in one service-level applyEdits.
 public struct DeepInsertSettings: OperationKindSettings {
+    /// The id of the relationship in the layer's `relationships`.
     public var relationshipId: Int
     /// Related records added with each parent.
     public var children: Int
     /// Files attached to each parent.
     public var attachments: Int
+    /// The generated files: their size and content type.
     public var files: AttachmentFiles
+    /// Files larger than this go through the service's `uploads` endpoint first.
     public var uploadThreshold: Int64
+    /// Whether the service undoes the whole request when one edit in it fails.
     public var rollbackOnFailure: Bool
 
     public init(

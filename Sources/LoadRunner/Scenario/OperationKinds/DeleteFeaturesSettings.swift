@@ -2,7 +2,9 @@ import FeatureModel
 
 /// `deleteFeatures`: `batchSize` existing features per request.
 public struct DeleteFeaturesSettings: OperationKindSettings {
+    /// Features (or object IDs) per request.
     public var batchSize: Int
+    /// Whether the service undoes the whole request when one edit in it fails.
     public var rollbackOnFailure: Bool
 
     public init(batchSize: Int = 1, rollbackOnFailure: Bool = true) {

@@ -1,5 +1,9 @@
 /// The feature-service operations a scenario can run. Each kind's settings type owns its keys, their reading, its
 /// plan check and its schema; this file registers them, and the compiler refuses a kind left out of a switch.
+///
+/// Adding a kind: write its ``OperationKindSettings`` type (and the iteration it runs) in a file of its own, add a
+/// case here and in ``OperationSettings`` with an arm in each of their switches, then regenerate the schema with
+/// `swift run featureload schema > Scenarios/schema/scenario.schema.json`.
 public enum OperationKind: String, Sendable, Hashable, CaseIterable {
     /// `applyEdits` with `adds`, `updates` and `deletes` per request.
     case applyEdits
@@ -37,6 +41,7 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
 
 /// One operation's settings: a case per kind, each carrying the settings only that kind takes.
 public enum OperationSettings: Sendable, Hashable {
+    // One case per ``OperationKind``, named as it is.
     case applyEdits(ApplyEditsSettings)
     case addFeatures(AddFeaturesSettings)
     case updateFeatures(UpdateFeaturesSettings)

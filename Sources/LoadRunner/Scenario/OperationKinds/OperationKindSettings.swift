@@ -85,7 +85,9 @@ struct OperationKey: Sendable {
 
 /// The attachment files an operation uploads: their size (fixed or a range) and content type.
 public struct AttachmentFiles: Sendable, Hashable {
+    /// Each file's size: fixed, or spread over a range.
     public var size: OperationSpec.SizeRange
+    /// The MIME type the files are sent as.
     public var contentType: String
 
     public init(size: OperationSpec.SizeRange = OperationSpec.SizeRange(64 * 1024), contentType: String = "image/jpeg") {

@@ -2,6 +2,7 @@ import FeatureModel
 
 /// `queryAttachments` for `batchSize` existing features, optionally downloading each attachment.
 public struct QueryAttachmentsSettings: OperationKindSettings {
+    /// Features (or object IDs) per request.
     public var batchSize: Int
     /// Download every attachment listed.
     public var download: Bool

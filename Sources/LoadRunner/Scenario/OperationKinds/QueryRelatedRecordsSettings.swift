@@ -4,9 +4,13 @@ import FeatureModel
 public struct QueryRelatedRecordsSettings: OperationKindSettings {
     /// The relationship id; 0 when the file gives none.
     public var relationshipId: Int
+    /// Features (or object IDs) per request.
     public var batchSize: Int
+    /// The fields to return.
     public var outFields: [String]
+    /// Whether answers include geometries.
     public var returnGeometry: Bool
+    /// Page through every page of the answer, this many rows per request.
     public var pageSize: Int?
 
     public init(relationship: Int = 0, batchSize: Int = 1, outFields: [String] = ["*"], returnGeometry: Bool = true, pageSize: Int? = nil) {

@@ -2,10 +2,15 @@ import FeatureModel
 
 /// `query`: a where clause (with `{objectId}` drawn from the layer), counts, ids, an envelope, paging.
 public struct QuerySettings: OperationKindSettings {
+    /// The where clause; `{objectId}` is replaced by an object ID drawn from the layer.
     public var whereClause: String
+    /// The fields to return.
     public var outFields: [String]
+    /// Whether answers include geometries.
     public var returnGeometry: Bool
+    /// Ask only for the number of matching features.
     public var returnCountOnly: Bool
+    /// Ask only for the matching object IDs.
     public var returnIdsOnly: Bool
     /// A random envelope covering this fraction (0…1] of the layer's extent in each direction.
     public var envelope: Double?

@@ -12,10 +12,13 @@ public struct RelateSettings: OperationKindSettings {
         case move
     }
 
+    /// The id of the relationship in the layer's `relationships`.
     public var relationshipId: Int
+    /// What the iteration does to the link.
     public var action: Action
     /// Check the relationship's constraints before sending.
     public var validate: Bool
+    /// Whether the service undoes the whole request when one edit in it fails.
     public var rollbackOnFailure: Bool
 
     public init(relationship: Int = 0, action: Action = .relate, validate: Bool = true, rollbackOnFailure: Bool = true) {
