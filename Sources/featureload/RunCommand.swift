@@ -212,7 +212,11 @@ struct RunCommand: AsyncParsableCommand {
     static func describe(_ spec: ScenarioSpec) -> String {
         let work: String
         if spec.operations.count == 1, let op = spec.operations.first {
-            work = op.kind == .applyEdits && op.updates == 0 && op.deletes == 0 ? "× \(op.adds) adds" : "of \(op.label)"
+            if case .applyEdits(let edits) = op.settings, edits.updates == 0 && edits.deletes == 0 {
+                work = "× \(edits.adds) adds"
+            } else {
+                work = "of \(op.label)"
+            }
         } else {
             work = "of a mix of " + spec.operations.map { "\($0.label) (\($0.weight))" }.joined(separator: ", ")
         }

@@ -21,11 +21,8 @@ struct ValidateCommand: ParsableCommand {
     var target: String?
 
     func validate() throws {
-        if let target, target != "local" {
-            let url = target.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            guard url.hasPrefix("http"), url.hasSuffix("/featureserver") else {
-                throw ValidationError("--target: '\(target)' is not `local` or a …/FeatureServer URL; e.g. --target https://host/arcgis/rest/services/Parks/FeatureServer")
-            }
+        if let target, target != "local", case .failure(let invalid) = FeatureServerURL.normalized(target) {
+            throw ValidationError("--target: \(invalid.problem). Fix: \(invalid.fix)")
         }
     }
 
@@ -36,7 +33,7 @@ struct ValidateCommand: ParsableCommand {
                 var plan = try ScenarioFile.load(file)
                 // The same override `run --target` applies: a live file checked as local uses the default dataset.
                 if target == "local", case .url = plan.target { plan.target = .local(dataset: "parks") }
-                if let target, target != "local" { plan.target = .url(target) }
+                if let target, target != "local", case .success(let url) = FeatureServerURL.normalized(target) { plan.target = .url(url) }
                 if case .local(let dataset) = plan.target {
                     let problems = LocalDatasets.problems(plan, dataset: dataset, file: file)
                     if !problems.isEmpty {

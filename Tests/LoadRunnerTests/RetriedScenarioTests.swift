@@ -99,7 +99,9 @@ import Testing
         let fields = Set(error?.issues.map(\.field) ?? [])
         #expect(fields == ["scenarios.b.retry.maxAttempts", "scenarios.b.retry.maxBackof"])
         let valid = try ScenarioParser.parse(yaml: yaml.components(separatedBy: "  b:")[0], file: "r.yaml")
-        #expect(valid.scenarios[0].operations[0].clientGlobalIds)
+        var clientGlobalIds = false
+        if case .applyEdits(let edits) = valid.scenarios[0].operations[0].settings { clientGlobalIds = edits.clientGlobalIds }
+        #expect(clientGlobalIds)
         #expect(
             valid.scenarios[0].retry
                 == ScenarioSpec.Retry(maxAttempts: 4, initialBackoff: .milliseconds(50), maxBackoff: .seconds(2), budget: .seconds(20)))

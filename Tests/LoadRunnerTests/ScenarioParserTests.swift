@@ -152,7 +152,11 @@ import Testing
     func settings() throws {
         let plan = try ScenarioParser.parse(yaml: Self.plan("    exec: deepInsert\n    relationship: 0\n    children: 4\n    attachments: 2\n    size: 8KB\n"), file: "d.yaml")
         let op = try #require(plan.scenarios.first?.operations.first)
-        #expect(op.kind == .deepInsert && op.children == 4 && op.attachments == 2 && op.attachmentSize.min == 8 * 1024)
+        if case .deepInsert(let deep) = op.settings {
+            #expect(deep.children == 4 && deep.attachments == 2 && deep.files.size.min == 8 * 1024)
+        } else {
+            Issue.record("not a deepInsert")
+        }
         #expect(op.editsPerIteration == 7)
         #expect(op.addsPerIteration == 1)
 

@@ -238,13 +238,11 @@ import Testing
 
     @Test("only iterations that do little but wait on their request run on the driver thread: edits of at most 100 features")
     func whatFitsTheDriverThread() {
-        var adds = OperationSpec(kind: .applyEdits)
-        adds.adds = 100
+        var adds = OperationSpec(.applyEdits(ApplyEditsSettings(adds: 100)))
         #expect(adds.fitsDriverThread)
-        adds.adds = 101
+        adds.settings = .applyEdits(ApplyEditsSettings(adds: 101))
         #expect(!adds.fitsDriverThread, "writing 1,000 features would hold every other VU's response")
-        var updates = OperationSpec(kind: .updateFeatures)
-        updates.batchSize = 10
+        let updates = OperationSpec(.updateFeatures(UpdateFeaturesSettings(batchSize: 10)))
         #expect(updates.fitsDriverThread)
         for kind: OperationSpec.Kind in [.query, .queryRelatedRecords, .addAttachment, .queryAttachments, .relate, .deepInsert] {
             #expect(!OperationSpec(kind: kind).fitsDriverThread, "\(kind) reads pages or files")

@@ -56,7 +56,11 @@ import Testing
                 sweep: { batchSize: [1, 100] }
             """, file: "b.yaml")
         #expect(batch.scenarios.map(\.name) == ["adds[batchSize=1]", "adds[batchSize=100]"], "no warm-up for an iteration-based executor")
-        #expect(batch.scenarios.map { $0.operations[0].adds } == [1, 100])
+        let adds = batch.scenarios.map { scenario -> Int? in
+            guard case .applyEdits(let edits) = scenario.operations[0].settings else { return nil }
+            return edits.adds
+        }
+        #expect(adds == [1, 100])
 
         let error = #expect(throws: ScenarioFileError.self) {
             try ScenarioParser.parse(yaml: """

@@ -10,14 +10,15 @@ import FeatureServiceClient
 /// attachments count as edits.
 struct DeepInsertOperation: LoadOperation {
     let spec: OperationSpec
+    let settings: DeepInsertSettings
     let environment: OperationEnvironment
     /// The related table the children go to, and a generator of its records.
     let childTable: Int
     let childGenerator: FeatureGenerator
 
     func perform(index: Int, sample: inout IterationSample) async {
-        let relationship = spec.relationship ?? 0
-        let edits = spec.editsPerIteration
+        let relationship = settings.relationshipId
+        let edits = settings.editsPerIteration
         var sending = false
         do {
             let parents = try await environment.service.table(id: spec.layer)
@@ -35,21 +36,21 @@ struct DeepInsertOperation: LoadOperation {
                 }
             }
             let parent = await parents.add(parents.makeFeature(attributes: generated.attributes, geometry: generated.geometry))
-            for offset in 0..<spec.children {
+            for offset in 0..<settings.children {
                 let record = childGenerator.feature(at: index &* 1024 &+ offset)
                 let child = try await children.makeFeature(
                     relatedTo: parent, relationshipId: relationship, attributes: record.attributes, geometry: record.geometry)
                 await children.add(child)
             }
             let files = environment.attachmentFiles
-            for offset in 0..<spec.attachments where !files.isEmpty {
+            for offset in 0..<settings.attachments where !files.isEmpty {
                 try await parents.addAttachment(
-                    to: parent, file: files[(index &+ offset) % files.count], contentType: spec.contentType,
-                    options: AttachmentUploadOptions(threshold: spec.uploadThreshold))
+                    to: parent, file: files[(index &+ offset) % files.count], contentType: settings.files.contentType,
+                    options: AttachmentUploadOptions(threshold: settings.uploadThreshold))
             }
             sending = true
             let results = try await environment.service.applyEditsAndAttachments(
-                tables: [parents, children], rollbackOnFailure: spec.rollbackOnFailure)
+                tables: [parents, children], rollbackOnFailure: settings.rollbackOnFailure)
             // Many-to-many link rows ride along in the relationship table; the edits counted are parent and children.
             for result in results.features where result.tableId == spec.layer || result.tableId == childTable {
                 guard result.isApplied else {

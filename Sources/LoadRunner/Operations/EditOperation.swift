@@ -4,43 +4,40 @@ import FeatureServiceClient
 /// `applyEdits` (adds, updates and deletes in one request) and the single-purpose `addFeatures`,
 /// `updateFeatures` and `deleteFeatures`, with generated payloads on existing or new features.
 struct EditOperation: LoadOperation {
-    let spec: OperationSpec
-    let environment: OperationEnvironment
+    /// The endpoint a request goes to.
+    enum Endpoint: Sendable {
+        case applyEdits, addFeatures, updateFeatures, deleteFeatures
+    }
 
-    private var adds: Int {
-        switch spec.kind {
-        case .applyEdits: return spec.adds
-        case .addFeatures: return spec.batchSize
-        default: return 0
-        }
+    /// What every edit operation's settings say about its requests.
+    struct Options: Sendable {
+        var rollbackOnFailure = true
+        /// Adds carry client GlobalIDs (`useGlobalIds=true`).
+        var clientGlobalIds = false
+        /// The share of adds broken on purpose.
+        var invalidRate = 0.0
     }
-    private var updates: Int {
-        switch spec.kind {
-        case .applyEdits: return spec.updates
-        case .updateFeatures: return spec.batchSize
-        default: return 0
-        }
-    }
-    private var deletes: Int {
-        switch spec.kind {
-        case .applyEdits: return spec.deletes
-        case .deleteFeatures: return spec.batchSize
-        default: return 0
-        }
-    }
+
+    let environment: OperationEnvironment
+    let endpoint: Endpoint
+    /// Edits per request of each kind.
+    let adds: Int
+    let updates: Int
+    let deletes: Int
+    let options: Options
 
     func perform(index: Int, sample: inout IterationSample) async {
         let generator = environment.generator
         let first = index * max(adds + updates, 1)
         // One attempt, no exactly-once: applyEdits then goes out once (sendOnce), and when nothing needs the adds as
         // values afterwards (no contingent-value shaping either) they are written straight into JSON.
-        let singleAttempt = environment.retry == nil && !spec.clientGlobalIds
-        let encoded = spec.kind == .applyEdits && singleAttempt && environment.shaper == nil
+        let singleAttempt = environment.retry == nil && !options.clientGlobalIds
+        let encoded = endpoint == .applyEdits && singleAttempt && environment.shaper == nil
         var newFeatures = adds > 0 && !encoded ? generator.features(from: first, count: adds) : []
         if let shaper = environment.shaper {
             newFeatures = shape(newFeatures, first: first, shaper: shaper, sample: &sample)
         }
-        if spec.clientGlobalIds, let field = environment.info.globalIdField {
+        if options.clientGlobalIds, let field = environment.info.globalIdField {
             var random = SplitMix64(seed: environment.runNonce ^ UInt64(truncatingIfNeeded: first) &* 0x9E37_79B9_7F4A_7C15)
             for i in newFeatures.indices { newFeatures[i].attributes[field] = .string(GlobalID.make(using: &random)) }
         }
@@ -58,7 +55,7 @@ struct EditOperation: LoadOperation {
         var edits = LayerEdits(adds: newFeatures, updates: changed, deletes: removed)
         if encoded && adds > 0 { edits.encodedAdds = EncodedFeatures(formEncoded: generator.formEncoded(from: first, count: adds), count: adds) }
         guard edits.count > 0 else { return }
-        switch spec.kind {
+        switch endpoint {
         case .applyEdits:
             if singleAttempt {
                 await sendOnce(edits, into: &sample)
@@ -78,7 +75,7 @@ struct EditOperation: LoadOperation {
         for (offset, feature) in features.enumerated() {
             var random = ValidityShaper.random(seed: environment.generator.seed, index: first + offset)
             var shaped = shaper.respecting(feature, random: &random)
-            if spec.invalidRate > 0 && random.nextUnit() < spec.invalidRate { shaped = shaper.breaking(shaped, random: &random) }
+            if options.invalidRate > 0 && random.nextUnit() < options.invalidRate { shaped = shaper.breaking(shaped, random: &random) }
             if let reason = shaper.refusal(shaped) {
                 sample.editsInvalid += 1
                 sample.fail("not sent: " + reason)
@@ -89,14 +86,14 @@ struct EditOperation: LoadOperation {
         return kept
     }
 
-    private var options: ApplyEditsOptions {
-        ApplyEditsOptions(rollbackOnFailure: spec.rollbackOnFailure, useGlobalIds: spec.clientGlobalIds)
+    private var requestOptions: ApplyEditsOptions {
+        ApplyEditsOptions(rollbackOnFailure: options.rollbackOnFailure, useGlobalIds: options.clientGlobalIds)
     }
 
     /// One applyEdits request, no retry: measures the service rather than the client's recovery.
     private func sendOnce(_ edits: LayerEdits, into sample: inout IterationSample) async {
         do {
-            let answer = try await environment.layer.applyEdits(edits, options: options)
+            let answer = try await environment.layer.applyEdits(edits, options: requestOptions)
             record(adds: edits.adds, sent: edits.addCount, results: answer.addResults, into: &sample)
             record(results: answer.updateResults, sent: edits.updates.count, into: &sample)
             record(deletes: edits.deletes, results: answer.deleteResults, into: &sample)
@@ -111,7 +108,7 @@ struct EditOperation: LoadOperation {
     private func sendRetried(_ edits: LayerEdits, into sample: inout IterationSample) async {
         do {
             let outcome = try await environment.layer.applyEdits(
-                edits, options: options, retry: environment.retry ?? .none, globalIdField: environment.info.globalIdField ?? "GlobalID")
+                edits, options: requestOptions, retry: environment.retry ?? .none, globalIdField: environment.info.globalIdField ?? "GlobalID")
             sample.retries += outcome.attempts.retryCount
             sample.backoff += outcome.attempts.totalBackoff
             for (feature, add) in zip(edits.adds, outcome.adds) {
@@ -158,15 +155,15 @@ struct EditOperation: LoadOperation {
     private func sendSingle(_ edits: LayerEdits, into sample: inout IterationSample) async {
         let table = environment.table
         do {
-            switch spec.kind {
+            switch endpoint {
             case .addFeatures:
-                let results = try await table.addFeatures(edits.adds, useGlobalIds: spec.clientGlobalIds, rollbackOnFailure: spec.rollbackOnFailure)
+                let results = try await table.addFeatures(edits.adds, useGlobalIds: options.clientGlobalIds, rollbackOnFailure: options.rollbackOnFailure)
                 record(adds: edits.adds, sent: edits.adds.count, results: results, into: &sample)
             case .updateFeatures:
-                let results = try await table.updateFeatures(edits.updates, rollbackOnFailure: spec.rollbackOnFailure)
+                let results = try await table.updateFeatures(edits.updates, rollbackOnFailure: options.rollbackOnFailure)
                 record(results: results, sent: edits.updates.count, into: &sample)
             default:
-                let results = try await table.deleteFeatures(objectIds: edits.deletes, rollbackOnFailure: spec.rollbackOnFailure)
+                let results = try await table.deleteFeatures(objectIds: edits.deletes, rollbackOnFailure: options.rollbackOnFailure)
                 record(deletes: edits.deletes, results: results, into: &sample)
             }
         } catch {
@@ -177,7 +174,7 @@ struct EditOperation: LoadOperation {
 
     /// The client GlobalIDs of the adds in `edits` (none unless the scenario sends its own).
     private func clientGlobalIds(_ edits: LayerEdits) -> [String] {
-        guard spec.clientGlobalIds, let field = environment.info.globalIdField else { return [] }
+        guard options.clientGlobalIds, let field = environment.info.globalIdField else { return [] }
         return edits.adds.compactMap { $0.attributes[field]?.stringValue }
     }
 
@@ -189,7 +186,7 @@ struct EditOperation: LoadOperation {
             if result.success, let objectId = result.objectId {
                 sample.editsApplied += 1
                 added.append(objectId)
-                if spec.clientGlobalIds, offset < adds.count, let field = globalIdField,
+                if options.clientGlobalIds, offset < adds.count, let field = globalIdField,
                     let globalId = adds[offset].attributes[field]?.stringValue
                 {
                     sample.addedGlobalIds.append(globalId)

@@ -56,26 +56,6 @@ public struct OperationEnvironment: Sendable {
     var info: LayerInfo { table.info }
 }
 
-/// Makes the operation a spec describes.
-public enum OperationFactory {
-    public static func make(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
-        switch spec.kind {
-        case .applyEdits, .addFeatures, .updateFeatures, .deleteFeatures: return EditOperation(spec: spec, environment: environment)
-        case .query: return QueryOperation(spec: spec, environment: environment)
-        case .queryRelatedRecords: return RelatedQueryOperation(spec: spec, environment: environment)
-        case .addAttachment, .queryAttachments: return AttachmentOperation(spec: spec, environment: environment)
-        case .relate:
-            let partner = environment.relatedTable(of: spec.layer, relationship: spec.relationship ?? 0) ?? spec.layer
-            return RelateOperation(
-                spec: spec, environment: environment, partnerTable: partner, partners: environment.partnerPool ?? IdPool(ids: [], seed: 0))
-        case .deepInsert:
-            let child = environment.relatedTable(of: spec.layer, relationship: spec.relationship ?? 0) ?? spec.layer
-            let generator = environment.layers[child].map { FeatureGenerator(layer: $0, seed: environment.generator.seed ^ 0xC41D) } ?? environment.generator
-            return DeepInsertOperation(spec: spec, environment: environment, childTable: child, childGenerator: generator)
-        }
-    }
-}
-
 extension IterationSample {
     /// Records an error thrown by the client: its description, and edits that may have been applied.
     mutating func fail(_ error: any Error, edits: Int) {

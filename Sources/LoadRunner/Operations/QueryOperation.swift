@@ -5,31 +5,31 @@ import FeatureServiceClient
 /// `query`: a where clause (`{objectId}` replaced by an existing ID), optional random envelope, counts or IDs only,
 /// and paging through every page when `pageSize` is set.
 struct QueryOperation: LoadOperation {
-    let spec: OperationSpec
+    let settings: QuerySettings
     let environment: OperationEnvironment
 
     func perform(index: Int, sample: inout IterationSample) async {
         var random = SplitMix64(seed: environment.generator.seed &+ UInt64(truncatingIfNeeded: index) &* 0xD1B5_4A32_D192_ED03)
         var parameters = QueryParameters(whereClause: whereClause(random: &random))
-        parameters.outFields = spec.outFields
-        parameters.returnGeometry = spec.returnGeometry
-        if let fraction = spec.envelope, let extent = environment.info.extent {
+        parameters.outFields = settings.outFields
+        parameters.returnGeometry = settings.returnGeometry
+        if let fraction = settings.envelope, let extent = environment.info.extent {
             parameters.envelope = Self.envelope(in: extent, fraction: fraction, random: &random)
             parameters.inSR = extent.spatialReference?.wkid
         }
         let table = environment.table
         do {
-            if spec.returnCountOnly {
+            if settings.returnCountOnly {
                 _ = try await table.queryFeatureCount(parameters)
-            } else if spec.returnIdsOnly {
+            } else if settings.returnIdsOnly {
                 _ = try await table.queryObjectIds(parameters)
-            } else if let pageSize = spec.pageSize {
+            } else if let pageSize = settings.pageSize {
                 parameters.resultRecordCount = pageSize
                 parameters.orderByFields = [environment.info.objectIdField]
                 for try await _ in table.queryPages(parameters) {}
             } else {
                 _ = try await table.client.query(
-                    FeatureQuery(whereClause: parameters.whereClause, outFields: spec.outFields, returnGeometry: spec.returnGeometry))
+                    FeatureQuery(whereClause: parameters.whereClause, outFields: settings.outFields, returnGeometry: settings.returnGeometry))
             }
         } catch {
             guard !Task.isCancelled else { return }
@@ -38,9 +38,9 @@ struct QueryOperation: LoadOperation {
     }
 
     private func whereClause(random: inout SplitMix64) -> String {
-        guard spec.whereClause.contains("{objectId}") else { return spec.whereClause }
+        guard settings.whereClause.contains("{objectId}") else { return settings.whereClause }
         let objectId = environment.pool.sample(1).first ?? 1
-        return spec.whereClause.replacingOccurrences(of: "{objectId}", with: String(objectId))
+        return settings.whereClause.replacingOccurrences(of: "{objectId}", with: String(objectId))
     }
 
     /// A random envelope inside `extent`, `fraction` of its width and height.
@@ -55,17 +55,17 @@ struct QueryOperation: LoadOperation {
 
 /// `queryRelatedRecords` through one relationship for `batchSize` existing features, every page.
 struct RelatedQueryOperation: LoadOperation {
-    let spec: OperationSpec
+    let settings: QueryRelatedRecordsSettings
     let environment: OperationEnvironment
 
     func perform(index: Int, sample: inout IterationSample) async {
-        let ids = environment.pool.sample(spec.batchSize)
+        let ids = environment.pool.sample(settings.batchSize)
         guard !ids.isEmpty else {
             sample.fail("no existing feature to query related records of; seed some with `setup: { seed: N }`")
             return
         }
         let parameters = RelatedQueryParameters(
-            relationshipId: spec.relationship ?? 0, outFields: spec.outFields, returnGeometry: spec.returnGeometry, pageSize: spec.pageSize)
+            relationshipId: settings.relationshipId, outFields: settings.outFields, returnGeometry: settings.returnGeometry, pageSize: settings.pageSize)
         do {
             _ = try await environment.table.queryRelated(objectIds: ids, parameters)
         } catch {

@@ -12,6 +12,7 @@ import FeatureServiceClient
 /// the validation's look-ups, the applyEdits) is measured under the operation's tag.
 struct RelateOperation: LoadOperation {
     let spec: OperationSpec
+    let settings: RelateSettings
     let environment: OperationEnvironment
     /// The other side of the relationship: its table and a pool of its existing object IDs.
     let partnerTable: Int
@@ -24,7 +25,7 @@ struct RelateOperation: LoadOperation {
         // every feature is out (fewer features than VUs) does an iteration share one, and may then be refused.
         let taken = environment.pool.borrow()
         guard let objectId = taken ?? environment.pool.sample(1).first else {
-            sample.fail(edits: 1, "no existing feature to \(spec.relateAction.rawValue); seed some with `setup: { seed: N }`")
+            sample.fail(edits: 1, "no existing feature to \(settings.action.rawValue); seed some with `setup: { seed: N }`")
             return
         }
         await change(objectId, sample: &sample)
@@ -32,7 +33,7 @@ struct RelateOperation: LoadOperation {
     }
 
     private func change(_ objectId: Int64, sample: inout IterationSample) async {
-        let relationship = spec.relationship ?? 0
+        let relationship = settings.relationshipId
         var sending = false
         do {
             let table = try await environment.service.table(id: spec.layer)
@@ -42,13 +43,13 @@ struct RelateOperation: LoadOperation {
                 return
             }
             let changed: Feature
-            switch spec.relateAction {
+            switch settings.action {
             case .relate, .move:
                 guard let partnerId = partners.sample(1).first, let partner = try await Self.feature(partnerId, in: other) else {
-                    sample.fail(edits: 1, "no existing feature in layer \(partnerTable) to \(spec.relateAction.rawValue) to")
+                    sample.fail(edits: 1, "no existing feature in layer \(partnerTable) to \(settings.action.rawValue) to")
                     return
                 }
-                if spec.relateAction == .relate {
+                if settings.action == .relate {
                     changed = try await table.relate(feature, to: partner, relationshipId: relationship)
                 } else {
                     let current = try await table.queryRelated(to: feature, RelatedQueryParameters(relationshipId: relationship)).first
@@ -63,7 +64,7 @@ struct RelateOperation: LoadOperation {
                 }
                 changed = try await table.unrelate(feature, from: current, relationshipId: relationship)
             }
-            if spec.validate {
+            if settings.validate {
                 let violations = try await table.validateRelationshipConstraints(for: changed, considering: [other])
                     .filter { $0.relationshipId == relationship }
                 if !violations.isEmpty {
@@ -76,10 +77,10 @@ struct RelateOperation: LoadOperation {
                 }
             }
             sending = true
-            let results = try await table.applyEdits(rollbackOnFailure: spec.rollbackOnFailure)
+            let results = try await table.applyEdits(rollbackOnFailure: settings.rollbackOnFailure)
             guard !results.isEmpty else {
                 // The partner drawn is the one it already has: nothing to change, so nothing is sent or counted.
-                sample.fail("nothing to apply: the feature was already \(spec.relateAction == .unrelate ? "unrelated" : "related") so")
+                sample.fail("nothing to apply: the feature was already \(settings.action == .unrelate ? "unrelated" : "related") so")
                 return
             }
             if results.allSatisfy(\.isApplied) {

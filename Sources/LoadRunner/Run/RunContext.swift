@@ -159,7 +159,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         for layer in spec.layers {
             let table = try await policy.retrying(on: clock) { try await service.table(id: layer) }
             tables[layer] = table
-            let needsIds = spec.operations.contains { $0.layer == layer && ($0.kind.needsExistingFeatures || $0.updates + $0.deletes > 0 || $0.whereClause.contains("{objectId}")) }
+            let needsIds = spec.operations.contains { $0.layer == layer && $0.needsExistingFeatures }
             var ids: [Int64] = []
             if needsIds {
                 if spec.setup.sample > 0 && !self.pools.has(layer) {
@@ -176,7 +176,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
                 }
             }
             let sampling = plan.scenarios.contains { other in
-                other.operations.contains { $0.layer == layer && ($0.updates > 0 || ($0.kind.needsExistingFeatures && $0.kind != .deleteFeatures)) }
+                other.operations.contains { $0.layer == layer && $0.settings.owner.samplesExistingFeatures }
             }
             pools[layer] = self.pools.pool(
                 for: layer, adding: ids, make: IdPool(ids: [], seed: plan.seed ^ UInt64(layer) ^ 0x9001, reserve: sampling ? max(10, ids.count / 2) : 0))
@@ -184,16 +184,17 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         var operations: [any LoadOperation] = []
         for (index, op) in spec.operations.enumerated() {
             let table = tables[op.layer]!
-            let needsFiles = op.kind == .addAttachment || (op.kind == .deepInsert && op.attachments > 0)
-            let files = needsFiles ? try AttachmentOperation.makeFiles(for: op, in: directory, seed: plan.seed &+ UInt64(index)) : []
+            let owner = op.settings.owner
+            let files = try owner.attachmentFiles.map { try AttachmentOperation.makeFiles($0, label: op.label, in: directory, seed: plan.seed &+ UInt64(index)) } ?? []
             var partnerPool: IdPool?
-            if op.kind == .relate, let partner = layers[op.layer]?.relationships?.first(where: { $0.id == op.relationship })?.relatedTableId {
+            if case .relate(let relate) = op.settings,
+                let partner = layers[op.layer]?.relationships?.first(where: { $0.id == relate.relationshipId })?.relatedTableId
+            {
                 partnerPool = try await samplePool(partner, size: max(spec.setup.sample, 1))
             }
             var shaper: ValidityShaper?
             // The adds of applyEdits and addFeatures are shaped, and a deep insert's parent.
-            let shapesAdds = op.kind == .applyEdits || op.kind == .addFeatures || op.kind == .deepInsert
-            if shapesAdds && op.addsPerIteration > 0 && (op.invalidRate > 0 || table.info.hasContingentValuesDefinition == true) {
+            if let invalidRate = owner.invalidAddsRate, op.addsPerIteration > 0, invalidRate > 0 || table.info.hasContingentValuesDefinition == true {
                 let definition = table.info.hasContingentValuesDefinition == true
                     ? try await policy.retrying(on: clock) { try await table.contingentValuesDefinition() } : nil
                 shaper = ValidityShaper(layer: table.info, contingentValues: definition)
@@ -203,7 +204,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
                 generator: FeatureGenerator(layer: table.info, seed: plan.seed ^ Self.hash(spec.name) ^ UInt64(index)),
                 pool: pools[op.layer]!, retry: spec.retry.map(Self.policy), runNonce: runNonce ^ Self.hash(spec.name) ^ UInt64(index),
                 attachmentFiles: files, layers: layers, partnerPool: partnerPool, shaper: shaper)
-            operations.append(OperationFactory.make(op, environment: environment))
+            operations.append(owner.operation(op, environment: environment))
         }
         return operations
     }

@@ -18,36 +18,7 @@ public enum PlanCheck {
                     problems.append("\(field).layer: the service has no layer or table with id \(op.layer). Fix: use one of \(known)")
                     continue
                 }
-                if op.clientGlobalIds && layer.globalIdField == nil {
-                    problems.append(
-                        "\(field).clientGlobalIds: layer \(op.layer) (\(layer.name)) has no GlobalID field. Fix: remove clientGlobalIds or pick a layer with GlobalIDs")
-                }
-                if op.kind == .queryRelatedRecords || op.kind == .relate || op.kind == .deepInsert {
-                    let relationships = layer.relationships ?? []
-                    if let relationship = relationships.first(where: { $0.id == (op.relationship ?? 0) }) {
-                        problems += roleProblems(op, relationship, layer: layer, field: field)
-                    } else {
-                        let ids = relationships.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
-                        problems.append(
-                            "\(field).relationship: layer \(op.layer) (\(layer.name)) has no relationship \(op.relationship ?? 0). Fix: "
-                                + (ids.isEmpty ? "pick a layer that takes part in a relationship" : "use one of \(ids)"))
-                    }
-                }
-                if op.invalidRate > 0 && op.addsPerIteration > 0 && layer.hasContingentValuesDefinition != true
-                    && !layer.fields.contains(where: { $0.isEditable && $0.type != .oid && $0.type != .globalID && ($0.domain != nil || !$0.isNullable) })
-                {
-                    problems.append(
-                        "\(field).invalidRate: layer \(op.layer) (\(layer.name)) has no contingent values, domains or required fields to break. Fix: remove invalidRate or pick a layer with them (e.g. the birdnests dataset)")
-                }
-                if op.kind == .deepInsert && op.attachments > 0 && layer.hasAttachments != true {
-                    problems.append("\(field).attachments: layer \(op.layer) (\(layer.name)) has no attachments. Fix: set attachments: 0 or pick a layer with hasAttachments")
-                }
-                if (op.kind == .addAttachment || op.kind == .queryAttachments) && layer.hasAttachments != true {
-                    problems.append("\(field): layer \(op.layer) (\(layer.name)) has no attachments. Fix: pick a layer with hasAttachments")
-                }
-                if op.envelope != nil && layer.geometryType == nil {
-                    problems.append("\(field).envelope: \(layer.name) is a table without geometry. Fix: remove envelope or pick a layer")
-                }
+                problems += op.settings.owner.problems(OperationCheck(spec: op, layer: layer, field: field))
                 if let problem = nothingToChange(op, in: spec, plan: plan, layer: layer, featureCounts: featureCounts, field: field) {
                     problems.append(problem)
                 }
@@ -66,9 +37,7 @@ public enum PlanCheck {
         return result
     }
 
-    static func needsExisting(_ op: OperationSpec) -> Bool {
-        op.kind.needsExistingFeatures || op.updates + op.deletes > 0 || op.whereClause.contains("{objectId}")
-    }
+    static func needsExisting(_ op: OperationSpec) -> Bool { op.needsExistingFeatures }
 
     static func addedTo(_ layer: Int, in plan: ScenarioPlan) -> Bool {
         plan.scenarios.contains { spec in spec.operations.contains { $0.layer == layer && $0.addsPerIteration > 0 } }
@@ -79,32 +48,62 @@ public enum PlanCheck {
     static func nothingToChange(
         _ op: OperationSpec, in spec: ScenarioSpec, plan: ScenarioPlan, layer: LayerInfo, featureCounts: [Int: Int], field: String
     ) -> String? {
-        guard needsExisting(op), spec.setup.seed == 0, !addedTo(op.layer, in: plan), let count = featureCounts[op.layer] else { return nil }
+        guard let need = op.settings.owner.existingFeatures, spec.setup.seed == 0, !addedTo(op.layer, in: plan),
+            let count = featureCounts[op.layer]
+        else { return nil }
         let available = spec.setup.sample > 0 ? count : 0
         guard available == 0 else { return nil }
-        let key = op.updates > 0 ? "updates" : op.deletes > 0 ? "deletes" : op.whereClause.contains("{objectId}") ? "where" : "operation"
-        let what = op.updates > 0 ? "update" : op.deletes > 0 ? "delete" : "use"
         let why = count == 0 ? "the layer is empty" : "setup.sample is 0, so none of its \(count) features is drawn"
-        return "\(field).\(key): layer \(op.layer) (\(layer.name)) has no existing feature to \(what) (\(why)), and nothing in the plan adds any, "
+        return "\(field).\(need.key): layer \(op.layer) (\(layer.name)) has no existing feature to \(need.verb) (\(why)), and nothing in the plan adds any, "
             + "so every iteration would be refused. Fix: add `setup: { seed: 100 }` to the scenario to add features first"
     }
 
-    /// Which side of the relationship the operation must run on: a deep insert adds the parent (the origin); a relate of a
-    /// one-to-one or one-to-many relationship changes the foreign key, which the destination holds.
-    static func roleProblems(_ op: OperationSpec, _ relationship: RelationshipInfo, layer: LayerInfo, field: String) -> [String] {
-        let manyToMany = relationship.cardinality == .manyToMany
-        if op.kind == .deepInsert && relationship.role != .origin && !manyToMany {
+    /// A relationship the layer does not take part in; or, with `role`, a one-to-one or one-to-many relationship of
+    /// which the layer is on the wrong side: a deep insert adds the parent (the origin); relate changes the foreign
+    /// key, which the destination holds.
+    static func relationshipProblems(_ id: Int, role: RelationshipRole?, _ check: OperationCheck) -> [String] {
+        let (op, layer, field) = (check.spec, check.layer, check.field)
+        let relationships = layer.relationships ?? []
+        guard let relationship = relationships.first(where: { $0.id == id }) else {
+            let ids = relationships.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
             return [
-                "\(field).layer: a deep insert adds the parent, but layer \(op.layer) (\(layer.name)) is the destination of relationship "
+                "\(field).relationship: \(check.layerName) has no relationship \(id). Fix: "
+                    + (ids.isEmpty ? "pick a layer that takes part in a relationship" : "use one of \(ids)")
+            ]
+        }
+        guard let role, relationship.role != role, relationship.cardinality != .manyToMany else { return [] }
+        if role == .origin {
+            return [
+                "\(field).layer: a deep insert adds the parent, but \(check.layerName) is the destination of relationship "
                     + "\(relationship.id) (\(relationship.name)). Fix: use `layer: \(relationship.relatedTableId)`, the origin"
             ]
         }
-        if op.kind == .relate && relationship.role != .destination && !manyToMany {
-            return [
-                "\(field).layer: relate changes the foreign key, which the destination holds, but layer \(op.layer) (\(layer.name)) is the "
-                    + "origin of relationship \(relationship.id) (\(relationship.name)). Fix: use `layer: \(relationship.relatedTableId)`"
-            ]
-        }
-        return []
+        return [
+            "\(field).layer: relate changes the foreign key, which the destination holds, but layer \(op.layer) (\(layer.name)) is the "
+                + "origin of relationship \(relationship.id) (\(relationship.name)). Fix: use `layer: \(relationship.relatedTableId)`"
+        ]
+    }
+
+    /// Client GlobalIDs on a layer without a GlobalID field.
+    static func globalIdProblems(_ clientGlobalIds: Bool, _ check: OperationCheck) -> [String] {
+        guard clientGlobalIds && check.layer.globalIdField == nil else { return [] }
+        return ["\(check.field).clientGlobalIds: \(check.layerName) has no GlobalID field. Fix: remove clientGlobalIds or pick a layer with GlobalIDs"]
+    }
+
+    /// Adds broken on purpose on a layer with no rule to break.
+    static func invalidRateProblems(_ invalidRate: Double, adds: Int, _ check: OperationCheck) -> [String] {
+        let layer = check.layer
+        guard invalidRate > 0 && adds > 0 && layer.hasContingentValuesDefinition != true
+            && !layer.fields.contains(where: { $0.isEditable && $0.type != .oid && $0.type != .globalID && ($0.domain != nil || !$0.isNullable) })
+        else { return [] }
+        return [
+            "\(check.field).invalidRate: \(check.layerName) has no contingent values, domains or required fields to break. Fix: remove invalidRate or pick a layer with them (e.g. the birdnests dataset)"
+        ]
+    }
+
+    /// Attachments on a layer without them.
+    static func attachmentProblems(_ check: OperationCheck) -> [String] {
+        guard check.layer.hasAttachments != true else { return [] }
+        return ["\(check.field): \(check.layerName) has no attachments. Fix: pick a layer with hasAttachments"]
     }
 }

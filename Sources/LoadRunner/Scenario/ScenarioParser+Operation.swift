@@ -2,26 +2,15 @@ import Foundation
 import Yams
 
 extension ScenarioParser {
-    static let operationKeys = [
-        "layer", "batchSize", "adds", "updates", "deletes", "rollbackOnFailure", "clientGlobalIds", "where", "outFields", "returnGeometry",
-        "returnCountOnly", "returnIdsOnly", "envelope", "pageSize", "relationship", "size", "contentType", "uploadThreshold", "download",
-        "action", "validate", "children", "attachments", "invalidRate",
-    ]
+    /// Every key of an operation: `layer`, then each kind's own keys, in the order the kinds list them.
+    static let operationKeys: [String] = {
+        var keys = ["layer"]
+        for kind in OperationKind.allCases {
+            for key in kind.settingsType.keys where !keys.contains(key.name) { keys.append(key.name) }
+        }
+        return keys
+    }()
     static let mixKeys = ["operation", "name", "weight"] + operationKeys
-
-    /// The keys each operation takes (besides `layer`).
-    static let keysByKind: [OperationSpec.Kind: [String]] = [
-        .applyEdits: ["batchSize", "adds", "updates", "deletes", "rollbackOnFailure", "clientGlobalIds", "invalidRate"],
-        .addFeatures: ["batchSize", "rollbackOnFailure", "clientGlobalIds", "invalidRate"],
-        .updateFeatures: ["batchSize", "rollbackOnFailure"],
-        .deleteFeatures: ["batchSize", "rollbackOnFailure"],
-        .query: ["where", "outFields", "returnGeometry", "returnCountOnly", "returnIdsOnly", "envelope", "pageSize"],
-        .queryRelatedRecords: ["relationship", "batchSize", "outFields", "returnGeometry", "pageSize"],
-        .addAttachment: ["size", "contentType", "uploadThreshold"],
-        .queryAttachments: ["batchSize", "download"],
-        .relate: ["relationship", "action", "validate", "rollbackOnFailure"],
-        .deepInsert: ["relationship", "children", "attachments", "size", "contentType", "uploadThreshold", "rollbackOnFailure"],
-    ]
 
     /// `exec: NAME` (or version 1's `operation: add`) with the operation's settings beside it, or `mix:` a list.
     static func readWorkload(_ map: Node.Mapping, node: Node, path: String, _ reader: inout NodeReader) -> [OperationSpec]? {
@@ -87,78 +76,21 @@ extension ScenarioParser {
     private static func readOperation(
         _ kind: OperationSpec.Kind, label: String, _ map: Node.Mapping, node: Node, path: String, defaultLayer: Int, _ reader: inout NodeReader
     ) -> OperationSpec {
-        let own = Set(keysByKind[kind] ?? []).union(["layer"])
+        let owner = kind.settingsType
+        let own = Set(owner.keyNames)
         for (key, _) in map {
             let name = key.string ?? ""
             if operationKeys.contains(name) && !own.contains(name) {
                 reader.issue(key, field: "\(path).\(name)", problem: "does not apply to \(kind.rawValue)", fix: "\(kind.rawValue) takes \(own.sorted().joined(separator: ", "))")
             }
         }
-        var spec = OperationSpec(kind: kind, label: label)
-        func int(_ key: String, _ range: ClosedRange<Int>, _ example: String) -> Int? {
-            reader.int(map[key], field: "\(path).\(key)", range: range, example: example)
-        }
-        func bool(_ key: String) -> Bool? { reader.bool(map[key], field: "\(path).\(key)") }
-        spec.layer = int("layer", 0...100_000, "layer: 0") ?? defaultLayer
-        spec.batchSize = int("batchSize", 1...10_000, "batchSize: 100") ?? 1
-        spec.rollbackOnFailure = bool("rollbackOnFailure") ?? true
-        spec.clientGlobalIds = bool("clientGlobalIds") ?? false
-        if kind == .applyEdits {
-            spec.adds = int("adds", 0...10_000, "adds: 100") ?? 0
-            spec.updates = int("updates", 0...10_000, "updates: 10") ?? 0
-            spec.deletes = int("deletes", 0...10_000, "deletes: 10") ?? 0
-            if map["adds"] == nil && map["updates"] == nil && map["deletes"] == nil { spec.adds = spec.batchSize }
-            if map["batchSize"] != nil && (map["adds"] != nil || map["updates"] != nil || map["deletes"] != nil) {
-                reader.issue(map["batchSize"], field: "\(path).batchSize", problem: "is the number of adds when adds, updates and deletes are not given", fix: "remove batchSize, or the adds/updates/deletes counts")
-            }
-            if spec.adds + spec.updates + spec.deletes == 0 {
-                reader.issue(node, field: "\(path).adds", problem: "an applyEdits with no edits", fix: "give adds, updates or deletes a count above 0")
-            }
-        }
-        spec.whereClause = reader.string(map["where"], field: "\(path).where", required: false, parent: node, example: "where: \"1=1\"") ?? "1=1"
-        if let fields = reader.string(map["outFields"], field: "\(path).outFields", required: false, parent: node, example: "outFields: \"*\"") {
-            spec.outFields = fields.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-        spec.returnGeometry = bool("returnGeometry") ?? true
-        spec.returnCountOnly = bool("returnCountOnly") ?? false
-        spec.returnIdsOnly = bool("returnIdsOnly") ?? false
-        if spec.returnCountOnly && spec.returnIdsOnly {
-            reader.issue(map["returnIdsOnly"], field: "\(path).returnIdsOnly", problem: "cannot go with returnCountOnly", fix: "keep one of them")
-        }
-        if let envelope = map["envelope"] {
-            let value = reader.rate(envelope, field: "\(path).envelope")
-            if value == 0 { reader.issue(envelope, field: "\(path).envelope", problem: "must be above 0", fix: "write the share of the extent, e.g. `envelope: 0.1`") }
-            spec.envelope = value
-        }
-        spec.pageSize = int("pageSize", 1...100_000, "pageSize: 1000")
-        spec.relationship = int("relationship", 0...100_000, "relationship: 0")
-        if let sizeNode = map["size"] { spec.attachmentSize = readSize(sizeNode, field: "\(path).size", &reader) ?? spec.attachmentSize }
-        spec.contentType = reader.string(map["contentType"], field: "\(path).contentType", required: false, parent: node, example: "contentType: image/png") ?? spec.contentType
-        if let node = map["uploadThreshold"] {
-            spec.uploadThreshold = readBytes(node, field: "\(path).uploadThreshold", &reader) ?? spec.uploadThreshold
-        }
-        spec.download = bool("download") ?? false
-        if let actionText = reader.string(map["action"], field: "\(path).action", required: false, parent: node, example: "action: relate") {
-            if let action = OperationSpec.RelateAction(rawValue: actionText) {
-                spec.relateAction = action
-            } else {
-                let actions = OperationSpec.RelateAction.allCases.map(\.rawValue)
-                let suggestion = closest(to: actionText, in: actions).map { "did you mean `\($0)`? " } ?? ""
-                reader.issue(map["action"], field: "\(path).action", problem: "unknown action '\(actionText)'", fix: "\(suggestion)use one of: \(actions.joined(separator: ", "))")
-            }
-        }
-        spec.validate = bool("validate") ?? true
-        spec.invalidRate = map["invalidRate"].flatMap { reader.rate($0, field: "\(path).invalidRate") } ?? 0
-        spec.children = int("children", 0...1_000, "children: 3") ?? 2
-        spec.attachments = int("attachments", 0...100, "attachments: 1") ?? 0
-        if (kind == .relate || kind == .deepInsert) && map["relationship"] == nil {
-            reader.issue(node, field: "\(path).relationship", problem: "\(kind.rawValue) needs the relationship to work through", fix: "add e.g. `relationship: 0` (the layer's relationships are listed at …/FeatureServer/<layer>)")
-        }
-        return spec
+        let input = OperationInput(map: map, node: node, path: path)
+        let layer = input.int("layer", 0...100_000, "layer: 0", &reader) ?? defaultLayer
+        return OperationSpec(owner.read(input, &reader).settings, label: label, layer: layer)
     }
 
     /// `64KB`, `{ min: 10KB, max: 2MB }`.
-    private static func readSize(_ node: Node, field: String, _ reader: inout NodeReader) -> OperationSpec.SizeRange? {
+    static func readSize(_ node: Node, field: String, _ reader: inout NodeReader) -> OperationSpec.SizeRange? {
         if case .mapping = node {
             guard let map = reader.mapping(node, field: field, allowed: ["min", "max"]) else { return nil }
             guard let low = map["min"].flatMap({ readBytes($0, field: "\(field).min", &reader) }),

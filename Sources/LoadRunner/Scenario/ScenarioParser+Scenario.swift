@@ -107,7 +107,9 @@ extension ScenarioParser {
                 reader.issue(listNode, field: field, problem: "sweeps the rate, which only constant-arrival-rate has", fix: "use `executor: constant-arrival-rate`")
             }
         case .batchSize:
-            if spec.operations.count != 1 || (spec.operations[0].kind == .applyEdits && (spec.operations[0].updates > 0 || spec.operations[0].deletes > 0)) {
+            var editsExisting = false
+            if case .applyEdits(let edits) = spec.operations.first?.settings { editsExisting = edits.updates + edits.deletes > 0 }
+            if spec.operations.count != 1 || editsExisting {
                 reader.issue(
                     listNode, field: field, problem: "sweeps the batch size of a mix or of an applyEdits with updates or deletes",
                     fix: "sweep batchSize on one operation (`exec:`), e.g. applyEdits with adds")

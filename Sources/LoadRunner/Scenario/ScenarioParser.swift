@@ -148,22 +148,12 @@ public enum ScenarioParser {
                 example: "target: local  (or the https://…/FeatureServer URL of a live service)")
         else { return nil }
         if text == "local" { return .local(dataset: dataset) }
-        let lowered = text.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            reader.issue(
-                top["target"], field: "target", problem: "'\(text)' is neither `local` nor an http(s) URL",
-                fix: "write `target: local` for the embedded service, or the …/FeatureServer URL of a live service")
+        switch FeatureServerURL.normalized(text) {
+        case .success(let url): return .url(url)
+        case .failure(let invalid):
+            reader.issue(top["target"], field: "target", problem: invalid.problem, fix: invalid.fix)
             return nil
         }
-        var url = text
-        while url.hasSuffix("/") { url.removeLast() }
-        guard url.lowercased().hasSuffix("/featureserver") else {
-            reader.issue(
-                top["target"], field: "target", problem: "'\(text)' is not a feature service URL",
-                fix: "give the service URL ending in /FeatureServer, e.g. https://host/arcgis/rest/services/Parks/FeatureServer")
-            return nil
-        }
-        return .url(url)
     }
 
     private static func readComparison(

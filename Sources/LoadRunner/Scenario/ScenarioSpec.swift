@@ -38,11 +38,8 @@ public struct ScenarioSpec: Sendable, Hashable {
         name: String, vus: Int, iterations: Int, maxDuration: Duration = .seconds(600), layer: Int = 0, batchSize: Int = 1,
         rollbackOnFailure: Bool = true, retry: Retry? = nil, clientGlobalIds: Bool = false
     ) {
-        var operation = OperationSpec(kind: .applyEdits)
-        operation.layer = layer
-        operation.adds = batchSize
-        operation.rollbackOnFailure = rollbackOnFailure
-        operation.clientGlobalIds = clientGlobalIds
+        let operation = OperationSpec(
+            .applyEdits(ApplyEditsSettings(adds: batchSize, rollbackOnFailure: rollbackOnFailure, clientGlobalIds: clientGlobalIds)), layer: layer)
         self.init(
             name: name, executor: .sharedIterations(.init(vus: vus, iterations: iterations, maxDuration: maxDuration)),
             operations: [operation])

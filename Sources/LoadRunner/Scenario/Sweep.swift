@@ -64,11 +64,7 @@ extension ScenarioSpec {
             if let duration { c.duration = duration }
             spec.executor = .constantArrivalRate(c)
         case (.batchSize, _):
-            if spec.operations[0].kind == .applyEdits {
-                spec.operations[0].adds = value
-            } else {
-                spec.operations[0].batchSize = value
-            }
+            spec.operations[0] = spec.operations[0].sweeping(batchSize: value)
             if let duration {
                 switch spec.executor {
                 case .constantVUs(var c):

@@ -84,20 +84,13 @@ enum TargetResolution {
         return url
     }
 
-    /// `text` as a `…/FeatureServer` URL without its query, fragment or trailing slashes.
+    /// `text` as a `…/FeatureServer` URL without its query, fragment or trailing slashes (``FeatureServerURL``'s rule).
     /// - Throws: ``TargetError`` naming `option` when it is not one, or when it carries a token.
     static func serviceURL(_ text: String, option: String) throws -> String {
-        // A token in the URL is not taken.
-        if text.lowercased().contains("token=") {
-            throw TargetError(
-                "\(option): the URL carries a token. Fix: leave it out of the URL and give it with --token-env NAME (a token in a URL ends up in logs and reports)")
+        switch FeatureServerURL.normalized(text) {
+        case .success(let url): return url
+        case .failure(let invalid): throw TargetError("\(option): \(invalid.problem). Fix: \(invalid.fix)")
         }
-        let url = bareURL(text)
-        guard url.lowercased().hasPrefix("http"), url.lowercased().hasSuffix("/featureserver") else {
-            throw TargetError(
-                "\(option): '\(text)' is not `local` or a …/FeatureServer URL. Fix: e.g. \(option) https://host/arcgis/rest/services/Parks/FeatureServer")
-        }
-        return url
     }
 
     /// Settings for `location` with authentication from the environment `variables` (else `otherwise`), TLS,

@@ -1,0 +1,56 @@
+import FeatureModel
+
+/// `addFeatures`: `batchSize` new features per request.
+public struct AddFeaturesSettings: OperationKindSettings {
+    /// Features (or object IDs) per request.
+    public var batchSize: Int
+    /// Whether the service undoes the whole request when one edit in it fails.
+    public var rollbackOnFailure: Bool
+    /// Adds carry client GlobalIDs (`useGlobalIds=true`), so a retried add is recognised instead of duplicated.
+    public var clientGlobalIds: Bool
+    /// The share of adds generated to break a contingent value or a domain (see ``ApplyEditsSettings/invalidRate``).
+    public var invalidRate: Double
+
+    public init(batchSize: Int = 1, rollbackOnFailure: Bool = true, clientGlobalIds: Bool = false, invalidRate: Double = 0) {
+        self.batchSize = batchSize
+        self.rollbackOnFailure = rollbackOnFailure
+        self.clientGlobalIds = clientGlobalIds
+        self.invalidRate = invalidRate
+    }
+
+    /// The kind's defaults.
+    public init() { self.init(batchSize: 1) }
+
+    static let kind = OperationKind.addFeatures
+    static let summary = "addFeatures: batchSize new features per request"
+    static let keys: [OperationKey] = [.batchSize, .rollbackOnFailure, .clientGlobalIds, .invalidRate]
+
+    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+        let batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
+        let rollback = input.bool("rollbackOnFailure", &reader) ?? true
+        let globalIds = input.bool("clientGlobalIds", &reader) ?? false
+        return Self(batchSize: batchSize, rollbackOnFailure: rollback, clientGlobalIds: globalIds, invalidRate: input.rate("invalidRate", &reader) ?? 0)
+    }
+
+    func sweeping(batchSize value: Int) -> Self {
+        var settings = self
+        settings.batchSize = value
+        return settings
+    }
+
+    public var settings: OperationSettings { .addFeatures(self) }
+    public var editsPerIteration: Int { batchSize }
+    public var addsPerIteration: Int { batchSize }
+    var fitsDriverThread: Bool { batchSize <= OperationSpec.driverThreadEditLimit }
+    var invalidAddsRate: Double? { invalidRate }
+
+    func problems(_ check: OperationCheck) -> [String] {
+        PlanCheck.globalIdProblems(clientGlobalIds, check) + PlanCheck.invalidRateProblems(invalidRate, adds: batchSize, check)
+    }
+
+    func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
+        EditOperation(
+            environment: environment, endpoint: .addFeatures, adds: batchSize, updates: 0, deletes: 0,
+            options: EditOperation.Options(rollbackOnFailure: rollbackOnFailure, clientGlobalIds: clientGlobalIds, invalidRate: invalidRate))
+    }
+}

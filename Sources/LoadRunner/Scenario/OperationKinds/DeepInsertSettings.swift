@@ -1,0 +1,85 @@
+import FeatureModel
+
+/// A new parent with `children` related records and `attachments` files in one service-level applyEdits.
+public struct DeepInsertSettings: OperationKindSettings {
+    /// The id of the relationship in the layer's `relationships`.
+    public var relationshipId: Int
+    /// Related records added with each parent.
+    public var children: Int
+    /// Files attached to each parent.
+    public var attachments: Int
+    /// The generated files: their size and content type.
+    public var files: AttachmentFiles
+    /// Files larger than this go through the service's `uploads` endpoint first.
+    public var uploadThreshold: Int64
+    /// Whether the service undoes the whole request when one edit in it fails.
+    public var rollbackOnFailure: Bool
+
+    public init(
+        relationship: Int = 0, children: Int = 2, attachments: Int = 0, files: AttachmentFiles = AttachmentFiles(),
+        uploadThreshold: Int64 = AttachmentFiles.defaultUploadThreshold, rollbackOnFailure: Bool = true
+    ) {
+        self.relationshipId = relationship
+        self.children = children
+        self.attachments = attachments
+        self.files = files
+        self.uploadThreshold = uploadThreshold
+        self.rollbackOnFailure = rollbackOnFailure
+    }
+
+    /// The kind's defaults.
+    public init() { self.init(relationship: 0) }
+
+    static let kind = OperationKind.deepInsert
+    static let summary = "deepInsert: a new parent with `children` related records and `attachments` files in one service-level applyEdits"
+    static let childrenKey = OperationKey("children", [
+        "description": "deepInsert: related records added together with each parent, 0 to 1,000; default 2.",
+        "$ref": "#/$defs/integer",
+        "minimum": 0,
+        "maximum": 1000,
+        "default": 2,
+    ])
+    static let attachmentsKey = OperationKey("attachments", [
+        "description": "deepInsert: files attached to each parent, 0 to 100; default 0.",
+        "$ref": "#/$defs/integer",
+        "minimum": 0,
+        "maximum": 100,
+        "default": 0,
+    ])
+    static let keys: [OperationKey] = [.relationship, childrenKey, attachmentsKey] + OperationKey.attachmentFileKeys + [.rollbackOnFailure]
+    static let requiredKeys = ["relationship"]
+
+    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+        var settings = Self(rollbackOnFailure: input.bool("rollbackOnFailure", &reader) ?? true)
+        settings.relationshipId = input.relationship(&reader) ?? 0
+        (settings.files, settings.uploadThreshold) = input.attachmentFiles(&reader)
+        settings.children = input.int("children", 0...1_000, "children: 3", &reader) ?? 2
+        settings.attachments = input.int("attachments", 0...100, "attachments: 1", &reader) ?? 0
+        input.requireRelationship(kind, &reader)
+        return settings
+    }
+
+    public var settings: OperationSettings { .deepInsert(self) }
+    public var editsPerIteration: Int { 1 + children + attachments }
+    public var addsPerIteration: Int { 1 }
+    /// The parent is shaped to the layer's contingent values; none is broken on purpose.
+    var invalidAddsRate: Double? { 0 }
+    var relationship: Int? { relationshipId }
+    var attachmentFiles: AttachmentFiles? { attachments > 0 ? files : nil }
+
+    /// A deep insert adds the parent, the origin of the relationship (one-to-one and one-to-many).
+    func problems(_ check: OperationCheck) -> [String] {
+        var problems = PlanCheck.relationshipProblems(relationshipId, role: .origin, check)
+        if attachments > 0 && check.layer.hasAttachments != true {
+            problems.append(
+                "\(check.field).attachments: \(check.layerName) has no attachments. Fix: set attachments: 0 or pick a layer with hasAttachments")
+        }
+        return problems
+    }
+
+    func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
+        let child = environment.relatedTable(of: spec.layer, relationship: relationshipId) ?? spec.layer
+        let generator = environment.layers[child].map { FeatureGenerator(layer: $0, seed: environment.generator.seed ^ 0xC41D) } ?? environment.generator
+        return DeepInsertOperation(spec: spec, settings: self, environment: environment, childTable: child, childGenerator: generator)
+    }
+}

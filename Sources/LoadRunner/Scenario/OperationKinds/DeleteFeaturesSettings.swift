@@ -1,0 +1,44 @@
+import FeatureModel
+
+/// `deleteFeatures`: `batchSize` existing features per request.
+public struct DeleteFeaturesSettings: OperationKindSettings {
+    /// Features (or object IDs) per request.
+    public var batchSize: Int
+    /// Whether the service undoes the whole request when one edit in it fails.
+    public var rollbackOnFailure: Bool
+
+    public init(batchSize: Int = 1, rollbackOnFailure: Bool = true) {
+        self.batchSize = batchSize
+        self.rollbackOnFailure = rollbackOnFailure
+    }
+
+    /// The kind's defaults.
+    public init() { self.init(batchSize: 1) }
+
+    static let kind = OperationKind.deleteFeatures
+    static let summary = "deleteFeatures: batchSize existing features per request"
+    static let keys: [OperationKey] = [.batchSize, .rollbackOnFailure]
+
+    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+        let batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
+        return Self(batchSize: batchSize, rollbackOnFailure: input.bool("rollbackOnFailure", &reader) ?? true)
+    }
+
+    func sweeping(batchSize value: Int) -> Self {
+        var settings = self
+        settings.batchSize = value
+        return settings
+    }
+
+    public var settings: OperationSettings { .deleteFeatures(self) }
+    public var editsPerIteration: Int { batchSize }
+    var fitsDriverThread: Bool { batchSize <= OperationSpec.driverThreadEditLimit }
+    /// Deletes take features out of the pool rather than sample them.
+    var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
+
+    func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
+        EditOperation(
+            environment: environment, endpoint: .deleteFeatures, adds: 0, updates: 0, deletes: batchSize,
+            options: EditOperation.Options(rollbackOnFailure: rollbackOnFailure))
+    }
+}

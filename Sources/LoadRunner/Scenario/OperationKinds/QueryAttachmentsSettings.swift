@@ -1,0 +1,46 @@
+import FeatureModel
+
+/// `queryAttachments` for `batchSize` existing features, optionally downloading each attachment.
+public struct QueryAttachmentsSettings: OperationKindSettings {
+    /// Features (or object IDs) per request.
+    public var batchSize: Int
+    /// Download every attachment listed.
+    public var download: Bool
+
+    public init(batchSize: Int = 1, download: Bool = false) {
+        self.batchSize = batchSize
+        self.download = download
+    }
+
+    /// The kind's defaults.
+    public init() { self.init(batchSize: 1) }
+
+    static let kind = OperationKind.queryAttachments
+    static let summary = "queryAttachments: the attachments of batchSize existing features, optionally downloaded"
+    static let downloadKey = OperationKey("download", [
+        "description": "queryAttachments: also download every attachment listed; default false.", "$ref": "#/$defs/boolean", "default": false,
+    ])
+    static let keys: [OperationKey] = [.batchSize, downloadKey]
+
+    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+        let batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
+        return Self(batchSize: batchSize, download: input.bool("download", &reader) ?? false)
+    }
+
+    func sweeping(batchSize value: Int) -> Self {
+        var settings = self
+        settings.batchSize = value
+        return settings
+    }
+
+    public var settings: OperationSettings { .queryAttachments(self) }
+    public var editsPerIteration: Int { 0 }
+    var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
+    var samplesExistingFeatures: Bool { true }
+
+    func problems(_ check: OperationCheck) -> [String] { PlanCheck.attachmentProblems(check) }
+
+    func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
+        AttachmentQueryOperation(settings: self, environment: environment)
+    }
+}

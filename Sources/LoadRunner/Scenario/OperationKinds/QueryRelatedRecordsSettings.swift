@@ -1,0 +1,58 @@
+import FeatureModel
+
+/// `queryRelatedRecords` for `batchSize` existing features through `relationship`.
+public struct QueryRelatedRecordsSettings: OperationKindSettings {
+    /// The relationship id; 0 when the file gives none.
+    public var relationshipId: Int
+    /// Features (or object IDs) per request.
+    public var batchSize: Int
+    /// The fields to return.
+    public var outFields: [String]
+    /// Whether answers include geometries.
+    public var returnGeometry: Bool
+    /// Page through every page of the answer, this many rows per request.
+    public var pageSize: Int?
+
+    public init(relationship: Int = 0, batchSize: Int = 1, outFields: [String] = ["*"], returnGeometry: Bool = true, pageSize: Int? = nil) {
+        self.relationshipId = relationship
+        self.batchSize = batchSize
+        self.outFields = outFields
+        self.returnGeometry = returnGeometry
+        self.pageSize = pageSize
+    }
+
+    /// The kind's defaults.
+    public init() { self.init(relationship: 0) }
+
+    static let kind = OperationKind.queryRelatedRecords
+    static let summary = "queryRelatedRecords: the records related to batchSize existing features through `relationship`"
+    static let keys: [OperationKey] = [.relationship, .batchSize, .outFields, .returnGeometry, .pageSize]
+
+    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+        var settings = Self()
+        settings.batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
+        settings.outFields = input.outFields(&reader) ?? ["*"]
+        settings.returnGeometry = input.bool("returnGeometry", &reader) ?? true
+        settings.pageSize = input.int("pageSize", 1...100_000, "pageSize: 1000", &reader)
+        settings.relationshipId = input.relationship(&reader) ?? 0
+        return settings
+    }
+
+    func sweeping(batchSize value: Int) -> Self {
+        var settings = self
+        settings.batchSize = value
+        return settings
+    }
+
+    public var settings: OperationSettings { .queryRelatedRecords(self) }
+    public var editsPerIteration: Int { 0 }
+    var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
+    var samplesExistingFeatures: Bool { true }
+    var relationship: Int? { relationshipId }
+
+    func problems(_ check: OperationCheck) -> [String] { PlanCheck.relationshipProblems(relationshipId, role: nil, check) }
+
+    func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
+        RelatedQueryOperation(settings: self, environment: environment)
+    }
+}

@@ -1,0 +1,102 @@
+import FeatureModel
+
+/// `query`: a where clause (with `{objectId}` drawn from the layer), counts, ids, an envelope, paging.
+public struct QuerySettings: OperationKindSettings {
+    /// The where clause; `{objectId}` is replaced by an object ID drawn from the layer.
+    public var whereClause: String
+    /// The fields to return.
+    public var outFields: [String]
+    /// Whether answers include geometries.
+    public var returnGeometry: Bool
+    /// Ask only for the number of matching features.
+    public var returnCountOnly: Bool
+    /// Ask only for the matching object IDs.
+    public var returnIdsOnly: Bool
+    /// A random envelope covering this fraction (0…1] of the layer's extent in each direction.
+    public var envelope: Double?
+    /// Page through every page of the answer, this many rows per request.
+    public var pageSize: Int?
+
+    public init(
+        whereClause: String = "1=1", outFields: [String] = ["*"], returnGeometry: Bool = true, returnCountOnly: Bool = false,
+        returnIdsOnly: Bool = false, envelope: Double? = nil, pageSize: Int? = nil
+    ) {
+        self.whereClause = whereClause
+        self.outFields = outFields
+        self.returnGeometry = returnGeometry
+        self.returnCountOnly = returnCountOnly
+        self.returnIdsOnly = returnIdsOnly
+        self.envelope = envelope
+        self.pageSize = pageSize
+    }
+
+    /// The kind's defaults.
+    public init() { self.init(whereClause: "1=1") }
+
+    static let kind = OperationKind.query
+    static let summary = "query: a where clause, optionally a random envelope, counts, ids or paging"
+    static let whereKey = OperationKey("where", [
+        "description": "query: the where clause, in which `{objectId}` is replaced by an object id drawn from the layer; default 1=1 (every feature).",
+        "$ref": "#/$defs/optionalText",
+        "default": "1=1",
+        "examples": ["1=1", "OBJECTID = {objectId}"],
+    ])
+    static let returnCountOnlyKey = OperationKey("returnCountOnly", [
+        "description": "query: ask only for the number of matching features; default false; not together with returnIdsOnly.",
+        "$ref": "#/$defs/boolean",
+        "default": false,
+    ])
+    static let returnIdsOnlyKey = OperationKey("returnIdsOnly", [
+        "description": "query: ask only for the matching object ids; default false; not together with returnCountOnly.",
+        "$ref": "#/$defs/boolean",
+        "default": false,
+    ])
+    static let envelopeKey = OperationKey("envelope", [
+        "description": "query: also filter by a random envelope covering this fraction (above 0, at most 1) of the layer's extent in each direction; default none (no spatial filter); layers only, not tables.",
+        "$ref": "#/$defs/fraction",
+        "exclusiveMinimum": 0,
+        "examples": [0.1],
+    ])
+    static let keys: [OperationKey] = [whereKey, .outFields, .returnGeometry, returnCountOnlyKey, returnIdsOnlyKey, envelopeKey, .pageSize]
+    static let schemaRules: [SchemaValue] = [
+        [
+            "not": [
+                "required": ["returnCountOnly", "returnIdsOnly"],
+                "properties": ["returnCountOnly": ["$ref": "#/$defs/true"], "returnIdsOnly": ["$ref": "#/$defs/true"]],
+            ],
+            "errorMessage": "returnCountOnly and returnIdsOnly cannot both be true: keep one of them",
+        ]
+    ]
+
+    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+        var settings = Self()
+        settings.whereClause = input.string("where", example: "where: \"1=1\"", &reader) ?? "1=1"
+        settings.outFields = input.outFields(&reader) ?? ["*"]
+        settings.returnGeometry = input.bool("returnGeometry", &reader) ?? true
+        settings.returnCountOnly = input.bool("returnCountOnly", &reader) ?? false
+        settings.returnIdsOnly = input.bool("returnIdsOnly", &reader) ?? false
+        if settings.returnCountOnly && settings.returnIdsOnly {
+            input.issue("returnIdsOnly", problem: "cannot go with returnCountOnly", fix: "keep one of them", &reader)
+        }
+        if input.has("envelope") {
+            let value = input.rate("envelope", &reader)
+            if value == 0 { input.issue("envelope", problem: "must be above 0", fix: "write the share of the extent, e.g. `envelope: 0.1`", &reader) }
+            settings.envelope = value
+        }
+        settings.pageSize = input.int("pageSize", 1...100_000, "pageSize: 1000", &reader)
+        return settings
+    }
+
+    public var settings: OperationSettings { .query(self) }
+    public var editsPerIteration: Int { 0 }
+    var existingFeatures: (key: String, verb: String)? { whereClause.contains("{objectId}") ? ("where", "use") : nil }
+
+    func problems(_ check: OperationCheck) -> [String] {
+        guard envelope != nil, check.layer.geometryType == nil else { return [] }
+        return ["\(check.field).envelope: \(check.layer.name) is a table without geometry. Fix: remove envelope or pick a layer"]
+    }
+
+    func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
+        QueryOperation(settings: self, environment: environment)
+    }
+}

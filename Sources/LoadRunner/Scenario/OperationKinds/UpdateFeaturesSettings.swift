@@ -1,0 +1,44 @@
+import FeatureModel
+
+/// `updateFeatures`: `batchSize` existing features per request.
+public struct UpdateFeaturesSettings: OperationKindSettings {
+    /// Features (or object IDs) per request.
+    public var batchSize: Int
+    /// Whether the service undoes the whole request when one edit in it fails.
+    public var rollbackOnFailure: Bool
+
+    public init(batchSize: Int = 1, rollbackOnFailure: Bool = true) {
+        self.batchSize = batchSize
+        self.rollbackOnFailure = rollbackOnFailure
+    }
+
+    /// The kind's defaults.
+    public init() { self.init(batchSize: 1) }
+
+    static let kind = OperationKind.updateFeatures
+    static let summary = "updateFeatures: batchSize existing features per request"
+    static let keys: [OperationKey] = [.batchSize, .rollbackOnFailure]
+
+    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+        let batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
+        return Self(batchSize: batchSize, rollbackOnFailure: input.bool("rollbackOnFailure", &reader) ?? true)
+    }
+
+    func sweeping(batchSize value: Int) -> Self {
+        var settings = self
+        settings.batchSize = value
+        return settings
+    }
+
+    public var settings: OperationSettings { .updateFeatures(self) }
+    public var editsPerIteration: Int { batchSize }
+    var fitsDriverThread: Bool { batchSize <= OperationSpec.driverThreadEditLimit }
+    var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
+    var samplesExistingFeatures: Bool { true }
+
+    func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
+        EditOperation(
+            environment: environment, endpoint: .updateFeatures, adds: 0, updates: batchSize, deletes: 0,
+            options: EditOperation.Options(rollbackOnFailure: rollbackOnFailure))
+    }
+}
