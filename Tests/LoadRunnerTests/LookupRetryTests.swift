@@ -73,7 +73,7 @@ import Testing
     }
 
     /// A verifier of layer 0 over `transport`, timed on `clock`.
-    static func verify(transport: some HTTPTransport, policy: RetryPolicy, clock: ManualClock) async -> Verification {
+    static func verify(transport: some HTTPTransport, policy: RetryPolicy, clock: ManualClock) async -> ScenarioVerification {
         let service = FeatureService(url: ScenarioRunnerTests.serviceURL, transport: transport)
         let verifier = Verifier(service: service, layers: [:], policy: policy, clock: clock)
         let recorded = ScenarioRecorder(scenario: "single", operations: ["applyEdits"], layers: [0], keepIds: true).snapshot()

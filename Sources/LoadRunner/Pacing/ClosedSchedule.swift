@@ -39,7 +39,7 @@ public struct ClosedSchedule: Sendable, Hashable {
         /// Idle until this offset, then ask again (a ramping VU above the current target).
         case wait(until: Duration)
         /// Start nothing more.
-        case stop(StopReason)
+        case stop(ScenarioStopReason)
     }
 
     /// The decision for VU `vu`, which has run `vuIteration` iterations and claimed run-wide number `claimed`, at

@@ -48,7 +48,7 @@ public enum ReportRenderer {
         return lines.joined(separator: "\n")
     }
 
-    static func verificationLine(_ name: String, _ v: Verification) -> String {
+    static func verificationLine(_ name: String, _ v: ScenarioVerification) -> String {
         let state = v.passed ? "ok" : "FAILED"
         var text = "verify \(name): server holds \(v.foundByObjectId) of \(v.reportedAdded) added features"
         if let before = v.layerCountBefore, let after = v.layerCountAfter { text += " (layer \(before) → \(after) rows)" }

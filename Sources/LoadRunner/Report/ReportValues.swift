@@ -19,7 +19,7 @@ public struct LatencySummary: Sendable, Codable, Equatable {
 }
 
 /// The after-run check that the service holds exactly the features the scenario added.
-public struct Verification: Sendable, Codable, Equatable {
+public struct ScenarioVerification: Sendable, Codable, Equatable {
     /// Whether there was anything to check: features added or deleted, outcomes to resolve, or a problem found.
     public var checkedAnything: Bool {
         reportedAdded > 0 || deletedStillPresent != nil || (unknownOutcomes ?? 0) > 0 || layerCountBefore != nil || !passed

@@ -101,8 +101,8 @@ public struct ScenarioRecord: Sendable, Codable, Equatable {
     /// When the scenario started and how long it ran, in seconds from the run's start.
     public var startSeconds: Double
     public var durationSeconds: Double
-    public var stopReason: StopReason
-    public var verification: Verification?
+    public var stopReason: ScenarioStopReason
+    public var verification: ScenarioVerification?
     public var warnings: [String]
     /// Failures by message, counted.
     public var errors: [String: Int] = [:]

@@ -40,13 +40,13 @@ public struct ScenarioResultV1: Sendable, Codable, Equatable {
     public var iterations: Int
     public var batchSize: Int
     public var iterationsStarted: Int
-    public var stopReason: StopReason
+    public var stopReason: ScenarioStopReason
     public var durationSeconds: Double
     public var metrics: ScenarioMetricsV1
     public var requestsPerSecond: Double
     public var editsPerSecond: Double
     public var latencyMilliseconds: LatencySummary
-    public var verification: Verification?
+    public var verification: ScenarioVerification?
 
     /// The value of a named metric, for comparisons.
     public func value(of metric: String) -> Double? {

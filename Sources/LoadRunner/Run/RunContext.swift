@@ -9,8 +9,8 @@ struct ScenarioOutcome: Sendable {
     var recorder: ScenarioRecorder
     var start: Duration
     var end: Duration
-    var stopReason: StopReason
-    var verification: Verification?
+    var stopReason: ScenarioStopReason
+    var verification: ScenarioVerification?
     var warnings: [String]
 }
 
@@ -142,7 +142,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         let stop = await scheduler.run()
         let end = runStart.duration(to: clock.now)
         running.finished.withLock { $0[spec.name] = recorder }
-        var verification: Verification?
+        var verification: ScenarioVerification?
         if plan.verify && stop != .cancelled && !Task.isCancelled {
             let verifier = Verifier(service: service, layers: layers, policy: policy, clock: clock)
             verification = await verifier.verify(spec, recorded: recorder.snapshot(), countsBefore: countsBefore)

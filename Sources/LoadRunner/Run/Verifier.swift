@@ -10,9 +10,9 @@ struct Verifier<C: Clock<Duration>>: Sendable {
     let policy: RetryPolicy
     let clock: C
 
-    func verify(_ spec: ScenarioSpec, recorded: ScenarioAccumulator, countsBefore: [Int: Int]) async -> Verification {
+    func verify(_ spec: ScenarioSpec, recorded: ScenarioAccumulator, countsBefore: [Int: Int]) async -> ScenarioVerification {
         let totals = recorded.totals
-        var verification = Verification(
+        var verification = ScenarioVerification(
             reportedAdded: 0, foundByObjectId: 0, duplicateObjectIds: 0, editsInFailedRequests: totals.editsUnknown)
         do {
             for (layerId, ids) in recorded.ids.sorted(by: { $0.key < $1.key }) {
@@ -28,7 +28,7 @@ struct Verifier<C: Clock<Duration>>: Sendable {
         return verification
     }
 
-    private func check(_ layerId: Int, _ ids: ScenarioAccumulator.LayerIds, countBefore: Int?, into v: inout Verification) async throws {
+    private func check(_ layerId: Int, _ ids: ScenarioAccumulator.LayerIds, countBefore: Int?, into v: inout ScenarioVerification) async throws {
         let layer = service.layer(id: layerId)
         let deleted = Set(ids.deletedObjectIds)
         let unique = Set(ids.addedObjectIds)

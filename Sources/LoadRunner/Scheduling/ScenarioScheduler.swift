@@ -27,7 +27,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
     var executor: (any TaskExecutor)?
 
     /// Runs the scenario from now until its schedule ends (or the hard stop) and returns why it stopped.
-    func run() async -> StopReason {
+    func run() async -> ScenarioStopReason {
         let share = SegmentedExecutor(spec.executor, segment: segment)
         // A segment too thin for any of this executor's work runs nothing, for as long as the others run, so that a
         // scenario started after this one starts with theirs.
@@ -46,7 +46,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
     }
 
     private enum Event: Sendable {
-        case vuFinished(StopReason)
+        case vuFinished(ScenarioStopReason)
         case iterationFinished
         case tick
         case deadline(reached: Bool)
@@ -54,7 +54,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
 
     /// Runs `vuTasks` VUs, the `k`-th being VU `vuNumbering.global(k)` of the whole test (which a ramping schedule
     /// activates by number).
-    private func runClosed(_ schedule: ClosedSchedule, numbering: ExecutionTuple, vuTasks: Int, vuNumbering: ExecutionTuple) async -> StopReason {
+    private func runClosed(_ schedule: ClosedSchedule, numbering: ExecutionTuple, vuTasks: Int, vuNumbering: ExecutionTuple) async -> ScenarioStopReason {
         let start = clock.now
         let counter = Counter()
         recorder.recordPoolSize(vuTasks)
@@ -65,7 +65,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
             }
             group.addTask { await deadline(start.advanced(by: schedule.end + spec.gracefulStop)) }
             var running = vuTasks
-            var reason: StopReason?
+            var reason: ScenarioStopReason?
             while let event = await group.next() {
                 switch event {
                 case .vuFinished(let stop):
@@ -86,7 +86,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         }
     }
 
-    private func runVU(_ vu: Int, schedule: ClosedSchedule, start: C.Instant, counter: Counter, numbering: ExecutionTuple) async -> StopReason {
+    private func runVU(_ vu: Int, schedule: ClosedSchedule, start: C.Instant, counter: Counter, numbering: ExecutionTuple) async -> ScenarioStopReason {
         let log = RequestLog()
         return await RequestLog.$current.withValue(log) {
             var vuIteration = 0
@@ -111,7 +111,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         }
     }
 
-    private func runOpen(_ schedule: OpenSchedule, numbering: ExecutionTuple) async -> StopReason {
+    private func runOpen(_ schedule: OpenSchedule, numbering: ExecutionTuple) async -> ScenarioStopReason {
         let start = clock.now
         var poolSize = schedule.preAllocatedVUs
         recorder.recordPoolSize(poolSize)
@@ -121,7 +121,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
             var tickerPending = false
             var dispatching = true
             var deadlineSet = false
-            var reason = StopReason.durationDone
+            var reason = ScenarioStopReason.durationDone
             while true {
                 dispatch: while dispatching && !Task.isCancelled {
                     // The segment's `started`-th arrival is the whole test's `global`-th, due when the whole test's is.
