@@ -43,19 +43,41 @@ extension ScenarioSchema {
         "patternErrorMessage": "do not write the secret in the file: write ${ENV_NAME} and export it in the environment",
     ]
 
-    static let thresholdConditionDefinition: SchemaValue = [
-        "counter": [
-            "description": "A condition on a counter metric, `aggregation operator number` with count or rate, as a text or as `{ threshold, abortOnFail, delayAbortEval }`.",
+    /// A threshold condition per metric kind, its aggregations those the threshold parser takes
+    /// (``MetricKind/aggregations``), with examples.
+    static let thresholdConditionDefinition = SchemaValue.object(
+        [
+            (MetricKind.counter, ["count>=1000", "rate>50"]),
+            (.rate, ["rate<0.01"]),
+            (.trend, ["p(95)<200", "avg<100", "p(99.9)<1000"]),
+            (.gauge, ["value<=100", "max<500"]),
+        ].map { kind, examples in SchemaValue.Member(kind.rawValue, thresholdCondition(kind, examples: examples)) })
+
+    /// The condition on a metric of `kind`: `aggregation operator number`, as a text or as `{ threshold, abortOnFail,
+    /// delayAbortEval }`.
+    static func thresholdCondition(_ kind: MetricKind, examples: [String]) -> SchemaValue {
+        let percentile = "p\\s*\\(\\s*0*(?:100(?:\\.0*)?|[0-9]{1,2}(?:\\.[0-9]*)?|\\.[0-9]+)\\s*\\)"
+        let aggregations = kind.aggregations.map { $0 == "p(N)" ? percentile : $0 }.joined(separator: "|")
+        let number = "[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+        let pattern = SchemaValue.string("^\\s*(?:\(aggregations))\\s*(?:<=|>=|==|!=|<|>)\\s*\(number)\\s*$|\\$\\{")
+        var names = kind.aggregations
+        let last = names.removeLast()
+        let listed = (names.isEmpty ? last : names.joined(separator: ", ") + " or " + last)
+            + (kind.aggregations.contains("p(N)") ? " with N from 0 to 100" : "")
+        let message = SchemaValue.string("write `aggregation operator number` with \(listed) and one of < <= > >= == !=, e.g. `\(examples[0])`")
+        return [
+            "description": .string(
+                "A condition on a \(kind.rawValue) metric, `aggregation operator number` with \(listed), as a text or as `{ threshold, abortOnFail, delayAbortEval }`."),
             "type": ["string", "object"],
-            "pattern": "^\\s*(?:count|rate)\\s*(?:<=|>=|==|!=|<|>)\\s*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$|\\$\\{",
-            "patternErrorMessage": "write `aggregation operator number` with count or rate and one of < <= > >= == !=, e.g. `count>=1000`",
+            "pattern": pattern,
+            "patternErrorMessage": message,
             "properties": [
                 "threshold": [
-                    "description": "The condition, e.g. `count>=1000`; required.",
+                    "description": .string("The condition, e.g. `\(examples[0])`; required."),
                     "type": "string",
-                    "pattern": "^\\s*(?:count|rate)\\s*(?:<=|>=|==|!=|<|>)\\s*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$|\\$\\{",
-                    "patternErrorMessage": "write `aggregation operator number` with count or rate and one of < <= > >= == !=, e.g. `count>=1000`",
-                    "examples": ["count>=1000", "rate>50"],
+                    "pattern": pattern,
+                    "patternErrorMessage": message,
+                    "examples": .array(examples.map { .string($0) }),
                 ],
                 "abortOnFail": [
                     "description": "Stop the whole run as soon as this condition fails (after delayAbortEval); default false.",
@@ -71,96 +93,9 @@ extension ScenarioSchema {
             ],
             "required": ["threshold"],
             "additionalProperties": false,
-            "examples": ["count>=1000", ["threshold": "count>=1000", "abortOnFail": true, "delayAbortEval": "10s"]],
-        ],
-        "rate": [
-            "description": "A condition on a rate metric, `aggregation operator number` with rate, as a text or as `{ threshold, abortOnFail, delayAbortEval }`.",
-            "type": ["string", "object"],
-            "pattern": "^\\s*(?:rate)\\s*(?:<=|>=|==|!=|<|>)\\s*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$|\\$\\{",
-            "patternErrorMessage": "write `aggregation operator number` with rate and one of < <= > >= == !=, e.g. `rate<0.01`",
-            "properties": [
-                "threshold": [
-                    "description": "The condition, e.g. `rate<0.01`; required.",
-                    "type": "string",
-                    "pattern": "^\\s*(?:rate)\\s*(?:<=|>=|==|!=|<|>)\\s*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$|\\$\\{",
-                    "patternErrorMessage": "write `aggregation operator number` with rate and one of < <= > >= == !=, e.g. `rate<0.01`",
-                    "examples": ["rate<0.01"],
-                ],
-                "abortOnFail": [
-                    "description": "Stop the whole run as soon as this condition fails (after delayAbortEval); default false.",
-                    "$ref": "#/$defs/boolean",
-                    "default": false,
-                ],
-                "delayAbortEval": [
-                    "description": "Let the run go on this long before a failing condition may abort it; default 0s.",
-                    "$ref": "#/$defs/duration",
-                    "default": "0s",
-                    "examples": ["10s"],
-                ],
-            ],
-            "required": ["threshold"],
-            "additionalProperties": false,
-            "examples": ["rate<0.01", ["threshold": "rate<0.01", "abortOnFail": true, "delayAbortEval": "10s"]],
-        ],
-        "trend": [
-            "description": "A condition on a trend metric, `aggregation operator number` with avg, min, max, med or p(N) with N from 0 to 100, as a text or as `{ threshold, abortOnFail, delayAbortEval }`.",
-            "type": ["string", "object"],
-            "pattern": "^\\s*(?:avg|min|max|med|p\\s*\\(\\s*0*(?:100(?:\\.0*)?|[0-9]{1,2}(?:\\.[0-9]*)?|\\.[0-9]+)\\s*\\))\\s*(?:<=|>=|==|!=|<|>)\\s*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$|\\$\\{",
-            "patternErrorMessage": "write `aggregation operator number` with avg, min, max, med or p(N) with N from 0 to 100 and one of < <= > >= == !=, e.g. `p(95)<200`",
-            "properties": [
-                "threshold": [
-                    "description": "The condition, e.g. `p(95)<200`; required.",
-                    "type": "string",
-                    "pattern": "^\\s*(?:avg|min|max|med|p\\s*\\(\\s*0*(?:100(?:\\.0*)?|[0-9]{1,2}(?:\\.[0-9]*)?|\\.[0-9]+)\\s*\\))\\s*(?:<=|>=|==|!=|<|>)\\s*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$|\\$\\{",
-                    "patternErrorMessage": "write `aggregation operator number` with avg, min, max, med or p(N) with N from 0 to 100 and one of < <= > >= == !=, e.g. `p(95)<200`",
-                    "examples": ["p(95)<200", "avg<100", "p(99.9)<1000"],
-                ],
-                "abortOnFail": [
-                    "description": "Stop the whole run as soon as this condition fails (after delayAbortEval); default false.",
-                    "$ref": "#/$defs/boolean",
-                    "default": false,
-                ],
-                "delayAbortEval": [
-                    "description": "Let the run go on this long before a failing condition may abort it; default 0s.",
-                    "$ref": "#/$defs/duration",
-                    "default": "0s",
-                    "examples": ["10s"],
-                ],
-            ],
-            "required": ["threshold"],
-            "additionalProperties": false,
-            "examples": ["p(95)<200", ["threshold": "p(95)<200", "abortOnFail": true, "delayAbortEval": "10s"]],
-        ],
-        "gauge": [
-            "description": "A condition on a gauge metric, `aggregation operator number` with value, min or max, as a text or as `{ threshold, abortOnFail, delayAbortEval }`.",
-            "type": ["string", "object"],
-            "pattern": "^\\s*(?:value|min|max)\\s*(?:<=|>=|==|!=|<|>)\\s*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$|\\$\\{",
-            "patternErrorMessage": "write `aggregation operator number` with value, min or max and one of < <= > >= == !=, e.g. `value<=100`",
-            "properties": [
-                "threshold": [
-                    "description": "The condition, e.g. `value<=100`; required.",
-                    "type": "string",
-                    "pattern": "^\\s*(?:value|min|max)\\s*(?:<=|>=|==|!=|<|>)\\s*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?\\s*$|\\$\\{",
-                    "patternErrorMessage": "write `aggregation operator number` with value, min or max and one of < <= > >= == !=, e.g. `value<=100`",
-                    "examples": ["value<=100", "max<500"],
-                ],
-                "abortOnFail": [
-                    "description": "Stop the whole run as soon as this condition fails (after delayAbortEval); default false.",
-                    "$ref": "#/$defs/boolean",
-                    "default": false,
-                ],
-                "delayAbortEval": [
-                    "description": "Let the run go on this long before a failing condition may abort it; default 0s.",
-                    "$ref": "#/$defs/duration",
-                    "default": "0s",
-                    "examples": ["10s"],
-                ],
-            ],
-            "required": ["threshold"],
-            "additionalProperties": false,
-            "examples": ["value<=100", ["threshold": "value<=100", "abortOnFail": true, "delayAbortEval": "10s"]],
-        ],
-    ]
+            "examples": [.string(examples[0]), ["threshold": .string(examples[0]), "abortOnFail": true, "delayAbortEval": "10s"]],
+        ]
+    }
 
     static let thresholdConditionsDefinition: SchemaValue = [
         "counter": [
