@@ -15,8 +15,6 @@ let package = Package(
         .library(name: "FeatureModel", targets: ["FeatureModel"]),
         .library(name: "FeatureServiceClient", targets: ["FeatureServiceClient"]),
         .library(name: "LocalFeatureServer", targets: ["LocalFeatureServer"]),
-        .library(name: "LoadRunner", targets: ["LoadRunner"]),
-        .library(name: "BatchApply", targets: ["BatchApply"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),

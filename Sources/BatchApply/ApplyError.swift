@@ -1,5 +1,5 @@
 /// Why `featureload apply` could not do its work, phrased for the person running it.
-public enum ApplyError: Error, Sendable, CustomStringConvertible {
+package enum ApplyError: Error, Sendable, CustomStringConvertible {
     /// The journal cannot be made, opened or read.
     case journal(String)
     /// The input cannot be read or does not fit the layer: the first problems, each with its position, and how many
@@ -12,7 +12,7 @@ public enum ApplyError: Error, Sendable, CustomStringConvertible {
     /// The service could not be reached for `--wait-for-service`: how long, and how it failed.
     case unavailable(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .journal(let message): return message
         case .target(let message): return message

@@ -1,5 +1,5 @@
-public import FeatureModel
-public import FeatureServiceClient
+package import FeatureModel
+package import FeatureServiceClient
 import Synchronization
 
 /// An ``HTTPTransport`` that answers from a closure and records every request: for component tests of the
@@ -12,51 +12,51 @@ import Synchronization
 /// let count = try await FeatureLayerClient(url: "http://test/FeatureServer/0", transport: transport).count()
 /// #expect(transport.requests.count == 1)
 /// ```
-public final class InMemoryTransport: HTTPTransport {
+package final class InMemoryTransport: HTTPTransport {
     /// Answers one request; may throw ``TransportError`` to simulate network failures.
-    public typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
+    package typealias Handler = @Sendable (HTTPRequest) async throws -> HTTPResponse
 
     private let handler: Handler
     private let recorded = Mutex<[HTTPRequest]>([])
 
     /// A transport answering with `handler`.
-    public init(_ handler: @escaping Handler) {
+    package init(_ handler: @escaping Handler) {
         self.handler = handler
     }
 
     /// Records `request`, then returns (or throws) what the handler does.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         recorded.withLock { $0.append(request) }
         return try await handler(request)
     }
 
     /// Every request sent so far, in order.
-    public var requests: [HTTPRequest] {
+    package var requests: [HTTPRequest] {
         recorded.withLock { $0 }
     }
 
     /// Forgets the recorded requests.
-    public func clearRequests() {
+    package func clearRequests() {
         recorded.withLock { $0.removeAll() }
     }
 }
 
 extension HTTPResponse {
     /// A response whose body is `text` (JSON by default).
-    public static func json(_ text: String, status: Int = 200, contentType: String = "application/json") -> HTTPResponse {
+    package static func json(_ text: String, status: Int = 200, contentType: String = "application/json") -> HTTPResponse {
         HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", contentType)], body: Array(text.utf8))
     }
 
     /// A response whose body is `value` encoded as wire JSON.
     /// - Throws: `EncodingError` when `value` cannot be encoded.
-    public static func json(encoding value: some Encodable, status: Int = 200) throws -> HTTPResponse {
+    package static func json(encoding value: some Encodable, status: Int = 200) throws -> HTTPResponse {
         .json(try WireJSON.string(value), status: status)
     }
 }
 
 extension HTTPRequest {
     /// The form fields of an `application/x-www-form-urlencoded` body, plus the query string's, in order.
-    public var formFields: [FormField] {
+    package var formFields: [FormField] {
         var fields: [FormField] = []
         if let question = url.firstIndex(of: "?") {
             fields += FormEncoding.decode(url[url.index(after: question)...])
@@ -68,12 +68,12 @@ extension HTTPRequest {
     }
 
     /// The value of the first form or query field called `name`.
-    public func formValue(_ name: String) -> String? {
+    package func formValue(_ name: String) -> String? {
         formFields.first { $0.name == name }?.value
     }
 
     /// The URL's path after the host, without the query string.
-    public var path: String {
+    package var path: String {
         var text = Substring(url)
         if let question = text.firstIndex(of: "?") { text = text[..<question] }
         if let scheme = text.firstRange(of: "://") { text = text[scheme.upperBound...] }

@@ -13,16 +13,16 @@ import Synchronization
 /// _ = try await layer.applyEdits(edits, retry: policy)
 /// #expect(clock.sleeps == [.milliseconds(37)])
 /// ```
-public final class ManualClock: Clock, Sendable {
+package final class ManualClock: Clock, Sendable {
     /// A point on the manual clock: the time since it started.
-    public struct Instant: InstantProtocol, Sendable {
+    package struct Instant: InstantProtocol, Sendable {
         /// Time since the clock started.
-        public var offset: Duration
+        package var offset: Duration
 
-        public init(offset: Duration) { self.offset = offset }
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        package init(offset: Duration) { self.offset = offset }
+        package func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        package func duration(to other: Instant) -> Duration { other.offset - offset }
+        package static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -44,19 +44,19 @@ public final class ManualClock: Clock, Sendable {
     /// A clock at offset zero.
     /// - Parameter advancesWhenSleeping: Whether a sleep moves the clock to its deadline at once (default) or
     ///   waits for ``advance(by:)``.
-    public init(advancesWhenSleeping: Bool = true) {
+    package init(advancesWhenSleeping: Bool = true) {
         self.advancesWhenSleeping = advancesWhenSleeping
     }
 
-    public var now: Instant { state.withLock { $0.now } }
-    public var minimumResolution: Duration { .zero }
+    package var now: Instant { state.withLock { $0.now } }
+    package var minimumResolution: Duration { .zero }
 
     /// The length of every sleep so far, in order.
-    public var sleeps: [Duration] { state.withLock { $0.sleeps } }
+    package var sleeps: [Duration] { state.withLock { $0.sleeps } }
 
     /// Sleeps until `deadline`: at once (moving the clock) or until ``advance(by:)`` gets there, per the mode.
     /// - Throws: `CancellationError` when the task is cancelled.
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    package func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         if advancesWhenSleeping {
             state.withLock { state in
@@ -90,7 +90,7 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// Moves the clock forward by `duration` and wakes the sleepers whose deadline has come.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -102,5 +102,5 @@ public final class ManualClock: Clock, Sendable {
     }
 
     /// How many sleeps are waiting for ``advance(by:)``.
-    public var waitingSleepers: Int { state.withLock { $0.sleepers.count } }
+    package var waitingSleepers: Int { state.withLock { $0.sleepers.count } }
 }

@@ -1,5 +1,5 @@
 import FeatureModel
-public import FeatureServiceClient
+package import FeatureServiceClient
 import Synchronization
 
 /// An ``HTTPTransport`` that wraps another and injects faults on chosen requests: for component and integration
@@ -15,9 +15,9 @@ import Synchronization
 ///     request.path.hasSuffix("/applyEdits") && index == 0 ? .dropAfterSend : .none
 /// }
 /// ```
-public final class ScriptedFaultTransport: HTTPTransport {
+package final class ScriptedFaultTransport: HTTPTransport {
     /// What happens to one request.
-    public enum Fault: Sendable, Hashable {
+    package enum Fault: Sendable, Hashable {
         /// Forward the request unchanged.
         case none
         /// Answer this HTTP status with a plain-text body (and a `Retry-After` header when given) without forwarding.
@@ -33,14 +33,14 @@ public final class ScriptedFaultTransport: HTTPTransport {
     }
 
     /// Chooses the fault of a request from its index and content.
-    public typealias Decision = @Sendable (_ index: Int, _ request: HTTPRequest) -> Fault
+    package typealias Decision = @Sendable (_ index: Int, _ request: HTTPRequest) -> Fault
 
     private let inner: any HTTPTransport
     private let decide: Decision
     private let log = Mutex<(count: Int, faults: [Fault])>((0, []))
 
     /// A transport injecting the faults `decide` chooses into requests to `inner`.
-    public init(wrapping inner: any HTTPTransport, decide: @escaping Decision) {
+    package init(wrapping inner: any HTTPTransport, decide: @escaping Decision) {
         self.inner = inner
         self.decide = decide
     }
@@ -48,7 +48,7 @@ public final class ScriptedFaultTransport: HTTPTransport {
     /// Faults at random (seeded): each request matching `matching` gets a 503 with probability `unavailable`,
     /// a 429 (with `Retry-After: 0`) with `throttled`, a dropped connection with `dropped` (half before send,
     /// half after), and passes otherwise.
-    public static func random(
+    package static func random(
         wrapping inner: any HTTPTransport, seed: UInt64, unavailable: Double, throttled: Double, dropped: Double,
         matching: @escaping @Sendable (HTTPRequest) -> Bool
     ) -> ScriptedFaultTransport {
@@ -64,7 +64,7 @@ public final class ScriptedFaultTransport: HTTPTransport {
         }
     }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let index = log.withLock { log -> Int in
             log.count += 1
             return log.count - 1
@@ -93,8 +93,8 @@ public final class ScriptedFaultTransport: HTTPTransport {
     }
 
     /// The faults injected so far, in order.
-    public var injectedFaults: [Fault] { log.withLock { $0.faults } }
+    package var injectedFaults: [Fault] { log.withLock { $0.faults } }
 
     /// The requests seen so far.
-    public var requestCount: Int { log.withLock { $0.count } }
+    package var requestCount: Int { log.withLock { $0.count } }
 }

@@ -3,18 +3,18 @@ import LocalFeatureServer
 import Logging
 
 /// A local feature service started for one test.
-public struct TestServer: Sendable {
+package struct TestServer: Sendable {
     /// `http://127.0.0.1:<port>/arcgis/rest/services`.
-    public let rootURL: String
+    package let rootURL: String
     /// `…/rest/services/<dataset>/FeatureServer`.
-    public let serviceURL: String
+    package let serviceURL: String
     /// The bound ephemeral port.
-    public let port: Int
+    package let port: Int
     /// The SQLite file behind the server.
-    public let databasePath: String
+    package let databasePath: String
 
     /// A description of a running test server (made by ``withTestServer(dataset:databasePath:_:)``).
-    public init(rootURL: String, serviceURL: String, port: Int, databasePath: String) {
+    package init(rootURL: String, serviceURL: String, port: Int, databasePath: String) {
         self.rootURL = rootURL
         self.serviceURL = serviceURL
         self.port = port
@@ -31,7 +31,7 @@ public struct TestServer: Sendable {
 ///   - databasePath: Where the database file goes; nil for a temporary one.
 ///   - body: The test, given the running server.
 /// - Throws: `LocalFeatureServerError` if the server cannot start; whatever `body` throws.
-public func withTestServer<T: Sendable>(
+package func withTestServer<T: Sendable>(
     dataset: String = "parks",
     databasePath: String? = nil,
     _ body: @Sendable (TestServer) async throws -> T

@@ -1,9 +1,9 @@
 import FeatureModel
-public import FeatureServiceClient
-public import Foundation
+package import FeatureServiceClient
+package import Foundation
 
 /// Something the runner reports while it works, for a progress display.
-public enum RunEvent: Sendable {
+package enum RunEvent: Sendable {
     case metadataLoaded(service: String, layers: [String])
     case scenarioStarted(ScenarioSpec)
     case scenarioFinished(ScenarioSpec, ScenarioView)
@@ -12,12 +12,12 @@ public enum RunEvent: Sendable {
 }
 
 /// How the runner reaches its feature service: URL, transport (TLS and timeouts set) and authentication.
-public struct ServiceConnection: Sendable {
-    public var url: String
-    public var transport: any HTTPTransport
-    public var authentication: TokenAuthentication?
+package struct ServiceConnection: Sendable {
+    package var url: String
+    package var transport: any HTTPTransport
+    package var authentication: TokenAuthentication?
 
-    public init(url: String, transport: any HTTPTransport, authentication: TokenAuthentication? = nil) {
+    package init(url: String, transport: any HTTPTransport, authentication: TokenAuthentication? = nil) {
         self.url = url
         self.transport = transport
         self.authentication = authentication
@@ -34,23 +34,23 @@ public struct ServiceConnection: Sendable {
 /// let runner = ScenarioRunner(plan: plan, planFile: path, connection: connection, target: info, clock: ContinuousClock(), toolVersion: "1.0")
 /// let report = try await runner.run()
 /// ```
-public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
-    public let plan: ScenarioPlan
-    public let planFile: String
-    public let connection: ServiceConnection
-    public let target: RunReport.TargetInfo
-    public let clock: C
-    public let toolVersion: String
+package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
+    package let plan: ScenarioPlan
+    package let planFile: String
+    package let connection: ServiceConnection
+    package let target: RunReport.TargetInfo
+    package let clock: C
+    package let toolVersion: String
     let wallClock: @Sendable () -> Date
     /// Mixed into client GlobalIDs so a rerun with the same seed never collides with an earlier run's features.
     let runNonce: UInt64
     /// How often ``RunEvent/progress(_:)`` is sent while scenarios run.
-    public var progressInterval: Duration = .seconds(1)
+    package var progressInterval: Duration = .seconds(1)
     /// The share of the test this process runs (k6's execution segment within its sequence); the whole test by
     /// default. Generators running every segment of one sequence run the whole test once between them.
-    public var segment: ExecutionTuple = .whole
+    package var segment: ExecutionTuple = .whole
 
-    public init(
+    package init(
         plan: ScenarioPlan, planFile: String, connection: ServiceConnection, target: RunReport.TargetInfo, clock: C, toolVersion: String,
         wallClock: @escaping @Sendable () -> Date = { Date() }, runNonce: UInt64 = UInt64.random(in: 1...UInt64.max)
     ) {
@@ -80,7 +80,7 @@ public struct ScenarioRunner<C: Clock<Duration>>: Sendable {
     ///   what ran so far and its verdict fails as interrupted.
     /// - Throws: ``LoadRunnerError`` when the metadata cannot be loaded or the plan does not fit the service (every
     ///   problem listed); `CancellationError` when cancelled before the load started.
-    public func run(onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) async throws -> RunReport {
+    package func run(onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) async throws -> RunReport {
         let startedAt = wallClock()
         let runStart = clock.now
         let service = FeatureService(url: connection.url, transport: RecordingTransport(connection.transport), authentication: connection.authentication)

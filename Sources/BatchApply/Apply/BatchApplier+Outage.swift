@@ -1,4 +1,4 @@
-public import FeatureServiceClient
+package import FeatureServiceClient
 import FeatureModel
 
 /// A service that cannot be reached: which failures say so, waiting for it, probing it.

@@ -1,4 +1,4 @@
-public import FeatureServiceClient
+package import FeatureServiceClient
 import FeatureModel
 import Foundation
 
@@ -41,26 +41,26 @@ import Foundation
 /// Cancelling the task (Ctrl-C) stops new batches; batches in flight are cancelled and stay in doubt, to be settled
 /// by `--resume`, while batches read but not started were never marked. Only the parent writes
 /// to the journal.
-public struct BatchApplier: Sendable {
-    public let journal: ApplyJournal
-    public let service: FeatureService
-    public let settings: ApplySettings
-    public let retry: RetryPolicy
+package struct BatchApplier: Sendable {
+    package let journal: ApplyJournal
+    package let service: FeatureService
+    package let settings: ApplySettings
+    package let retry: RetryPolicy
     /// The GlobalID and object-ID fields of each layer the plan names.
-    public let keys: [Int: (objectIdField: String, globalIdField: String?)]
+    package let keys: [Int: (objectIdField: String, globalIdField: String?)]
     /// How long a run waits for a service that cannot be reached before it stops; zero fails the batches instead, each
     /// after its retries.
-    public var serviceWait: Duration = Self.defaultServiceWait
+    package var serviceWait: Duration = Self.defaultServiceWait
     /// The default ``serviceWait``: 15 minutes.
-    public static let defaultServiceWait = Duration.seconds(900)
+    package static let defaultServiceWait = Duration.seconds(900)
     /// The longest pause between two probes of a service that cannot be reached.
-    public var probeInterval: Duration = .seconds(30)
+    package var probeInterval: Duration = .seconds(30)
 
     /// The default retry policy of an apply: patient enough for an overnight run against a throttling service.
-    public static let defaultRetry = RetryPolicy(
+    package static let defaultRetry = RetryPolicy(
         maximumAttempts: 8, initialBackoff: .milliseconds(200), maximumBackoff: .seconds(30), budget: .seconds(300))
 
-    public init(
+    package init(
         journal: ApplyJournal, service: FeatureService, settings: ApplySettings, retry: RetryPolicy = BatchApplier.defaultRetry,
         keys: [Int: (objectIdField: String, globalIdField: String?)]
     ) {
@@ -72,50 +72,50 @@ public struct BatchApplier: Sendable {
     }
 
     /// Where a run stands, for progress lines.
-    public struct Progress: Sendable, Hashable {
+    package struct Progress: Sendable, Hashable {
         /// Edits with an outcome recorded in this run.
-        public var settled: Int
+        package var settled: Int
         /// Edits this run set out to settle.
-        public var total: Int
-        public var applied: Int
-        public var rejected: Int
-        public var failed: Int
-        public var retries: Int
-        public var elapsed: Duration
+        package var total: Int
+        package var applied: Int
+        package var rejected: Int
+        package var failed: Int
+        package var retries: Int
+        package var elapsed: Duration
         /// Whether the input is still being planned (the total still grows).
-        public var planning = false
+        package var planning = false
         /// How the service could not be reached, while the run waits for it.
-        public var unavailable: String?
+        package var unavailable: String?
     }
 
     /// What a run did.
-    public struct Summary: Sendable, Hashable {
+    package struct Summary: Sendable, Hashable {
         /// Batches found in doubt and settled against the service before sending.
-        public var reconciledBatches = 0
+        package var reconciledBatches = 0
         /// Edits found already applied by that settling.
-        public var reconciledApplied = 0
-        public var batchesSent = 0
-        public var requests = 0
-        public var retries = 0
-        public var backoff: Duration = .zero
+        package var reconciledApplied = 0
+        package var batchesSent = 0
+        package var requests = 0
+        package var retries = 0
+        package var backoff: Duration = .zero
         /// Edits settled in this run, by status.
-        public var settled: [EditStatus: Int] = [:]
+        package var settled: [EditStatus: Int] = [:]
         /// Adds the service already held (an earlier run or attempt applied them).
-        public var alreadyPresent = 0
+        package var alreadyPresent = 0
         /// Deletes that found their feature gone (an earlier run or attempt deleted it, or it was never there).
-        public var alreadyGone = 0
-        public var elapsed: Duration = .zero
+        package var alreadyGone = 0
+        package var elapsed: Duration = .zero
         /// Whether the run stopped early (cancelled).
-        public var interrupted = false
+        package var interrupted = false
         /// Why the run stopped early because the service could not be reached for ``BatchApplier/serviceWait``; nil
         /// when it did not. The batches not applied are left for `--resume`.
-        public var unavailable: String?
+        package var unavailable: String?
         /// Times the service could not be reached and the run waited for it, and how long in all.
-        public var outages = 0
-        public var outageTime: Duration = .zero
+        package var outages = 0
+        package var outageTime: Duration = .zero
 
         /// Edits applied in this run per second of it.
-        public var editsPerSecond: Double {
+        package var editsPerSecond: Double {
             let seconds = elapsed.seconds
             return seconds > 0 ? Double(settled[.applied] ?? 0) / seconds : 0
         }
@@ -131,7 +131,7 @@ public struct BatchApplier: Sendable {
     /// - Returns: What the run did; ``Summary/interrupted`` when it was cancelled; ``Summary/unavailable`` when the
     ///   service could not be reached for ``serviceWait``, also while batches in doubt were looked up first.
     /// - Throws: ``ApplyError/journal(_:)``; ``FeatureServiceError`` when settling in-doubt batches fails otherwise.
-    public func run(
+    package func run(
         plan: AsyncStream<ApplyPlanner.ReadyBatches>? = nil, clock: some Clock<Duration> = ContinuousClock(), progress: (Progress) -> Void = { _ in }
     ) async throws -> Summary {
         try await dispatch(plan: plan, clock: clock, progress: progress)

@@ -1,17 +1,17 @@
 import Foundation
 
 /// How a CSV file becomes features: column renames, the geometry columns, and its coordinate system.
-public struct CSVOptions: Sendable, Hashable {
+package struct CSVOptions: Sendable, Hashable {
     /// Column name → field name. Columns not mapped keep their own name.
-    public var mapping: [String: String]
+    package var mapping: [String: String]
     /// The column holding x (longitude), with ``y``; its cells must be numbers.
-    public var x: String?
+    package var x: String?
     /// The column holding y (latitude), with ``x``.
-    public var y: String?
+    package var y: String?
     /// The column holding WKT geometry (`POINT (1 2)`, `POLYGON Z (…)`, `EMPTY`), instead of ``x``/``y``.
-    public var wkt: String?
+    package var wkt: String?
     /// The coordinate system of the coordinates; default 4326 (WGS 84).
-    public var wkid: Int
+    package var wkid: Int
 
     /// Options with the given values.
     /// - Parameters:
@@ -20,7 +20,7 @@ public struct CSVOptions: Sendable, Hashable {
     ///   - y: the y column; default none.
     ///   - wkt: the WKT column; default none. With no geometry column the records have no geometry.
     ///   - wkid: the coordinates' well-known ID; default 4326.
-    public init(mapping: [String: String] = [:], x: String? = nil, y: String? = nil, wkt: String? = nil, wkid: Int = 4326) {
+    package init(mapping: [String: String] = [:], x: String? = nil, y: String? = nil, wkt: String? = nil, wkid: Int = 4326) {
         self.mapping = mapping
         self.x = x
         self.y = y
@@ -33,7 +33,7 @@ public struct CSVOptions: Sendable, Hashable {
     /// Spaces around names are ignored.
     /// - Throws: ``InputSetupError`` naming the pair at fault: no `=`, an empty side, a column mapped twice, or
     ///   two columns mapped to one field.
-    public static func parseMapping(_ text: String) throws(InputSetupError) -> [String: String] {
+    package static func parseMapping(_ text: String) throws(InputSetupError) -> [String: String] {
         var mapping: [String: String] = [:]
         var columnOfField: [String: String] = [:]
         for (index, pair) in text.split(separator: ",", omittingEmptySubsequences: false).enumerated() {

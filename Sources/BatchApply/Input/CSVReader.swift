@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Positions carry the line each row starts on; `source` is the row's text, so rejects can be written back
 /// under the same header (``header``). Memory: one chunk and one row. Blocks on file I/O.
-public struct CSVReader: EditReader {
+package struct CSVReader: EditReader {
     private var parser: CSVRecordParser
     private let options: InputOptions
     private var index = 0
@@ -16,10 +16,10 @@ public struct CSVReader: EditReader {
     private var columns: [Column] = []
     private var geometryColumns: (x: Int?, y: Int?, wkt: Int?) = (nil, nil, nil)
     /// The header row's text as it stood in the file; nil until the first call of ``next()``.
-    public private(set) var header: String?
+    package private(set) var header: String?
 
     /// The header row, which a rejects file in CSV starts with.
-    public var rejectsHeader: String? { header }
+    package var rejectsHeader: String? { header }
 
     private struct Column {
         var name: String
@@ -29,7 +29,7 @@ public struct CSVReader: EditReader {
 
     /// A reader of the CSV file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
-    public init(path: String, options: InputOptions = InputOptions()) throws {
+    package init(path: String, options: InputOptions = InputOptions()) throws {
         parser = CSVRecordParser(source: try ByteSource(path: path, chunkSize: options.chunkSize), limit: options.maxRecordSize)
         self.options = options
     }
@@ -40,7 +40,7 @@ public struct CSVReader: EditReader {
         self.options = options
     }
 
-    public mutating func next() -> Result<InputEdit, InputProblem>? {
+    package mutating func next() -> Result<InputEdit, InputProblem>? {
         guard !finished else { return nil }
         do {
             if header == nil {

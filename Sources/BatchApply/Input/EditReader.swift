@@ -18,7 +18,7 @@
 ///     }
 /// }
 /// ```
-public protocol EditReader {
+package protocol EditReader {
     /// The next record, or nil when the input is exhausted (and nil again when asked after that).
     mutating func next() -> Result<InputEdit, InputProblem>?
 
@@ -38,16 +38,16 @@ public protocol EditReader {
 
 extension EditReader {
     /// None: records stand alone.
-    public var rejectsHeader: String? { nil }
+    package var rejectsHeader: String? { nil }
 
     /// None.
-    public var notes: [String] { [] }
+    package var notes: [String] { [] }
 
     /// The next record, decoded.
-    public mutating func nextRead() -> ReadRecord? { next().map(ReadRecord.decoded) }
+    package mutating func nextRead() -> ReadRecord? { next().map(ReadRecord.decoded) }
 
     /// Reads every remaining record, edits and problems apart. For small inputs and tests: it holds them all.
-    public mutating func readAll() -> (edits: [InputEdit], problems: [InputProblem]) {
+    package mutating func readAll() -> (edits: [InputEdit], problems: [InputProblem]) {
         var edits: [InputEdit] = []
         var problems: [InputProblem] = []
         while let record = next() {
@@ -62,14 +62,14 @@ extension EditReader {
 
 /// A record read from an input file: decoded already, or its text with the decoding still to do (a pure function of
 /// the text and its position, so any thread may do it).
-public enum ReadRecord: Sendable {
+package enum ReadRecord: Sendable {
     case decoded(Result<InputEdit, InputProblem>)
     /// The record's text, `byteCount` bytes long, and how to decode it; for a GeoJSON Feature record that decodes to an
     /// add, its text (for the planner's fast path, ``PointAdds``).
     case deferred(byteCount: Int, geoJSON: GeoJSONText? = nil, decode: @Sendable () -> Result<InputEdit, InputProblem>)
 
     /// About how many bytes the record holds: its text's.
-    public var byteCount: Int {
+    package var byteCount: Int {
         switch self {
         case .decoded(.success(let edit)): edit.source.utf8.count
         case .decoded(.failure(let problem)): problem.source?.utf8.count ?? 0
@@ -78,7 +78,7 @@ public enum ReadRecord: Sendable {
     }
 
     /// The record, decoded.
-    public func decode() -> Result<InputEdit, InputProblem> {
+    package func decode() -> Result<InputEdit, InputProblem> {
         switch self {
         case .decoded(let result): result
         case .deferred(_, _, let decode): decode()

@@ -1,21 +1,21 @@
-public import FeatureModel
+package import FeatureModel
 import Foundation
 
 /// Reads Esri JSON features, geometries and delete keys from parsed JSON.
 ///
 /// Pure: no I/O.
-public enum EsriJSONFeature {
+package enum EsriJSONFeature {
     /// The attribute a delete's object ID is put under; the applier maps it to the layer's object-ID field.
-    public static let objectIdKey = "OBJECTID"
+    package static let objectIdKey = "OBJECTID"
     /// The attribute a delete's GlobalID is put under; the applier maps it to the layer's GlobalID field.
-    public static let globalIdKey = "GlobalID"
+    package static let globalIdKey = "GlobalID"
 
     /// The feature in an Esri JSON `{"attributes": {…}, "geometry": {…}}` object.
     /// - Parameters:
     ///   - spatialReference: given to a geometry that has none (the feature set's).
     ///   - geometryType: the feature set's `geometryType`; a geometry of another type is a problem.
     /// - Throws: ``GeometryProblem`` when the record is not such an object or its geometry is unusable.
-    public static func feature(
+    package static func feature(
         _ value: JSONValue, spatialReference: SpatialReference? = nil, geometryType: GeometryType? = nil
     ) throws(GeometryProblem) -> Feature {
         guard case .object(let object) = value else { throw GeometryProblem("the record is not a JSON object") }
@@ -38,7 +38,7 @@ public enum EsriJSONFeature {
     /// The key of one element of a `deletes` array: an object ID (number, or a string of digits) under
     /// ``objectIdKey``, or a GlobalID (braces optional) under ``globalIdKey``, normalised.
     /// - Throws: ``GeometryProblem`` for anything else.
-    public static func deleteKey(_ value: JSONValue) throws(GeometryProblem) -> Feature {
+    package static func deleteKey(_ value: JSONValue) throws(GeometryProblem) -> Feature {
         if let id = value.intValue { return Feature(attributes: [objectIdKey: .int(id)]) }
         if let text = value.stringValue {
             let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -52,7 +52,7 @@ public enum EsriJSONFeature {
     ///
     /// With `hasM` the measure is dropped; with `hasZ` (or three coordinates and no `hasM`) z is kept.
     /// - Throws: ``GeometryProblem`` for curves, envelopes, or coordinates that are not numbers.
-    public static func geometry(_ value: JSONValue, spatialReference: SpatialReference?) throws(GeometryProblem) -> Geometry? {
+    package static func geometry(_ value: JSONValue, spatialReference: SpatialReference?) throws(GeometryProblem) -> Geometry? {
         if value.isNull { return nil }
         guard case .object(let object) = value else { throw GeometryProblem("\"geometry\" is not an object") }
         if object.isEmpty { return nil }

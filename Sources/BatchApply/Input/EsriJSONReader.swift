@@ -11,7 +11,7 @@ import Foundation
 /// A delete's feature holds only its key, under ``EsriJSONFeature/objectIdKey`` (`OBJECTID`) or
 /// ``EsriJSONFeature/globalIdKey`` (`GlobalID`): the reader does not know the layer's field names, so the
 /// applier (or ``FieldCoercion``) maps them. Read in two passes of 64 KiB chunks like ``GeoJSONReader``.
-public struct EsriJSONReader: EditReader {
+package struct EsriJSONReader: EditReader {
     private static let splitKeys: Set<String> = ["features", "adds", "updates", "deletes"]
     private var splitter: JSONArraySplitter?
     private var pending: [Result<InputEdit, InputProblem>] = []
@@ -25,7 +25,7 @@ public struct EsriJSONReader: EditReader {
 
     /// A reader of the Esri JSON file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
-    public init(path: String, options: InputOptions = InputOptions()) throws {
+    package init(path: String, options: InputOptions = InputOptions()) throws {
         try self.init(options: options) { () throws(InputSetupError) in try ByteSource(path: path, chunkSize: options.chunkSize) }
     }
 
@@ -77,7 +77,7 @@ public struct EsriJSONReader: EditReader {
         }
     }
 
-    public mutating func next() -> Result<InputEdit, InputProblem>? {
+    package mutating func next() -> Result<InputEdit, InputProblem>? {
         if !pending.isEmpty { return pending.removeFirst() }
         guard var current = splitter else { return nil }
         splitter = nil

@@ -1,4 +1,4 @@
-public import FeatureModel
+package import FeatureModel
 import FeatureServiceClient
 import Foundation
 
@@ -16,14 +16,14 @@ import Foundation
 /// - Deletes keep only the object-ID and GlobalID fields; the reader's ``EsriJSONFeature/objectIdKey`` and
 ///   ``EsriJSONFeature/globalIdKey`` are mapped to the layer's own names.
 /// - Then `DomainValidator` checks domains (by subtype), nullability and, for adds, required fields.
-public enum FieldCoercion {
+package enum FieldCoercion {
     /// The feature with attributes fitted to `layer`, and every problem found (empty when it can be sent).
     /// - Parameters:
     ///   - feature: the feature as read.
     ///   - kind: the edit kind.
     ///   - layer: the target layer's metadata.
     /// - Returns: the fitted feature (attributes with problems left out) and the problems, in attribute order.
-    public static func coerce(_ feature: Feature, kind: InputEdit.Kind, layer: LayerInfo) -> (feature: Feature, problems: [String]) {
+    package static func coerce(_ feature: Feature, kind: InputEdit.Kind, layer: LayerInfo) -> (feature: Feature, problems: [String]) {
         let subtype = subtype(of: feature, in: layer)
         // The attributes' order decides only the order of problems (and which of two attributes naming one field is
         // kept, itself a problem): a record fitted without a problem in the dictionary's own order is fitted as it
@@ -74,7 +74,7 @@ public enum FieldCoercion {
 
     /// ``coerce(_:kind:layer:)`` for a bare field list (no subtypes); the object-ID and GlobalID fields are the
     /// fields of those types.
-    public static func coerce(_ feature: Feature, fields: [Field], kind: InputEdit.Kind) -> (feature: Feature, problems: [String]) {
+    package static func coerce(_ feature: Feature, fields: [Field], kind: InputEdit.Kind) -> (feature: Feature, problems: [String]) {
         let layer = LayerInfo(
             id: 0, name: "layer", type: "Feature Layer", geometryType: nil,
             objectIdField: fields.first { $0.type == .oid }?.name ?? EsriJSONFeature.objectIdKey,

@@ -1,9 +1,9 @@
-public import FeatureModel
+package import FeatureModel
 
 /// Turns one GeoJSON Feature object into an edit: `properties` become attributes, the geometry becomes Esri JSON.
 ///
 /// Pure: no I/O.
-public enum GeoJSONFeature {
+package enum GeoJSONFeature {
     /// The kind and feature of a GeoJSON Feature.
     /// - Parameters:
     ///   - value: the parsed Feature object.
@@ -12,7 +12,7 @@ public enum GeoJSONFeature {
     ///   - kindField: the property naming the edit kind (removed from the attributes); nil for adds.
     /// - Returns: the edit kind and the feature.
     /// - Throws: ``GeometryProblem`` naming what is wrong: not a Feature, a nested property, a bad geometry.
-    public static func decode(
+    package static func decode(
         _ value: JSONValue, spatialReference: SpatialReference = SpatialReference(wkid: 4326), kindField: String? = nil
     ) throws(GeometryProblem) -> (kind: InputEdit.Kind, feature: Feature) {
         guard case .object(let object) = value else { throw GeometryProblem("the record is not a JSON object") }

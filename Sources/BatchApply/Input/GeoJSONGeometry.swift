@@ -1,15 +1,15 @@
-public import FeatureModel
+package import FeatureModel
 
 /// Reads GeoJSON (RFC 7946) geometries and the legacy `crs` member.
 ///
 /// Pure: no I/O.
-public enum GeoJSONGeometry {
+package enum GeoJSONGeometry {
     /// The simple-features geometry of a GeoJSON geometry object; `.empty` for JSON `null`.
     ///
     /// A third coordinate (z) is kept; further ones are dropped.
     /// - Throws: ``GeometryProblem`` for a GeometryCollection, an unknown type, or coordinates that are not
     ///   arrays of numbers nested as the type requires.
-    public static func simpleGeometry(_ value: JSONValue) throws(GeometryProblem) -> SimpleGeometry {
+    package static func simpleGeometry(_ value: JSONValue) throws(GeometryProblem) -> SimpleGeometry {
         if value.isNull { return .empty }
         guard case .object(let object) = value else { throw GeometryProblem("geometry is not an object") }
         guard let type = object["type"]?.stringValue else { throw GeometryProblem("geometry has no \"type\"") }
@@ -37,14 +37,14 @@ public enum GeoJSONGeometry {
 
     /// The Esri JSON geometry of a GeoJSON geometry object (nil for `null`), in `spatialReference`.
     /// - Throws: ``GeometryProblem`` as ``simpleGeometry(_:)`` and ``SimpleGeometry/esriGeometry(spatialReference:)``.
-    public static func esriGeometry(_ value: JSONValue, spatialReference: SpatialReference?) throws(GeometryProblem) -> Geometry? {
+    package static func esriGeometry(_ value: JSONValue, spatialReference: SpatialReference?) throws(GeometryProblem) -> Geometry? {
         try simpleGeometry(value).esriGeometry(spatialReference: spatialReference)
     }
 
     /// The EPSG code a legacy GeoJSON `crs` member names (`urn:ogc:def:crs:EPSG::3857`, `EPSG:3857`,
     /// `{"type":"EPSG","properties":{"code":3857}}`); 4326 for CRS84.
     /// - Throws: ``GeometryProblem`` when the member names no coordinate system this reader knows.
-    public static func wkid(ofCRS value: JSONValue) throws(GeometryProblem) -> Int {
+    package static func wkid(ofCRS value: JSONValue) throws(GeometryProblem) -> Int {
         guard case .object(let crs) = value, case .object(let properties)? = crs["properties"] else {
             throw GeometryProblem("\"crs\" is not an object with \"properties\"")
         }

@@ -7,7 +7,7 @@ import Foundation
 /// The file is read twice in 64 KiB chunks: a first pass finds the collection's members (`type`, a legacy `crs`
 /// wherever it stands), the second cuts the `features` array into features and decodes one at a time, so memory
 /// holds one chunk and one feature. Positions carry the line each feature starts on. Blocks on file I/O.
-public struct GeoJSONReader: EditReader {
+package struct GeoJSONReader: EditReader {
     private var splitter: JSONArraySplitter?
     private var pending: [Result<InputEdit, InputProblem>] = []
     private var index = 0
@@ -18,7 +18,7 @@ public struct GeoJSONReader: EditReader {
 
     /// A reader of the GeoJSON file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
-    public init(path: String, options: InputOptions = InputOptions()) throws {
+    package init(path: String, options: InputOptions = InputOptions()) throws {
         try self.init(options: options) { () throws(InputSetupError) in try ByteSource(path: path, chunkSize: options.chunkSize) }
     }
 
@@ -93,10 +93,10 @@ public struct GeoJSONReader: EditReader {
         }
     }
 
-    public mutating func next() -> Result<InputEdit, InputProblem>? { nextRead()?.decode() }
+    package mutating func next() -> Result<InputEdit, InputProblem>? { nextRead()?.decode() }
 
     /// The next feature's text, decoded when ``ReadRecord/decode()`` is called.
-    public mutating func nextRead() -> ReadRecord? {
+    package mutating func nextRead() -> ReadRecord? {
         if !pending.isEmpty { return .decoded(pending.removeFirst()) }
         if var whole = source {
             source = nil

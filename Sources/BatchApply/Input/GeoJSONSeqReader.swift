@@ -7,7 +7,7 @@ import Foundation
 /// ``InputOptions/kindField`` says otherwise.
 ///
 /// A bad line is a problem of its own and the next line is read. Memory: one chunk and one line. Blocks on I/O.
-public struct GeoJSONSeqReader: EditReader {
+package struct GeoJSONSeqReader: EditReader {
     private var source: ByteSource
     private var index = 0
     private var finished = false
@@ -16,7 +16,7 @@ public struct GeoJSONSeqReader: EditReader {
 
     /// A reader of the file at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened.
-    public init(path: String, options: InputOptions = InputOptions()) throws {
+    package init(path: String, options: InputOptions = InputOptions()) throws {
         source = try ByteSource(path: path, chunkSize: options.chunkSize)
         kindField = options.kindField
         limit = options.maxRecordSize
@@ -29,10 +29,10 @@ public struct GeoJSONSeqReader: EditReader {
         limit = options.maxRecordSize
     }
 
-    public mutating func next() -> Result<InputEdit, InputProblem>? { nextRead()?.decode() }
+    package mutating func next() -> Result<InputEdit, InputProblem>? { nextRead()?.decode() }
 
     /// The next non-blank line, decoded when ``ReadRecord/decode()`` is called.
-    public mutating func nextRead() -> ReadRecord? {
+    package mutating func nextRead() -> ReadRecord? {
         while !finished {
             let line = source.line
             var bytes: [UInt8] = []

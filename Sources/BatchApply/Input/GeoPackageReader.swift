@@ -10,14 +10,14 @@ import GRDB
 /// A record's `source` is a one-line Esri JSON rendering of the feature: rejects cannot be written back as rows,
 /// so they are written as Esri JSON lines, which ``GeoJSONSeqReader`` reads again. BLOB columns other than the
 /// geometry are left out and named in ``skippedColumns``. Blocks on SQLite I/O.
-public struct GeoPackageReader: EditReader {
+package struct GeoPackageReader: EditReader {
     /// The table read.
-    public let table: GeoPackageTable
+    package let table: GeoPackageTable
     /// Columns that are not read: BLOB columns other than the geometry, which no layer field takes from a file.
-    public let skippedColumns: [String]
+    package let skippedColumns: [String]
 
     /// A sentence naming the skipped columns, when there are any.
-    public var notes: [String] {
+    package var notes: [String] {
         guard !skippedColumns.isEmpty else { return [] }
         let names = skippedColumns.map { "'\($0)'" }.joined(separator: ", ")
         return [
@@ -41,7 +41,7 @@ public struct GeoPackageReader: EditReader {
     /// A reader of the GeoPackage at `path`.
     /// - Throws: ``InputSetupError`` when the file cannot be opened as a GeoPackage, or the table cannot be chosen
     ///   (the message lists the tables).
-    public init(path: String, options: InputOptions = InputOptions()) throws {
+    package init(path: String, options: InputOptions = InputOptions()) throws {
         var configuration = Configuration()
         configuration.readonly = true
         do {
@@ -87,7 +87,7 @@ public struct GeoPackageReader: EditReader {
         }
     }
 
-    public mutating func next() -> Result<InputEdit, InputProblem>? {
+    package mutating func next() -> Result<InputEdit, InputProblem>? {
         guard !finished else { return nil }
         if pageIndex >= page.count {
             do { try fetchPage() } catch {

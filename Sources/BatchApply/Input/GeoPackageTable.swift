@@ -2,19 +2,19 @@ import Foundation
 import GRDB
 
 /// A table a GeoPackage lists in `gpkg_contents`, with its geometry column and coordinate system.
-public struct GeoPackageTable: Sendable, Hashable, CustomStringConvertible {
+package struct GeoPackageTable: Sendable, Hashable, CustomStringConvertible {
     /// The table name.
-    public var name: String
+    package var name: String
     /// `features` or `attributes`.
-    public var dataType: String
+    package var dataType: String
     /// The geometry column (`gpkg_geometry_columns`), for feature tables.
-    public var geometryColumn: String?
+    package var geometryColumn: String?
     /// The `srs_id` of the geometry column.
-    public var srsID: Int?
+    package var srsID: Int?
     /// The well-known ID of that coordinate system: its EPSG (or ESRI) code in `gpkg_spatial_ref_sys`.
-    public var wkid: Int?
+    package var wkid: Int?
 
-    public var description: String { "\(name) (\(dataType))" }
+    package var description: String { "\(name) (\(dataType))" }
 
     /// The feature and attribute tables of the GeoPackage open in `db`, in name order.
     /// - Throws: ``InputSetupError`` when `gpkg_contents` is missing (not a GeoPackage), or the SQLite error.

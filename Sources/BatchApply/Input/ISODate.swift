@@ -4,9 +4,9 @@ import FeatureModel
 ///
 /// Accepted: `2024-05-01`, `2024-05-01T12:30`, `2024-05-01T12:30:00`, with fractional seconds, a space instead
 /// of `T`, and `Z`, `±HH:MM`, `±HHMM` or `±HH`. A date-time without an offset is taken as UTC. Pure.
-public enum ISODate {
+package enum ISODate {
     /// Epoch milliseconds of `text`, or nil when it is not one of the accepted forms or not a real date.
-    public static func epochMilliseconds(_ text: String) -> Int64? {
+    package static func epochMilliseconds(_ text: String) -> Int64? {
         var scanner = DigitScanner(bytes: Array(text.utf8))
         guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
             let day = scanner.digits(2), (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)

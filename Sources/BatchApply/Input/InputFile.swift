@@ -1,5 +1,5 @@
 /// Opens an input file of edits with the reader its format needs.
-public enum InputFile {
+package enum InputFile {
     /// A reader of the file at `path`, in `format` or the format its extension (and, for `.json`, its first
     /// bytes) shows.
     ///
@@ -16,7 +16,7 @@ public enum InputFile {
     /// - Returns: the reader; blocks on opening the file (and, for JSON documents, on a first pass over it).
     /// - Throws: ``InputSetupError`` when the format cannot be told, the file cannot be opened, or the options do
     ///   not fit it (a GeoPackage table that is not there).
-    public static func open(path: String, format: InputFormat? = nil, options: InputOptions = InputOptions()) throws -> any EditReader {
+    package static func open(path: String, format: InputFormat? = nil, options: InputOptions = InputOptions()) throws -> any EditReader {
         switch try format ?? InputFormat.detect(path: path) {
         case .geojson: return try GeoJSONReader(path: path, options: options)
         case .geojsonSeq: return try GeoJSONSeqReader(path: path, options: options)

@@ -2,7 +2,7 @@ import FeatureModel
 import Foundation
 
 /// The formats `featureload apply` reads edits from.
-public enum InputFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+package enum InputFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// One GeoJSON document: a FeatureCollection (or a single Feature).
     case geojson
     /// Newline-delimited GeoJSON features (GeoJSONSeq, NDJSON, JSON Lines); Esri JSON features per line are read too.
@@ -14,14 +14,14 @@ public enum InputFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
     /// An OGC GeoPackage (SQLite) file.
     case geoPackage
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// The format of the file at `path`, by its extension; `.json` files are told apart by their first bytes.
     ///
     /// Blocks on reading up to 64 KiB of a `.json` file.
     /// - Throws: ``InputSetupError`` for an unknown extension, an unreadable file, or a `.json` file that looks
     ///   like neither GeoJSON nor Esri JSON.
-    public static func detect(path: String) throws -> InputFormat {
+    package static func detect(path: String) throws -> InputFormat {
         let fileExtension = URL(fileURLWithPath: path).pathExtension.lowercased()
         switch fileExtension {
         case "geojson": return .geojson
@@ -51,7 +51,7 @@ public enum InputFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
     /// The JSON format the first bytes of a document suggest, or nil when they suggest none.
     ///
     /// Looks only at member names and the `type` value, so a document cut off at any point can be sniffed.
-    public static func sniff(_ head: [UInt8]) -> InputFormat? {
+    package static func sniff(_ head: [UInt8]) -> InputFormat? {
         let text = String(decoding: head, as: UTF8.self)
         // Features one per line in a file named .json: the first line is a whole object and another follows.
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -76,12 +76,12 @@ public enum InputFormat: String, Sendable, Hashable, Codable, CaseIterable, Cust
 }
 
 /// Why an input cannot be read at all (file, format or options), before any record is read.
-public struct InputSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct InputSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong and what to do, e.g. "no column 'lon' in the header; columns are a, b".
-    public var reason: String
+    package var reason: String
 
     /// An error with the given reason.
-    public init(_ reason: String) { self.reason = reason }
+    package init(_ reason: String) { self.reason = reason }
 
-    public var description: String { reason }
+    package var description: String { reason }
 }

@@ -4,21 +4,21 @@ import Foundation
 /// How input files are read: which attribute names the edit kind, and the options of each format.
 ///
 /// The CLI fills it from `featureload apply`'s flags.
-public struct InputOptions: Sendable, Hashable {
+package struct InputOptions: Sendable, Hashable {
     /// The attribute (GeoJSON property, CSV column, GeoPackage column, Esri feature-set attribute) whose value
     /// (`add`, `update` or `delete`, any case; empty or null means add) gives each record's kind. The attribute
     /// is removed from the feature. Nil (the default): every record of those formats is an add.
-    public var kindField: String?
+    package var kindField: String?
     /// CSV columns, geometry and mapping.
-    public var csv: CSVOptions
+    package var csv: CSVOptions
     /// GeoPackage table and paging.
-    public var geoPackage: GeoPackageOptions
+    package var geoPackage: GeoPackageOptions
     /// The most bytes one record may have (a JSON feature or edit, a line of newline-delimited JSON, a CSV row);
     /// default ``defaultMaxRecordSize``. A longer record is read past, never held, and reported as a problem at its
     /// position, so a file with a runaway value is read in bounded memory.
-    public var maxRecordSize: Int
+    package var maxRecordSize: Int
     /// The default record size limit: 64 MiB, far above any real feature.
-    public static let defaultMaxRecordSize = 64 << 20
+    package static let defaultMaxRecordSize = 64 << 20
     /// Bytes read from a file at a time (64 KiB); tests make it tiny to cross chunk boundaries.
     package var chunkSize: Int
 
@@ -28,7 +28,7 @@ public struct InputOptions: Sendable, Hashable {
     ///   - csv: CSV options; default: no mapping, no geometry.
     ///   - geoPackage: GeoPackage options; default: the only feature table.
     ///   - maxRecordSize: the most bytes one record may have (at least 1); default 64 MiB.
-    public init(
+    package init(
         kindField: String? = nil, csv: CSVOptions = CSVOptions(), geoPackage: GeoPackageOptions = GeoPackageOptions(),
         maxRecordSize: Int = InputOptions.defaultMaxRecordSize
     ) {

@@ -1,20 +1,20 @@
-public import FeatureModel
+package import FeatureModel
 
 /// Why a geometry in an input record cannot be used, in words that name the part at fault.
-public struct GeometryProblem: Error, Sendable, Hashable, CustomStringConvertible {
+package struct GeometryProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, e.g. "ring 2 of polygon 1 has 3 positions; a ring needs at least 4".
-    public var reason: String
+    package var reason: String
 
     /// A problem with the given reason.
-    public init(_ reason: String) { self.reason = reason }
+    package init(_ reason: String) { self.reason = reason }
 
-    public var description: String { reason }
+    package var description: String { reason }
 }
 
 /// An OGC simple-features geometry (GeoJSON, WKT and WKB all share this model), before it becomes Esri JSON.
 ///
 /// Positions are `[x, y]` or `[x, y, z]`; measures (m) are dropped by the parsers. Pure value, `Sendable`.
-public enum SimpleGeometry: Sendable, Hashable {
+package enum SimpleGeometry: Sendable, Hashable {
     /// One position.
     case point([Double])
     /// Positions.
@@ -35,7 +35,7 @@ public enum SimpleGeometry: Sendable, Hashable {
     ///
     /// - Throws: ``GeometryProblem`` when a line has fewer than 2 positions, a ring fewer than 4 or is not
     ///   closed, or a position has fewer than 2 coordinates or a non-finite one.
-    public func esriGeometry(spatialReference: SpatialReference?) throws(GeometryProblem) -> Geometry? {
+    package func esriGeometry(spatialReference: SpatialReference?) throws(GeometryProblem) -> Geometry? {
         switch self {
         case .empty:
             return nil
@@ -69,7 +69,7 @@ public enum SimpleGeometry: Sendable, Hashable {
 
     /// Twice the signed area of a ring by the shoelace formula: positive when the ring runs counter-clockwise
     /// (x to the right, y up), negative when clockwise.
-    public static func signedDoubleArea(_ ring: [[Double]]) -> Double {
+    package static func signedDoubleArea(_ ring: [[Double]]) -> Double {
         guard ring.count > 2 else { return 0 }
         var sum = 0.0
         // Relative to the first vertex, so large projected coordinates keep their precision.

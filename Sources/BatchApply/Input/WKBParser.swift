@@ -2,11 +2,11 @@
 ///
 /// Point, LineString, Polygon, MultiPoint, MultiLineString and MultiPolygon in either byte order; Z, M and ZM by
 /// ISO codes (1000s, 2000s, 3000s) or EWKB flags (with an optional SRID); M is dropped. Pure: no I/O.
-public enum WKBParser {
+package enum WKBParser {
     /// The geometry in WKB `bytes` (an empty point, x and y NaN, is `.empty`; one NaN coordinate is kept, for
     /// conversion to refuse).
     /// - Throws: ``GeometryProblem`` for truncated bytes, an unknown byte order or a type not listed above.
-    public static func parse(_ bytes: [UInt8]) throws(GeometryProblem) -> SimpleGeometry {
+    package static func parse(_ bytes: [UInt8]) throws(GeometryProblem) -> SimpleGeometry {
         var reader = Reader(bytes: bytes, index: 0)
         let geometry = try reader.geometry(depth: 0)
         return geometry
@@ -15,7 +15,7 @@ public enum WKBParser {
     /// The geometry and `srs_id` in a GeoPackage geometry blob (OGC 12-128r18 §2.1.3): the "GP" header — magic,
     /// version, flags (byte order of the header, envelope kind 0–4, empty flag), srs_id, envelope — then WKB.
     /// - Throws: ``GeometryProblem`` for a bad header, an extended (non-standard) geometry, or bad WKB.
-    public static func parseGeoPackage(_ bytes: [UInt8]) throws(GeometryProblem) -> (geometry: SimpleGeometry, srsID: Int32) {
+    package static func parseGeoPackage(_ bytes: [UInt8]) throws(GeometryProblem) -> (geometry: SimpleGeometry, srsID: Int32) {
         guard bytes.count >= 8, bytes[0] == UInt8(ascii: "G"), bytes[1] == UInt8(ascii: "P") else {
             throw GeometryProblem("not a GeoPackage geometry: it does not start with \"GP\"")
         }

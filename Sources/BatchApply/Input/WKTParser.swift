@@ -2,10 +2,10 @@
 /// Z, M and ZM variants (M dropped), EMPTY, and an EWKT `SRID=…;` prefix.
 ///
 /// Pure: no I/O.
-public enum WKTParser {
+package enum WKTParser {
     /// The geometry `text` spells, and the SRID of an EWKT prefix when there is one.
     /// - Throws: ``GeometryProblem`` naming the character position where the text stops making sense.
-    public static func parse(_ text: String) throws(GeometryProblem) -> (geometry: SimpleGeometry, srid: Int?) {
+    package static func parse(_ text: String) throws(GeometryProblem) -> (geometry: SimpleGeometry, srid: Int?) {
         var scanner = Scanner(Array(text.utf8))
         var srid: Int?
         if scanner.skip(word: "SRID") {

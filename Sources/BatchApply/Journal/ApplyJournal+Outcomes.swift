@@ -5,7 +5,7 @@ import GRDB
 /// What the journal holds once sent: counts, and the edits and problems for verification and the rejects file.
 extension ApplyJournal {
     /// The number of files planned to be attached, and of those found attached.
-    public func attachmentCounts() throws -> (planned: Int, applied: Int) {
+    package func attachmentCounts() throws -> (planned: Int, applied: Int) {
         try database.read { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*), coalesce(sum(status = 'applied'), 0) FROM attachment")
             return (row?[0] ?? 0, row?[1] ?? 0)
@@ -13,7 +13,7 @@ extension ApplyJournal {
     }
 
     /// The counts of edits by status.
-    public func counts() throws -> JournalCounts {
+    package func counts() throws -> JournalCounts {
         try database.read { db in
             var counts = JournalCounts()
             for row in try Row.fetchAll(db, sql: "SELECT status, count(*) AS n FROM edit GROUP BY status") {
@@ -41,12 +41,12 @@ extension ApplyJournal {
     }
 
     /// The number of input records that could not be read or fit the layer.
-    public func problemCount() throws -> Int {
+    package func problemCount() throws -> Int {
         try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM problem") } ?? 0
     }
 
     /// Calls `body` with every edit in `statuses`, in input order, a page at a time (memory stays flat).
-    public func forEachEdit(in statuses: [EditStatus], _ body: (JournalEdit) throws -> Void) throws {
+    package func forEachEdit(in statuses: [EditStatus], _ body: (JournalEdit) throws -> Void) throws {
         let list = statuses.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         let wanted = Set(statuses)
         // Rows and packs, a window of input positions at a time.
@@ -79,7 +79,7 @@ extension ApplyJournal {
     /// Calls `body` with every edit that is settled as not applied and safe to apply again from its input record:
     /// rejected ones, and failed ones of batches not in doubt (no attempt may have applied them). Edits of unknown
     /// outcome, and failures that may have reached the service, are left to `--resume`, which looks them up first.
-    public func forEachReject(_ body: (JournalEdit) throws -> Void) throws {
+    package func forEachReject(_ body: (JournalEdit) throws -> Void) throws {
         let edits = try database.read { db in
             var pages = TextPages()
             return try Row.fetchAll(
@@ -95,7 +95,7 @@ extension ApplyJournal {
     }
 
     /// Calls `body` with every recorded input problem, in input order.
-    public func forEachProblem(_ body: (InputProblem) throws -> Void) throws {
+    package func forEachProblem(_ body: (InputProblem) throws -> Void) throws {
         let problems = try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM problem ORDER BY position").map { row in
                 InputProblem(

@@ -14,7 +14,7 @@ extension ApplyJournal {
     ///   - attachments: Files to attach to planned adds.
     ///   - barriers: Batches (of this page or an earlier one) to send only once no batch before them is in flight:
     ///     they edit a feature that an earlier batch edits.
-    public func append(
+    package func append(
         _ edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)], attachments: [PlannedAttachment] = [],
         barriers: [Int] = []
     ) throws {
@@ -259,7 +259,7 @@ extension ApplyJournal {
     }
 
     /// Whether any batch was marked for sending: a plan interrupted before that can be made again from scratch.
-    public func anySent() throws -> Bool {
+    package func anySent() throws -> Bool {
         try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batch WHERE sends > 0)") } ?? false
     }
 
@@ -268,7 +268,7 @@ extension ApplyJournal {
     /// - Parameters:
     ///   - members: Each edit's position, its group (the position of the group's first add) and its batch.
     ///   - batches: The atomic batches first named here, with the layer of their first edit.
-    public func assign(_ members: [(position: Int, group: Int, batch: Int)], batches: [(id: Int, layer: Int)]) throws {
+    package func assign(_ members: [(position: Int, group: Int, batch: Int)], batches: [(id: Int, layer: Int)]) throws {
         try database.write { db in
             let batchStatement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO batch (id, layer, useGlobalIds, atomic) VALUES (?, ?, 1, 1)")
             for batch in batches { try batchStatement.execute(arguments: [batch.id, batch.layer]) }
@@ -279,7 +279,7 @@ extension ApplyJournal {
 
     /// Takes planned edits out of the plan (with their files), recording them as problems with `reason` when
     /// `asProblems`.
-    public func remove(_ edits: [(position: Int, reason: String)], asProblems: Bool) throws {
+    package func remove(_ edits: [(position: Int, reason: String)], asProblems: Bool) throws {
         try database.write { db in
             let problem = try db.cachedStatement(
                 sql: "INSERT OR REPLACE INTO problem (position, line, sourceTable, reason, source, kind, layer) VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -306,7 +306,7 @@ extension ApplyJournal {
     }
 
     /// Records input records that could not be read or fit the layer (with `--skip-invalid`, for the rejects file).
-    public func append(problems: [InputProblem]) throws {
+    package func append(problems: [InputProblem]) throws {
         guard !problems.isEmpty else { return }
         try database.write { db in
             let statement = try db.cachedStatement(
@@ -321,7 +321,7 @@ extension ApplyJournal {
     }
 
     /// Marks the plan complete: from now on batches may be sent.
-    public func finishPlan() throws {
+    package func finishPlan() throws {
         try database.write { db in try db.execute(sql: "UPDATE run SET planned = 1") }
     }
 }

@@ -25,7 +25,7 @@ extension ApplyJournal {
     }
 
     /// Records what became of files, by their GlobalIDs.
-    public func record(files: [FileRecord]) throws {
+    package func record(files: [FileRecord]) throws {
         guard !files.isEmpty else { return }
         try database.write { db in try Self.write(files: files, db) }
     }
@@ -37,7 +37,7 @@ extension ApplyJournal {
     }
 
     /// The ids of the batches with open edits, in order, each with its state.
-    public func openBatches() throws -> [(id: Int, state: JournalBatch.State)] {
+    package func openBatches() throws -> [(id: Int, state: JournalBatch.State)] {
         try database.read { db in
             try Row.fetchAll(
                 db,
@@ -51,7 +51,7 @@ extension ApplyJournal {
     }
 
     /// The number of edits still open (pending, failed or of unknown outcome).
-    public func openEditCount() throws -> Int {
+    package func openEditCount() throws -> Int {
         try database.read { db in
             try Int.fetchOne(
                 db,
@@ -63,7 +63,7 @@ extension ApplyJournal {
     }
 
     /// Batch `id` with its open edits.
-    public func batch(_ id: Int) throws -> JournalBatch {
+    package func batch(_ id: Int) throws -> JournalBatch {
         try database.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id = ?", arguments: [id]) else {
                 throw ApplyError.journal("the journal has no batch \(id)")
@@ -101,7 +101,7 @@ extension ApplyJournal {
     /// Marks batches `ids` as being sent and reads them with their open edits (see ``readForSending(_:)``), in one
     /// transaction: in doubt until their outcomes are recorded. A batch with no open edit is not marked, and comes
     /// back without edits.
-    public func startSending(_ ids: [Int]) throws -> [JournalBatch] {
+    package func startSending(_ ids: [Int]) throws -> [JournalBatch] {
         try read(ids, marking: true)
     }
 
@@ -182,7 +182,7 @@ extension ApplyJournal {
     }
 
     /// Marks batch `id` as being sent: in doubt until its outcomes are recorded.
-    public func markSending(_ id: Int) throws {
+    package func markSending(_ id: Int) throws {
         try markSending(id, after: [], files: [])
     }
 
@@ -201,7 +201,7 @@ extension ApplyJournal {
 
     /// Puts batches marked as being sent, whose requests never went out (a run stopped with them still waiting their
     /// turn), back to planned, so that a resume need not look them up first.
-    public func unmarkUnsent(_ ids: [Int]) throws {
+    package func unmarkUnsent(_ ids: [Int]) throws {
         guard !ids.isEmpty else { return }
         try database.write { db in
             let statement = try db.cachedStatement(sql: "UPDATE batch SET state = 'planned', sends = max(0, sends - 1) WHERE id = ? AND state = 'sending'")
@@ -214,12 +214,12 @@ extension ApplyJournal {
     ///   - records: The outcomes; edits not named keep theirs.
     ///   - state: `done` once every edit of the batch has an outcome; `sending` keeps it in doubt (an edit of
     ///     unknown outcome); `planned` when nothing of it can have been applied.
-    public func record(batch id: Int, _ records: [EditRecord], state: JournalBatch.State) throws {
+    package func record(batch id: Int, _ records: [EditRecord], state: JournalBatch.State) throws {
         try record([(id, records, state)])
     }
 
     /// Records the outcomes of several batches in one transaction (see ``record(batch:_:state:)``).
-    public func record(_ outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)]) throws {
+    package func record(_ outcomes: [(batch: Int, records: [EditRecord], state: JournalBatch.State)]) throws {
         guard !outcomes.isEmpty else { return }
         // A batch with an outcome is no longer all open: never sent from memory again (sending takes it out anyway).
         for outcome in outcomes { _ = plannedBatches.take(outcome.batch) }

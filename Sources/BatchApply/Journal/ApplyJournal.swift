@@ -25,15 +25,15 @@ import GRDB
 /// try journal.finishPlan()
 /// for batch in try journal.startSending(journal.openBatches().map(\.id)) { … try journal.record(batch: batch.id, outcomes, state: .done) }
 /// ```
-public final class ApplyJournal: Sendable {
+package final class ApplyJournal: Sendable {
     /// The journal's file.
-    public let path: String
+    package let path: String
     let database: DatabaseQueue
     /// Plain batches this process planned, sent without reading them back (``startSending(_:)``).
     let plannedBatches = PlannedBatchCache()
 
     /// The schema version this code writes and reads.
-    public static let version = 5
+    package static let version = 5
 
     /// An SQL condition: the pack's positions reach into `low...high` (SQL expressions). The index on `first` bounds it,
     /// since no pack spans more than `run.packSpan` positions: a look-up reads the packs near the range, not every
@@ -78,7 +78,7 @@ public final class ApplyJournal: Sendable {
 
     /// Creates a journal at `path` for a new run.
     /// - Throws: ``ApplyError/journal(_:)`` when a file is already there (resume it, or remove it) or cannot be made.
-    public static func create(at path: String, header: JournalHeader) throws -> ApplyJournal {
+    package static func create(at path: String, header: JournalHeader) throws -> ApplyJournal {
         if FileManager.default.fileExists(atPath: path) {
             throw ApplyError.journal(
                 "\(path) exists already. Fix: continue that run with `featureload apply --resume \(path)`, or give another --journal")
@@ -110,7 +110,7 @@ public final class ApplyJournal: Sendable {
 
     /// Opens the journal at `path` to resume or verify its run.
     /// - Throws: ``ApplyError/journal(_:)`` when it is missing, not a journal, or of another version.
-    public static func open(at path: String) throws -> ApplyJournal {
+    package static func open(at path: String) throws -> ApplyJournal {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ApplyError.journal("no journal at \(path). Fix: give the journal an earlier `featureload apply` wrote (its --journal, by default <input>.journal)")
         }
@@ -193,24 +193,24 @@ public final class ApplyJournal: Sendable {
     }
 
     /// The run's header.
-    public func header() throws -> JournalHeader {
+    package func header() throws -> JournalHeader {
         let json = try database.read { db in try String.fetchOne(db, sql: "SELECT header FROM run WHERE id = 1") } ?? "{}"
         return try JSONDecoder().decode(JournalHeader.self, from: Data(json.utf8))
     }
 
     /// Replaces the run's header (what planning learnt of the input, such as the CSV header row).
-    public func update(_ header: JournalHeader) throws {
+    package func update(_ header: JournalHeader) throws {
         let json = String(decoding: try JSONEncoder().encode(header), as: UTF8.self)
         try database.write { db in try db.execute(sql: "UPDATE run SET header = ? WHERE id = 1", arguments: [json]) }
     }
 
     /// Whether the plan was written completely (sending starts only then).
-    public func isPlanned() throws -> Bool {
+    package func isPlanned() throws -> Bool {
         try database.read { db in try Bool.fetchOne(db, sql: "SELECT planned FROM run WHERE id = 1") } ?? false
     }
 
     /// Drops a plan that was interrupted before it was complete (nothing of it was sent), to plan again.
-    public func discardPlan() throws {
+    package func discardPlan() throws {
         try database.write { db in
             try db.execute(sql: "DELETE FROM attachment; DELETE FROM edit; DELETE FROM pack; DELETE FROM planText; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
         }

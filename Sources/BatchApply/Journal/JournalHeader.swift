@@ -3,50 +3,50 @@ import FeatureModel
 /// What a journal records about its run, so `apply --resume JOURNAL` continues it with nothing else given: the
 /// input, the target, the layer's keys and the settings. Never a secret: authentication is named by the environment
 /// variables that hold it, which the resuming command reads again.
-public struct JournalHeader: Sendable, Hashable, Codable {
+package struct JournalHeader: Sendable, Hashable, Codable {
     /// The input file, as an absolute path.
-    public var input: String
+    package var input: String
     /// The input's size in bytes when it was planned, to notice a changed file on resume.
-    public var inputSize: Int64
+    package var inputSize: Int64
     /// The `…/FeatureServer` URL, or `local`.
-    public var target: String
+    package var target: String
     /// For `local`: the SQLite file the embedded service used.
-    public var localData: String?
+    package var localData: String?
     /// For `local`: the dataset the embedded service served.
-    public var localDataset: String?
+    package var localDataset: String?
     /// The layer the edits go to (records may name others, in service-level Esri JSON).
-    public var layer: Int
+    package var layer: Int
     /// The layer's object-ID field.
-    public var objectIdField: String
+    package var objectIdField: String
     /// The layer's GlobalID field, where adds carry their client-assigned GlobalIDs.
-    public var globalIdField: String
+    package var globalIdField: String
     /// The settings the edits are sent with.
-    public var settings: ApplySettings
+    package var settings: ApplySettings
     /// Environment variable names and files the target needs (never their values).
-    public var access: Access
+    package var access: Access
     /// How the input is read: to plan it, to plan it again after an interrupted plan, and to write rejects.
-    public var reading: Reading
+    package var reading: Reading
     /// Where rejected and failed edits are written.
-    public var rejects: String?
+    package var rejects: String?
 
     /// How the input is read: its format and the options of the command line, and whether invalid records are
     /// skipped.
-    public struct Reading: Sendable, Hashable, Codable {
-        public var format: InputFormat
-        public var kindField: String?
-        public var mapping: [String: String]
-        public var x: String?
-        public var y: String?
-        public var wkt: String?
-        public var wkid: Int
-        public var table: String?
-        public var skipInvalid: Bool
+    package struct Reading: Sendable, Hashable, Codable {
+        package var format: InputFormat
+        package var kindField: String?
+        package var mapping: [String: String]
+        package var x: String?
+        package var y: String?
+        package var wkt: String?
+        package var wkid: Int
+        package var table: String?
+        package var skipInvalid: Bool
         /// What a rejects file in the input's format starts with (a CSV file's header row), as the reader found it.
-        public var rejectsHeader: String?
+        package var rejectsHeader: String?
         /// The record size limit in bytes; nil in journals from before it was recorded (the default then applied).
-        public var maxRecordSize: Int?
+        package var maxRecordSize: Int?
 
-        public init(format: InputFormat, options: InputOptions, skipInvalid: Bool) {
+        package init(format: InputFormat, options: InputOptions, skipInvalid: Bool) {
             self.format = format
             kindField = options.kindField
             mapping = options.csv.mapping
@@ -60,7 +60,7 @@ public struct JournalHeader: Sendable, Hashable, Codable {
         }
 
         /// The reading options.
-        public var options: InputOptions {
+        package var options: InputOptions {
             InputOptions(
                 kindField: kindField, csv: CSVOptions(mapping: mapping, x: x, y: y, wkt: wkt, wkid: wkid),
                 geoPackage: GeoPackageOptions(table: table), maxRecordSize: maxRecordSize ?? InputOptions.defaultMaxRecordSize)
@@ -68,15 +68,15 @@ public struct JournalHeader: Sendable, Hashable, Codable {
     }
 
     /// How the target is reached: names of environment variables and files, never secrets.
-    public struct Access: Sendable, Hashable, Codable {
-        public var tokenEnv: String?
-        public var usernameEnv: String?
-        public var passwordEnv: String?
-        public var tokenURL: String?
-        public var caFile: String?
-        public var insecure: Bool
+    package struct Access: Sendable, Hashable, Codable {
+        package var tokenEnv: String?
+        package var usernameEnv: String?
+        package var passwordEnv: String?
+        package var tokenURL: String?
+        package var caFile: String?
+        package var insecure: Bool
 
-        public init(
+        package init(
             tokenEnv: String? = nil, usernameEnv: String? = nil, passwordEnv: String? = nil, tokenURL: String? = nil,
             caFile: String? = nil, insecure: Bool = false
         ) {
@@ -89,7 +89,7 @@ public struct JournalHeader: Sendable, Hashable, Codable {
         }
     }
 
-    public init(
+    package init(
         input: String, inputSize: Int64, target: String, localData: String? = nil, localDataset: String? = nil,
         layer: Int, objectIdField: String, globalIdField: String, settings: ApplySettings, access: Access = Access(), reading: Reading,
         rejects: String? = nil
@@ -110,26 +110,26 @@ public struct JournalHeader: Sendable, Hashable, Codable {
 }
 
 /// How edits are sent.
-public struct ApplySettings: Sendable, Hashable, Codable {
+package struct ApplySettings: Sendable, Hashable, Codable {
     /// Edits per applyEdits request. Default 500.
-    public var batchSize: Int
+    package var batchSize: Int
     /// Requests in flight at once. Default 4.
-    public var concurrency: Int
+    package var concurrency: Int
     /// The most edits sent per second, or nil for as fast as the service answers.
-    public var rate: Double?
+    package var rate: Double?
     /// Whether one failed edit rolls back its whole batch (`rollbackOnFailure=true`). Default false: each edit
     /// succeeds or fails on its own.
-    public var rollbackOnFailure: Bool
+    package var rollbackOnFailure: Bool
     /// Whether adds of related layers keyed to a parent added by the same input go with it in one atomic
     /// service-level applyEdits (a deep insert).
-    public var related: Bool
+    package var related: Bool
     /// Files to attach to the adds, matched by a key attribute.
-    public var attachments: AttachmentMatching?
+    package var attachments: AttachmentMatching?
     /// Whether attributes the layer has no field for are left out of the edits, rather than making their records
     /// invalid.
-    public var dropUnknownFields: Bool
+    package var dropUnknownFields: Bool
 
-    public init(
+    package init(
         batchSize: Int = 500, concurrency: Int = 4, rate: Double? = nil, rollbackOnFailure: Bool = false, related: Bool = false,
         attachments: AttachmentMatching? = nil, dropUnknownFields: Bool = false
     ) {
@@ -148,7 +148,7 @@ public struct ApplySettings: Sendable, Hashable, Codable {
 
     /// Reads the settings a journal recorded; those of version 1 had no `related`, and earlier ones no
     /// `dropUnknownFields` (false).
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         batchSize = try container.decode(Int.self, forKey: .batchSize)
         concurrency = try container.decode(Int.self, forKey: .concurrency)
@@ -161,17 +161,17 @@ public struct ApplySettings: Sendable, Hashable, Codable {
 }
 
 /// Where the files to attach are and how they are matched to input records.
-public struct AttachmentMatching: Sendable, Hashable, Codable {
+package struct AttachmentMatching: Sendable, Hashable, Codable {
     /// The directory of the files, as an absolute path.
-    public var directory: String
+    package var directory: String
     /// The input attribute whose value names a record's files: `DIR/VALUE.ext`, `DIR/VALUE_anything.ext` and every
     /// file in `DIR/VALUE/`.
-    public var keyField: String
+    package var keyField: String
     /// Files larger than this many bytes go through the service's `uploads` resource rather than inline. Default
     /// 10 MB, as the arcgis Python client does.
-    public var uploadThreshold: Int64
+    package var uploadThreshold: Int64
 
-    public init(directory: String, keyField: String, uploadThreshold: Int64 = 10_000_000) {
+    package init(directory: String, keyField: String, uploadThreshold: Int64 = 10_000_000) {
         self.directory = directory
         self.keyField = keyField
         self.uploadThreshold = uploadThreshold

@@ -1,7 +1,7 @@
-public import FeatureServiceClient
+package import FeatureServiceClient
 
 /// Where an edit stands in the journal.
-public enum EditStatus: String, Sendable, Hashable, Codable, CaseIterable {
+package enum EditStatus: String, Sendable, Hashable, Codable, CaseIterable {
     /// Planned, not known to be applied yet.
     case pending
     /// In the service, with its objectId.
@@ -15,7 +15,7 @@ public enum EditStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case unknown
 
     /// Whether the edit still needs work on resume.
-    public var isOpen: Bool { self == .pending || self == .failed || self == .unknown }
+    package var isOpen: Bool { self == .pending || self == .failed || self == .unknown }
 }
 
 /// How an edit names its feature: by GlobalID or by object ID, in a layer. Edits naming the same feature keep the
@@ -35,24 +35,24 @@ struct FeatureKey: Hashable {
 }
 
 /// An edit as the plan writes it, before anything is sent.
-public struct PlannedEdit: Sendable, Hashable {
-    public var position: InputPosition
-    public var kind: InputEdit.Kind
+package struct PlannedEdit: Sendable, Hashable {
+    package var position: InputPosition
+    package var kind: InputEdit.Kind
     /// The layer it goes to.
-    public var layer: Int
+    package var layer: Int
     /// The add's client-assigned GlobalID; for updates and deletes keyed by GlobalID, the key.
-    public var globalId: String?
+    package var globalId: String?
     /// For updates and deletes keyed by objectId, the key.
-    public var objectId: Int64?
+    package var objectId: Int64?
     /// The Esri JSON feature to send (adds and updates); empty for deletes.
-    public var payload: String
+    package var payload: String
     /// The record as it stood in the input.
-    public var source: String
+    package var source: String
     /// For an add that goes with others in one atomic request (a parent with its related records and files): the
     /// input position of the group's parent.
-    public var group: Int?
+    package var group: Int?
 
-    public init(
+    package init(
         position: InputPosition, kind: InputEdit.Kind, layer: Int, globalId: String?, objectId: Int64?, payload: String, source: String,
         group: Int? = nil
     ) {
@@ -68,22 +68,22 @@ public struct PlannedEdit: Sendable, Hashable {
 
     /// Whether the edit is identified by GlobalID on the wire (`useGlobalIds=true`): every add, and updates and
     /// deletes that carry no objectId.
-    public var usesGlobalIds: Bool { kind == .add || objectId == nil }
+    package var usesGlobalIds: Bool { kind == .add || objectId == nil }
 }
 
 /// An edit as the journal holds it: the plan and what became of it.
-public struct JournalEdit: Sendable, Hashable {
-    public var planned: PlannedEdit
-    public var batch: Int
-    public var status: EditStatus
+package struct JournalEdit: Sendable, Hashable {
+    package var planned: PlannedEdit
+    package var batch: Int
+    package var status: EditStatus
     /// The objectId the service gave an applied add (or the key of an update or delete).
-    public var resultObjectId: Int64?
+    package var resultObjectId: Int64?
     /// For rejected and failed edits: the ArcGIS code, when the service gave one.
-    public var code: Int?
+    package var code: Int?
     /// For rejected, failed and unknown edits: why.
-    public var reason: String?
+    package var reason: String?
 
-    public init(planned: PlannedEdit, batch: Int, status: EditStatus, resultObjectId: Int64? = nil, code: Int? = nil, reason: String? = nil) {
+    package init(planned: PlannedEdit, batch: Int, status: EditStatus, resultObjectId: Int64? = nil, code: Int? = nil, reason: String? = nil) {
         self.planned = planned
         self.batch = batch
         self.status = status
@@ -94,15 +94,15 @@ public struct JournalEdit: Sendable, Hashable {
 }
 
 /// What became of one edit, to record.
-public struct EditRecord: Sendable, Hashable {
+package struct EditRecord: Sendable, Hashable {
     /// The edit's position in the input (its key in the journal).
-    public var index: Int
-    public var status: EditStatus
-    public var objectId: Int64?
-    public var code: Int?
-    public var reason: String?
+    package var index: Int
+    package var status: EditStatus
+    package var objectId: Int64?
+    package var code: Int?
+    package var reason: String?
 
-    public init(index: Int, status: EditStatus, objectId: Int64? = nil, code: Int? = nil, reason: String? = nil) {
+    package init(index: Int, status: EditStatus, objectId: Int64? = nil, code: Int? = nil, reason: String? = nil) {
         self.index = index
         self.status = status
         self.objectId = objectId
@@ -112,8 +112,8 @@ public struct EditRecord: Sendable, Hashable {
 }
 
 /// A batch: the edits of one applyEdits request.
-public struct JournalBatch: Sendable, Hashable {
-    public enum State: String, Sendable, Hashable, Codable {
+package struct JournalBatch: Sendable, Hashable {
+    package enum State: String, Sendable, Hashable, Codable {
         /// Planned; never sent.
         case planned
         /// Sent, or being sent, with no outcome recorded: in doubt after a crash, reconciled on resume.
@@ -122,30 +122,30 @@ public struct JournalBatch: Sendable, Hashable {
         case done
     }
 
-    public var id: Int
-    public var layer: Int
-    public var useGlobalIds: Bool
-    public var state: State
+    package var id: Int
+    package var layer: Int
+    package var useGlobalIds: Bool
+    package var state: State
     /// The edits still open (pending, failed or unknown), in input order.
-    public var edits: [JournalEdit]
+    package var edits: [JournalEdit]
     /// Whether the batch is sent as one service-level applyEdits, all or nothing: groups of parents, their related
     /// records and files.
-    public var atomic: Bool = false
+    package var atomic: Bool = false
     /// For an atomic batch: the files to attach to its open adds.
-    public var attachments: [PlannedAttachment] = []
+    package var attachments: [PlannedAttachment] = []
     /// Whether it is sent only once no batch before it is in flight: it edits a feature that an earlier batch of the
     /// same input edits (an add and then an update, an update and then a delete), which must reach the service first.
-    public var barrier: Bool = false
+    package var barrier: Bool = false
 }
 
 /// What became of one file to attach.
-public struct FileRecord: Sendable, Hashable {
+package struct FileRecord: Sendable, Hashable {
     /// The attachment's GlobalID (its key in the journal).
-    public var globalId: String
-    public var status: EditStatus
-    public var reason: String?
+    package var globalId: String
+    package var status: EditStatus
+    package var reason: String?
 
-    public init(globalId: String, status: EditStatus, reason: String? = nil) {
+    package init(globalId: String, status: EditStatus, reason: String? = nil) {
         self.globalId = globalId
         self.status = status
         self.reason = reason
@@ -153,28 +153,28 @@ public struct FileRecord: Sendable, Hashable {
 }
 
 /// A file to attach to a planned add, in the add's atomic request.
-public struct PlannedAttachment: Sendable, Hashable {
+package struct PlannedAttachment: Sendable, Hashable {
     /// The input position of the add it is attached to.
-    public var position: Int
-    public var add: AttachmentAdd
+    package var position: Int
+    package var add: AttachmentAdd
 
-    public init(position: Int, add: AttachmentAdd) {
+    package init(position: Int, add: AttachmentAdd) {
         self.position = position
         self.add = add
     }
 }
 
 /// The journal's counts of edits by status.
-public struct JournalCounts: Sendable, Hashable, Codable {
-    public var planned = 0
-    public var pending = 0
-    public var applied = 0
-    public var rejected = 0
-    public var failed = 0
-    public var unknown = 0
+package struct JournalCounts: Sendable, Hashable, Codable {
+    package var planned = 0
+    package var pending = 0
+    package var applied = 0
+    package var rejected = 0
+    package var failed = 0
+    package var unknown = 0
 
-    public init() {}
+    package init() {}
 
     /// Edits not settled: pending, failed or of unknown outcome.
-    public var open: Int { pending + failed + unknown }
+    package var open: Int { pending + failed + unknown }
 }

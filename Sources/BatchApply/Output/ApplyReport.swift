@@ -2,35 +2,35 @@ import FeatureModel
 import Foundation
 
 /// The report of an apply (`--report PATH`): counts, speed, retries, time spent backing off, the verification.
-public struct ApplyReport: Sendable, Codable {
-    public var target: String
-    public var layer: String
-    public var planned: Int
-    public var applied: Int
-    public var rejected: Int
-    public var failed: Int
+package struct ApplyReport: Sendable, Codable {
+    package var target: String
+    package var layer: String
+    package var planned: Int
+    package var applied: Int
+    package var rejected: Int
+    package var failed: Int
     /// Input records that could not be read or did not fit the layer (sent with `--skip-invalid` aside).
-    public var invalid: Int
-    public var alreadyPresent: Int
+    package var invalid: Int
+    package var alreadyPresent: Int
     /// Deletes that found their feature gone: deleted before, or never there (a mistyped key shows here).
-    public var alreadyGone: Int
-    public var seconds: Double
-    public var editsPerSecond: Double
-    public var requests: Int
-    public var retries: Int
-    public var backoffSeconds: Double
-    public var reconciledBatches: Int
+    package var alreadyGone: Int
+    package var seconds: Double
+    package var editsPerSecond: Double
+    package var requests: Int
+    package var retries: Int
+    package var backoffSeconds: Double
+    package var reconciledBatches: Int
     /// Seconds spent waiting for a service that could not be reached, and why the run stopped waiting, if it did.
-    public var serviceWaitSeconds: Double
-    public var stoppedBecause: String?
+    package var serviceWaitSeconds: Double
+    package var stoppedBecause: String?
     /// Files planned to be attached (`--attachments`), and those attached (their feature was applied).
-    public var files: Int
-    public var filesAttached: Int
-    public var verification: JournalVerifier.Finding?
-    public var rejects: String?
-    public var exitCode: Int
+    package var files: Int
+    package var filesAttached: Int
+    package var verification: JournalVerifier.Finding?
+    package var rejects: String?
+    package var exitCode: Int
 
-    public init(
+    package init(
         target: String, layer: String, planned: Int, counts: JournalCounts?, invalid: Int, summary: BatchApplier.Summary?,
         verification: JournalVerifier.Finding?, rejects: String?, status: Int, files: (planned: Int, applied: Int) = (0, 0)
     ) {
@@ -59,14 +59,14 @@ public struct ApplyReport: Sendable, Codable {
     }
 
     /// Pretty JSON with sorted keys.
-    public func json() throws -> String {
+    package func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
     }
 
     /// A Markdown table.
-    public var markdown: String {
+    package var markdown: String {
         var lines = ["# Apply: \(exitCode == 0 ? "every edit applied" : "NOT every edit applied")", "", "Target `\(target)`, layer \(layer).", ""]
         lines += [
             "| planned | applied | rejected | failed | invalid | already there | seconds | edits/s | requests | retries | backoff s |",

@@ -1,47 +1,47 @@
-public import FeatureServiceClient
+package import FeatureServiceClient
 import FeatureModel
 
 /// Checks a journal against the service: every applied add is there exactly once with the objectId recorded, no add
 /// that did not apply is there, and every applied delete is gone; an add that a later delete of the same input removed,
 /// and a delete whose GlobalID a later add of the input used again, are checked as the later edit left them.
-public struct JournalVerifier: Sendable {
-    public let journal: ApplyJournal
-    public let service: FeatureService
+package struct JournalVerifier: Sendable {
+    package let journal: ApplyJournal
+    package let service: FeatureService
     /// How each query is retried: as an apply's requests are, by default.
-    public let retry: RetryPolicy
+    package let retry: RetryPolicy
 
-    public init(journal: ApplyJournal, service: FeatureService, retry: RetryPolicy = BatchApplier.defaultRetry) {
+    package init(journal: ApplyJournal, service: FeatureService, retry: RetryPolicy = BatchApplier.defaultRetry) {
         self.journal = journal
         self.service = service
         self.retry = retry
     }
 
     /// What the check found.
-    public struct Finding: Sendable, Hashable, Codable {
+    package struct Finding: Sendable, Hashable, Codable {
         /// Applied adds checked, and how many of them were found once, missing, or more than once.
-        public var appliedAdds = 0
-        public var foundOnce = 0
-        public var missing = 0
-        public var duplicated = 0
+        package var appliedAdds = 0
+        package var foundOnce = 0
+        package var missing = 0
+        package var duplicated = 0
         /// Applied adds found under another objectId than the one recorded.
-        public var otherObjectId = 0
+        package var otherObjectId = 0
         /// Applied edits that a later applied edit of the same feature in the input superseded (an add, then its delete;
         /// a delete by GlobalID, then an add with that GlobalID): checked through the later edit, not on their own.
-        public var superseded = 0
+        package var superseded = 0
         /// Adds that did not apply (rejected, failed, unknown) and whether any is there after all.
-        public var unappliedAdds = 0
-        public var unappliedPresent = 0
+        package var unappliedAdds = 0
+        package var unappliedPresent = 0
         /// Applied deletes checked, and how many of them are still there.
-        public var appliedDeletes = 0
-        public var deletesPresent = 0
+        package var appliedDeletes = 0
+        package var deletesPresent = 0
         /// A few GlobalIDs or objectIds of each kind of mismatch, for the message.
-        public var examples: [String] = []
+        package var examples: [String] = []
 
         /// Whether the service holds exactly what the journal says.
-        public var passed: Bool { missing == 0 && duplicated == 0 && otherObjectId == 0 && unappliedPresent == 0 && deletesPresent == 0 }
+        package var passed: Bool { missing == 0 && duplicated == 0 && otherObjectId == 0 && unappliedPresent == 0 && deletesPresent == 0 }
 
         /// One line for people.
-        public var summary: String {
+        package var summary: String {
             var line = "\(foundOnce) of \(appliedAdds) applied \(appliedAdds == 1 ? "add" : "adds") found once"
             if superseded > 0 { line += " (\(superseded) \(superseded == 1 ? "edit" : "edits") superseded by later edits of the input)" }
             if missing > 0 { line += ", \(missing) missing" }
@@ -55,7 +55,7 @@ public struct JournalVerifier: Sendable {
 
     /// Queries the service for every edit the journal settled, 500 keys at a time, each query retried with ``retry``.
     /// - Throws: ``FeatureServiceError`` when a query fails after its retries; ``ApplyError/journal(_:)``.
-    public func verify() async throws -> Finding {
+    package func verify() async throws -> Finding {
         let header = try journal.header()
         var gathered = ExpectedFeatures()
         try journal.forEachEdit(in: EditStatus.allCases) { gathered.note($0) }

@@ -8,16 +8,16 @@ import Foundation
 /// The records are written exactly as they stood in the input; the reasons go to a tab-separated file next to them
 /// (`<rejects>.reasons.tsv`: position, line, status, ArcGIS code, reason), so the rejects file itself stays clean.
 /// GeoPackage rows, which cannot be written back as rows, are written as Esri JSON edits.
-public enum RejectsWriter {
+package enum RejectsWriter {
     /// What was written.
-    public struct Written: Sendable, Hashable {
-        public var path: String
-        public var reasonsPath: String
-        public var count: Int
+    package struct Written: Sendable, Hashable {
+        package var path: String
+        package var reasonsPath: String
+        package var count: Int
     }
 
     /// The file extension rejects of `format` are written with.
-    public static func fileExtension(for format: InputFormat) -> String {
+    package static func fileExtension(for format: InputFormat) -> String {
         switch format {
         case .geojson: return "geojson"
         case .geojsonSeq: return "geojsonl"
@@ -29,7 +29,7 @@ public enum RejectsWriter {
     /// Writes the rejects of `journal` to `path`, or nothing (and removes a stale file) when every edit applied.
     /// - Returns: What was written, or nil when there was nothing to write.
     /// - Throws: ``ApplyError/journal(_:)`` when the journal cannot be read; file errors.
-    public static func write(journal: ApplyJournal, to path: String) throws -> Written? {
+    package static func write(journal: ApplyJournal, to path: String) throws -> Written? {
         let header = try journal.header()
         let reasonsPath = path + ".reasons.tsv"
         var records: [(kind: InputEdit.Kind?, layer: Int?, source: String, position: InputPosition, status: String, code: Int?, reason: String)] = []

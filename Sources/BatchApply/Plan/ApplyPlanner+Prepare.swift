@@ -1,4 +1,4 @@
-public import FeatureModel
+package import FeatureModel
 import FeatureServiceClient
 
 /// One record checked against its layer and made into a planned edit: its keys read, its attributes fitted to the
@@ -131,7 +131,7 @@ extension ApplyPlanner {
     }
 
     /// The names an input may give `layer`'s keys: the layer's own, and the reader's (OBJECTID, GlobalID).
-    public static func keyNames(of layer: LayerInfo) -> [String] {
+    package static func keyNames(of layer: LayerInfo) -> [String] {
         [layer.objectIdField, EsriJSONFeature.objectIdKey, layer.globalIdField ?? EsriJSONFeature.globalIdKey, EsriJSONFeature.globalIdKey]
     }
 

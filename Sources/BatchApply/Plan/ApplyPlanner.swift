@@ -1,4 +1,4 @@
-public import FeatureModel
+package import FeatureModel
 import FeatureServiceClient
 import Foundation
 
@@ -31,31 +31,31 @@ import Foundation
 ///               on several         BatchAssigner: plain batches
 ///               threads            Groups, then AtomicBatcher once the input is read
 /// ```
-public struct ApplyPlanner: Sendable {
+package struct ApplyPlanner: Sendable {
     /// The layers edits may go to, by id.
-    public let layers: [Int: LayerInfo]
+    package let layers: [Int: LayerInfo]
     /// The layer of records that name none.
-    public let defaultLayer: Int
-    public let batchSize: Int
+    package let defaultLayer: Int
+    package let batchSize: Int
     /// Checks and converts a feature's attributes for its layer (types, domains, required fields): the converted
     /// feature and every problem found. Called on several threads at once, in no fixed order: it must be a pure
     /// function of its arguments.
-    public typealias Coercion = @Sendable (Feature, LayerInfo, InputEdit.Kind) -> (Feature, [String])
+    package typealias Coercion = @Sendable (Feature, LayerInfo, InputEdit.Kind) -> (Feature, [String])
     let coerce: Coercion
     /// Whether adds keyed to a parent in the same input go with it.
-    public var related = false
+    package var related = false
     /// Whether attributes that name no field of their layer are left out, rather than making the record invalid.
-    public var dropUnknownFields = false
+    package var dropUnknownFields = false
     /// The files to attach, and the input attribute that names them.
-    public var attachments: (directory: AttachmentDirectory, keyField: String)?
+    package var attachments: (directory: AttachmentDirectory, keyField: String)?
     /// Files up to this many bytes travel inside the request (larger ones through uploads).
-    public var uploadThreshold: Int64 = 10_000_000
+    package var uploadThreshold: Int64 = 10_000_000
     /// The most bytes of files an atomic batch carries inside its request, whatever its edit count.
-    public var inlineBytesPerBatch: Int64 = 32 << 20
+    package var inlineBytesPerBatch: Int64 = 32 << 20
     /// Threads that decode and check records (parse, convert, check against the layer, write the payload) while
     /// planning: the machine's cores by default, at most 16. Records are read, and planned, in input order on the
     /// calling thread; the plan is the same whatever the number.
-    public var checkingThreads = ProcessInfo.processInfo.activeProcessorCount
+    package var checkingThreads = ProcessInfo.processInfo.activeProcessorCount
 
     /// Records read, then decoded and checked together (on ``checkingThreads`` threads): up to this many, and up to
     /// ``checkingChunkBytes`` of their text, so a chunk of large polygons stays small. Each chunk wakes the other
@@ -69,25 +69,25 @@ public struct ApplyPlanner: Sendable {
     static let problemsKept = 1_000
 
     /// What planning found.
-    public struct Summary: Sendable, Hashable {
+    package struct Summary: Sendable, Hashable {
         /// Records read (edits and problems).
-        public var records = 0
+        package var records = 0
         /// Edits planned, by kind.
-        public var edits: [InputEdit.Kind: Int] = [:]
-        public var batches = 0
+        package var edits: [InputEdit.Kind: Int] = [:]
+        package var batches = 0
         /// The first ``ApplyPlanner/problemsKept`` problems.
-        public var problems: [InputProblem] = []
-        public var problemCount = 0
+        package var problems: [InputProblem] = []
+        package var problemCount = 0
         /// Groups sent atomically (a parent with related records or files), and the files attached to them.
-        public var groups = 0
-        public var attachments = 0
+        package var groups = 0
+        package var attachments = 0
 
-        public var editCount: Int { edits.values.reduce(0, +) }
+        package var editCount: Int { edits.values.reduce(0, +) }
     }
 
     /// A planner for edits to `layers` (records that name no layer go to `defaultLayer`).
     /// - Parameter coerce: how attributes are fitted to their layer; nil: ``FieldCoercion/coerce(_:kind:layer:)``.
-    public init(layers: [Int: LayerInfo], defaultLayer: Int, batchSize: Int, coerce: Coercion? = nil) {
+    package init(layers: [Int: LayerInfo], defaultLayer: Int, batchSize: Int, coerce: Coercion? = nil) {
         self.layers = layers
         self.defaultLayer = defaultLayer
         self.batchSize = max(1, batchSize)
@@ -103,10 +103,10 @@ public struct ApplyPlanner: Sendable {
 
     /// Batches the plan has made complete and committed to the journal: from then on they may be sent while the rest
     /// of the input is still being planned.
-    public struct ReadyBatches: Sendable, Hashable {
-        public var ids: [Int]
+    package struct ReadyBatches: Sendable, Hashable {
+        package var ids: [Int]
         /// The edits in them.
-        public var edits: Int
+        package var edits: Int
     }
 
     /// Reads every record of `source`, checks it and, when `journal` is given, writes the plan (and, when
@@ -120,7 +120,7 @@ public struct ApplyPlanner: Sendable {
     ///   - ready: Given batches once they can take no more edits and are committed: a batch of plain edits when it is
     ///     full or the input has ended, the atomic batches of groups once the whole input is read.
     /// - Throws: ``ApplyError/journal(_:)`` and GRDB's errors when the journal cannot be written; `CancellationError`.
-    public func plan(
+    package func plan(
         _ source: inout some EditReader, into journal: ApplyJournal?, recordProblems: Bool = false, stop: () -> Bool = { false },
         ready: @escaping @Sendable (ReadyBatches) -> Void = { _ in }
     ) throws -> Summary {

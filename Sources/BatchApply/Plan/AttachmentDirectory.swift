@@ -7,8 +7,8 @@ import Foundation
 /// A record whose key attribute is `P001` gets `DIR/P001.jpg`, `DIR/P001_front.jpg` (any name that starts with the
 /// key and `_`) and every file in `DIR/P001/`. Hidden files are skipped. Indexed once, when planning starts: memory
 /// holds one entry per file.
-public struct AttachmentDirectory: Sendable {
-    public let directory: String
+package struct AttachmentDirectory: Sendable {
+    package let directory: String
     /// Relative paths by key, in name order.
     let files: [String: [String]]
     /// Each file's size in bytes, by relative path.
@@ -16,7 +16,7 @@ public struct AttachmentDirectory: Sendable {
 
     /// Indexes `directory`.
     /// - Throws: ``ApplyError/invalidOptions(_:)`` when it is not a readable directory.
-    public init(_ directory: String) throws {
+    package init(_ directory: String) throws {
         self.directory = directory
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -66,7 +66,7 @@ public struct AttachmentDirectory: Sendable {
     }
 
     /// The number of files found.
-    public var fileCount: Int { Set(files.values.joined()).count }
+    package var fileCount: Int { Set(files.values.joined()).count }
 
     /// The relative paths of the files for `key` (a record's key attribute: text or a whole number).
     func files(for key: JSONValue) -> [String] {

@@ -7,16 +7,16 @@ import FeatureModel
 /// A 128-bit hash (two FNV-1a lanes finished by SplitMix64's mixer): not cryptographic, but spread well enough that
 /// distinct records do not meet by chance. Written as an RFC 9562 version 8 UUID (custom), in ArcGIS's
 /// `{XXXXXXXX-XXXX-8XXX-XXXX-XXXXXXXXXXXX}` form.
-public enum DerivedGlobalID {
+package enum DerivedGlobalID {
     /// The GlobalID of the add at `position` of layer `layer` whose input text is `source`.
-    public static func make(layer: Int, position: Int, source: String) -> String {
+    package static func make(layer: Int, position: Int, source: String) -> String {
         var source = source
         return source.withUTF8 { make(layer: layer, position: position, utf8: $0) }
     }
 
     /// The GlobalID of the add at `position` of layer `layer` whose input text is the UTF-8 bytes `utf8`: the same as
     /// ``make(layer:position:source:)`` for the same text.
-    public static func make(layer: Int, position: Int, utf8 source: UnsafeBufferPointer<UInt8>) -> String {
+    package static func make(layer: Int, position: Int, utf8 source: UnsafeBufferPointer<UInt8>) -> String {
         var high: UInt64 = 0xcbf2_9ce4_8422_2325
         var low: UInt64 = 0x8422_2325_cbf2_9ce4 ^ 0x9e37_79b9_7f4a_7c15
         @inline(__always) func mix(_ byte: UInt8) {

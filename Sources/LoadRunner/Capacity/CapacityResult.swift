@@ -1,25 +1,25 @@
 /// What a sweep measured, point by point, and what it says about capacity: computed from a saved run's records and
 /// metrics whenever it is rendered (like every rate and percentile of the report).
-public struct CapacityResult: Sendable, Equatable {
-    public struct Point: Sendable, Equatable {
-        public var value: Int
-        public var scenario: String
-        public var iterationsPerSecond: Double
-        public var requestsPerSecond: Double
-        public var editsPerSecond: Double
-        public var p95Milliseconds: Double
+package struct CapacityResult: Sendable, Equatable {
+    package struct Point: Sendable, Equatable {
+        package var value: Int
+        package var scenario: String
+        package var iterationsPerSecond: Double
+        package var requestsPerSecond: Double
+        package var editsPerSecond: Double
+        package var p95Milliseconds: Double
         /// Mean iteration time in seconds (the response time R of Little's law).
-        public var meanIterationSeconds: Double
-        public var failedRequests: Int
+        package var meanIterationSeconds: Double
+        package var failedRequests: Int
         /// Iterations that ran.
         package var iterations = 0
         /// Iterations the executor could not start (no free VU): what was offered but not achieved.
         package var droppedIterations = 0
         /// N against X·R (X requests/s, R their mean time): N is the VUs of a vus sweep; for an arrival rate it is
         /// X·R itself, the concurrency the point kept busy, which is what the fit uses.
-        public var littlesLaw: LittlesLawCheck?
+        package var littlesLaw: LittlesLawCheck?
         /// Whether p95 stayed within the sweep's SLO (nil without one).
-        public var withinSLO: Bool?
+        package var withinSLO: Bool?
 
         /// Iterations per second offered: those that ran and those dropped.
         package var offeredPerSecond: Double {
@@ -44,16 +44,16 @@ public struct CapacityResult: Sendable, Equatable {
     /// How far X·R ÷ N may stray from 1 before a point is flagged: the VUs spent time outside the service.
     package static let littlesLawTolerance = 0.2
 
-    public var sweep: String
-    public var parameter: String
-    public var points: [Point]
+    package var sweep: String
+    package var parameter: String
+    package var points: [Point]
     /// The Universal Scalability Law fitted to concurrency against iterations per second (vus sweeps, and rate
     /// sweeps with concurrency from Little's law); nil for batch-size sweeps or when it cannot be fitted.
-    public var fit: USLFit?
-    public var sloMilliseconds: Double?
+    package var fit: USLFit?
+    package var sloMilliseconds: Double?
 
     /// The point with the highest throughput that was usable: its offered load carried and its p95 within the SLO.
-    public var usableCapacity: Point? {
+    package var usableCapacity: Point? {
         guard sloMilliseconds != nil else { return nil }
         return points.filter(\.usable).max { $0.iterationsPerSecond < $1.iterationsPerSecond }
     }
@@ -79,7 +79,7 @@ public struct CapacityResult: Sendable, Equatable {
 
 extension RunReport {
     /// One result per sweep in the run, its points in the order they ran.
-    public var capacity: [CapacityResult] {
+    package var capacity: [CapacityResult] {
         let views = Dictionary(uniqueKeysWithValues: self.views.map { ($0.name, $0) })
         var order: [String] = []
         var points: [String: [(SweepPoint, ScenarioView)]] = [:]

@@ -5,38 +5,38 @@
 /// relative residuals, so a point at 10 req/s weighs as much as one at 10,000: Gunther's linearisation
 /// N/X = 1/λ + (σ/λ)(N−1) + (κ/λ)N(N−1) gives the starting point, Levenberg–Marquardt refines it, σ kept in [0, 1)
 /// and κ ≥ 0. Pure; no state.
-public struct USLFit: Sendable, Codable, Equatable {
-    public var lambda: Double
-    public var sigma: Double
-    public var kappa: Double
+package struct USLFit: Sendable, Codable, Equatable {
+    package var lambda: Double
+    package var sigma: Double
+    package var kappa: Double
     /// Coefficient of determination of the fit on the measured throughput (1 is a perfect fit).
-    public var rSquared: Double
+    package var rSquared: Double
     /// The points fitted, as (concurrency, throughput).
-    public var points: [Point]
+    package var points: [Point]
 
-    public struct Point: Sendable, Codable, Equatable {
-        public var concurrency: Double
-        public var throughput: Double
+    package struct Point: Sendable, Codable, Equatable {
+        package var concurrency: Double
+        package var throughput: Double
 
-        public init(concurrency: Double, throughput: Double) {
+        package init(concurrency: Double, throughput: Double) {
             self.concurrency = concurrency
             self.throughput = throughput
         }
     }
 
     /// The modelled throughput at concurrency `n`.
-    public func throughput(at n: Double) -> Double {
+    package func throughput(at n: Double) -> Double {
         Self.model(n, lambda, sigma, kappa)
     }
 
     /// The concurrency of peak throughput, √((1−σ)/κ); nil when κ is 0 (throughput only levels off).
-    public var peakConcurrency: Double? {
+    package var peakConcurrency: Double? {
         kappa > 1e-12 ? ((1 - sigma) / kappa).squareRoot() : nil
     }
 
     /// The modelled throughput at ``peakConcurrency``, or the asymptote λ/σ when there is no peak (nil when σ is
     /// 0 too: linear scaling, no limit in sight).
-    public var peakThroughput: Double? {
+    package var peakThroughput: Double? {
         if let peak = peakConcurrency { return throughput(at: peak) }
         return sigma > 1e-12 ? lambda / sigma : nil
     }
@@ -46,7 +46,7 @@ public struct USLFit: Sendable, Codable, Equatable {
     }
 
     /// Fits the law to `points`; nil with fewer than three distinct concurrencies or non-positive values.
-    public static func fit(_ points: [Point]) -> USLFit? {
+    package static func fit(_ points: [Point]) -> USLFit? {
         let usable = points.filter { $0.concurrency > 0 && $0.throughput > 0 && $0.concurrency.isFinite && $0.throughput.isFinite }
         guard Set(usable.map(\.concurrency)).count >= 3 else { return nil }
         var parameters = start(usable)
@@ -171,19 +171,19 @@ public struct USLFit: Sendable, Codable, Equatable {
 /// For a closed-model point (N virtual users, no think time) `N ≈ X·R` must hold; when X·R falls well short of N,
 /// the VUs spent time outside the service's requests: in the generator, the network or think time, and the point
 /// measures them rather than the service.
-public struct LittlesLawCheck: Sendable, Codable, Equatable {
-    public var concurrency: Double
-    public var throughput: Double
+package struct LittlesLawCheck: Sendable, Codable, Equatable {
+    package var concurrency: Double
+    package var throughput: Double
     /// Mean response time in seconds.
-    public var responseTime: Double
+    package var responseTime: Double
     /// X·R: the concurrency the service actually saw.
-    public var busy: Double { throughput * responseTime }
+    package var busy: Double { throughput * responseTime }
     /// X·R ÷ N: 1 when every VU was always waiting on the service.
-    public var ratio: Double { concurrency > 0 ? busy / concurrency : 0 }
+    package var ratio: Double { concurrency > 0 ? busy / concurrency : 0 }
     /// Whether X·R is within `tolerance` (default 10 %) of N.
-    public func holds(tolerance: Double = 0.1) -> Bool { abs(ratio - 1) <= tolerance }
+    package func holds(tolerance: Double = 0.1) -> Bool { abs(ratio - 1) <= tolerance }
 
-    public init(concurrency: Double, throughput: Double, responseTime: Double) {
+    package init(concurrency: Double, throughput: Double, responseTime: Double) {
         self.concurrency = concurrency
         self.throughput = throughput
         self.responseTime = responseTime

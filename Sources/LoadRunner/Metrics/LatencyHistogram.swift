@@ -5,21 +5,21 @@ import Histogram
 ///
 /// Stored as `(value, count)` pairs of recorded buckets, so a report stays small and histograms from several
 /// processes or machines can be merged later with ``merge(_:)``.
-public struct LatencyHistogram: Sendable, Codable, Equatable {
-    public static let highestTrackableMicroseconds: UInt64 = 3_600_000_000
+package struct LatencyHistogram: Sendable, Codable, Equatable {
+    package static let highestTrackableMicroseconds: UInt64 = 3_600_000_000
 
     private(set) var histogram: Histogram<UInt64>
 
     /// An empty histogram; `significantDigits` is 3 (0.1 %) for whole-run latencies, 2 (1 %) for the small
     /// per-second histograms of time series (0 and 1 make the smallest, for placeholders).
-    public init(significantDigits: Int = 3) {
+    package init(significantDigits: Int = 3) {
         histogram = Histogram<UInt64>(
             lowestDiscernibleValue: 1, highestTrackableValue: Self.highestTrackableMicroseconds,
             numberOfSignificantValueDigits: significantDigits == 0 ? .zero : significantDigits == 1 ? .one : significantDigits == 2 ? .two : .three)
     }
 
     /// The precision: 2 or 3 significant digits.
-    public var significantDigits: Int {
+    package var significantDigits: Int {
         switch histogram.numberOfSignificantValueDigits {
         case .zero: return 0
         case .one: return 1
@@ -29,19 +29,19 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     }
 
     /// Records one latency; values beyond the trackable range are clamped to it.
-    public mutating func record(_ duration: Duration) {
+    package mutating func record(_ duration: Duration) {
         record(microseconds: duration.microseconds)
     }
 
     /// Records one latency in microseconds (at least 1).
-    public mutating func record(microseconds: UInt64) {
+    package mutating func record(microseconds: UInt64) {
         histogram.record(Swift.min(Swift.max(microseconds, 1), Self.highestTrackableMicroseconds))
     }
 
     /// Adds every value of `other`: exactly when both have the same precision, else value by value at this one's
     /// (histograms of different precision cannot be added bucket by bucket; reports from other versions or tools
     /// may mix them, and a merge must never trap).
-    public mutating func merge(_ other: LatencyHistogram) {
+    package mutating func merge(_ other: LatencyHistogram) {
         guard other.count > 0 else { return }
         if other.significantDigits == significantDigits {
             histogram.add(other.histogram)
@@ -55,21 +55,21 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     }
 
     /// The recorded values and their counts, ascending: the sparse form a report stores.
-    public var recorded: [[UInt64]] { histogram.recordedValues().map { [$0.value, $0.count] } }
+    package var recorded: [[UInt64]] { histogram.recordedValues().map { [$0.value, $0.count] } }
 
-    public var count: UInt64 { histogram.totalCount }
+    package var count: UInt64 { histogram.totalCount }
     /// The value at a percentile (0…100), in microseconds; 0 when empty.
-    public func percentile(_ percentile: Double) -> UInt64 {
+    package func percentile(_ percentile: Double) -> UInt64 {
         count == 0 ? 0 : histogram.valueAtPercentile(percentile)
     }
-    public var max: UInt64 { count == 0 ? 0 : histogram.max }
-    public var min: UInt64 { count == 0 ? 0 : histogram.min }
-    public var mean: Double { count == 0 ? 0 : histogram.mean }
+    package var max: UInt64 { count == 0 ? 0 : histogram.max }
+    package var min: UInt64 { count == 0 ? 0 : histogram.min }
+    package var mean: Double { count == 0 ? 0 : histogram.mean }
 
     /// A histogram holding `sparse`'s values. Buckets hold each bucket's highest equivalent value; the exact `min`
     /// and `max` (saved beside them) are recorded in place of their buckets' values, so percentiles, which are
     /// clamped to the recorded range, come out exactly as they did before the histogram was saved.
-    public init(_ sparse: SparseLatency) {
+    package init(_ sparse: SparseLatency) {
         self.init(significantDigits: sparse.significantDigits)
         let buckets = sparse.buckets.filter { $0.count == 2 && $0[1] > 0 }
         for (index, pair) in buckets.enumerated() {
@@ -92,15 +92,15 @@ public struct LatencyHistogram: Sendable, Codable, Equatable {
     /// The exact smallest and largest values recorded (`min` and `max` report bucket bounds); nil when empty.
     var exactRange: (min: UInt64, max: UInt64)? { count == 0 ? nil : (histogram.min, histogram.maxRecorded) }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init(try SparseLatency(from: decoder))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try SparseLatency(self).encode(to: encoder)
     }
 
-    public static func == (lhs: LatencyHistogram, rhs: LatencyHistogram) -> Bool {
+    package static func == (lhs: LatencyHistogram, rhs: LatencyHistogram) -> Bool {
         Array(lhs.histogram.recordedValues().map { [$0.value, $0.count] })
             == Array(rhs.histogram.recordedValues().map { [$0.value, $0.count] })
     }

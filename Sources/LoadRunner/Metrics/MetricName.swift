@@ -1,5 +1,5 @@
 /// The kinds of metric, as in k6: how values combine and which threshold aggregations apply.
-public enum MetricKind: String, Sendable, Codable, Hashable {
+package enum MetricKind: String, Sendable, Codable, Hashable {
     /// A sum (`count`, and `rate` = count per second of the run).
     case counter
     /// The share of non-zero values (`rate`).
@@ -10,7 +10,7 @@ public enum MetricKind: String, Sendable, Codable, Hashable {
     case gauge
 
     /// The aggregations a threshold may use on a metric of this kind.
-    public var aggregations: [String] {
+    package var aggregations: [String] {
         switch self {
         case .counter: return ["count", "rate"]
         case .rate: return ["rate"]
@@ -21,7 +21,7 @@ public enum MetricKind: String, Sendable, Codable, Hashable {
 }
 
 /// The metrics a run records: k6's built-in names where k6 has one, ours for the feature-service domain.
-public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
+package enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     /// HTTP requests sent (counter).
     case httpReqs = "http_reqs"
     /// Time from sending a request to its last response byte, per HTTP request (trend, ms).
@@ -62,7 +62,7 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     /// The size of the VU pool (gauge).
     case vusMax = "vus_max"
 
-    public var kind: MetricKind {
+    package var kind: MetricKind {
         switch self {
         case .httpReqs, .iterations, .droppedIterations, .dataSent, .dataReceived, .edits, .editsInvalid, .editOutcomeUnknown, .retries: return .counter
         case .httpReqFailed, .editFailed, .iterationFailed: return .rate
@@ -72,7 +72,7 @@ public enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     }
 
     /// The tags a sample of this metric carries, so a threshold's tag filter can be checked before a run.
-    public var tags: [String] {
+    package var tags: [String] {
         switch self {
         case .httpReqs, .httpReqDuration, .serverDuration, .httpReqFailed, .dataSent, .dataReceived: return ["scenario", "operation", "status"]
         case .iterations, .iterationFailed, .iterationDuration, .edits, .editsInvalid, .editFailed, .editOutcomeUnknown, .retries: return ["scenario", "operation"]

@@ -2,22 +2,22 @@
 ///
 /// Aggregations (percentiles, rates, averages) are computed from it when a report is rendered or a threshold is
 /// evaluated, never stored, so series from several processes or machines merge without loss.
-public struct MetricSeries: Sendable, Codable, Equatable {
-    public var metric: MetricName
+package struct MetricSeries: Sendable, Codable, Equatable {
+    package var metric: MetricName
     /// `scenario`, `operation`, `status` (as applicable), and the scenario's own `tags:`.
-    public var tags: [String: String]
+    package var tags: [String: String]
     /// Counter: the sum. Rate: values seen. Trend: values recorded. Gauge: samples.
-    public var count: Double
+    package var count: Double
     /// Rate: the non-zero values (failures for `http_req_failed`).
-    public var passes: Double?
+    package var passes: Double?
     /// Trend: the values, in microseconds.
-    public var histogram: LatencyHistogram?
+    package var histogram: LatencyHistogram?
     /// Gauge: the last, lowest and highest sample.
-    public var value: Double?
-    public var min: Double?
-    public var max: Double?
+    package var value: Double?
+    package var min: Double?
+    package var max: Double?
 
-    public init(metric: MetricName, tags: [String: String]) {
+    package init(metric: MetricName, tags: [String: String]) {
         self.metric = metric
         self.tags = tags
         count = 0
@@ -29,7 +29,7 @@ public struct MetricSeries: Sendable, Codable, Equatable {
     }
 
     /// Adds `other`'s values (same metric; tags are the caller's business).
-    public mutating func merge(_ other: MetricSeries) {
+    package mutating func merge(_ other: MetricSeries) {
         count += other.count
         if let otherPasses = other.passes { passes = (passes ?? 0) + otherPasses }
         if let otherHistogram = other.histogram {
@@ -42,7 +42,7 @@ public struct MetricSeries: Sendable, Codable, Equatable {
     }
 
     /// Whether every tag in `filter` has the given value here.
-    public func matches(_ filter: [String: String]) -> Bool {
+    package func matches(_ filter: [String: String]) -> Bool {
         filter.allSatisfy { tags[$0.key] == $0.value }
     }
 }

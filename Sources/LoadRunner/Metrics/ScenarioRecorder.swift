@@ -6,10 +6,10 @@ import Synchronization
 /// A `Mutex` guards one accumulator per scenario, so memory does not grow with the VU count and a progress display
 /// can read a consistent snapshot at any time. Folding is a few dictionary updates; nothing per request is kept
 /// except, when verification is on, the IDs of the features the run added and deleted.
-public final class ScenarioRecorder: Sendable {
-    public let scenario: String
+package final class ScenarioRecorder: Sendable {
+    package let scenario: String
     /// The workload's operation labels, by index.
-    public let operations: [String]
+    package let operations: [String]
     let state: Mutex<ScenarioAccumulator>
     private let inFlight = Atomic<Int>(0)
 
@@ -17,46 +17,46 @@ public final class ScenarioRecorder: Sendable {
     var currentInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// A recorder for `scenario`, whose operations have these labels and edit these layers (by index).
-    public init(scenario: String, operations: [String], layers: [Int], keepIds: Bool) {
+    package init(scenario: String, operations: [String], layers: [Int], keepIds: Bool) {
         self.scenario = scenario
         self.operations = operations
         state = Mutex(ScenarioAccumulator(layers: layers, keepIds: keepIds))
     }
 
     /// Notes an iteration starting (for the busy-VU gauge).
-    public func iterationStarted() {
+    package func iterationStarted() {
         inFlight.wrappingAdd(1, ordering: .relaxed)
     }
 
     /// Folds a finished iteration's sample.
-    public func record(_ sample: IterationSample) {
+    package func record(_ sample: IterationSample) {
         let busy = inFlight.wrappingSubtract(1, ordering: .relaxed).oldValue
         state.withLock { $0.fold(sample, busy: busy) }
     }
 
     /// Notes an iteration that was cancelled before it did anything (not counted).
-    public func iterationAbandoned() {
+    package func iterationAbandoned() {
         inFlight.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// Counts an iteration the executor could not start (no free VU) at `offset` from the run's start.
-    public func recordDropped(at offset: Duration) {
+    package func recordDropped(at offset: Duration) {
         state.withLock { $0.dropped(at: offset) }
     }
 
     /// Records the VU pool's size (the `vus_max` gauge).
-    public func recordPoolSize(_ vus: Int) {
+    package func recordPoolSize(_ vus: Int) {
         state.withLock { $0.poolSize = max($0.poolSize, vus) }
     }
 
     /// What was recorded so far.
-    public func snapshot() -> ScenarioAccumulator {
+    package func snapshot() -> ScenarioAccumulator {
         state.withLock { $0 }
     }
 }
 
 /// The metrics of one scenario as they accumulate; a value, so snapshots are consistent copies.
-public struct ScenarioAccumulator: Sendable {
+package struct ScenarioAccumulator: Sendable {
     struct RequestStats: Sendable {
         var count = 0
         var failed = 0
@@ -66,30 +66,30 @@ public struct ScenarioAccumulator: Sendable {
         var received: Int64 = 0
     }
 
-    public struct OperationStats: Sendable {
-        public var iterations = 0
+    package struct OperationStats: Sendable {
+        package var iterations = 0
         /// Iterations in which a request or an edit failed, or that were refused before sending anything.
         package var failedIterations = 0
-        public var iterationDuration = LatencyHistogram()
-        public var editsApplied = 0
-        public var editsFailed = 0
-        public var editsUnknown = 0
-        public var editsInvalid = 0
-        public var editsAppliedByEarlierAttempt = 0
-        public var retries = 0
-        public var backoffSeconds = 0.0
+        package var iterationDuration = LatencyHistogram()
+        package var editsApplied = 0
+        package var editsFailed = 0
+        package var editsUnknown = 0
+        package var editsInvalid = 0
+        package var editsAppliedByEarlierAttempt = 0
+        package var retries = 0
+        package var backoffSeconds = 0.0
         /// Failures by message (at most ``ScenarioAccumulator/maxErrorKinds`` kinds; the rest under "other errors").
-        public var errors: [String: Int] = [:]
+        package var errors: [String: Int] = [:]
     }
 
     static let maxErrorKinds = 50
 
     /// Keyed by operation index << 16 | HTTP status.
     var requests: [Int: RequestStats] = [:]
-    public private(set) var operations: [OperationStats]
-    public private(set) var droppedIterations = 0
-    public internal(set) var poolSize = 0
-    public private(set) var peakBusy = 0
+    package private(set) var operations: [OperationStats]
+    package private(set) var droppedIterations = 0
+    package internal(set) var poolSize = 0
+    package private(set) var peakBusy = 0
     /// Keyed by second << 16 | operation index.
     var buckets: [Int: TimeBucketCounts] = [:]
     /// Buckets whose latency is still a full histogram (tens of KiB each); older ones are sealed into the sparse
@@ -100,18 +100,18 @@ public struct ScenarioAccumulator: Sendable {
     /// The layer of each operation.
     let layers: [Int]
     /// What the run added and deleted, by layer, when verification is on.
-    public private(set) var ids: [Int: LayerIds] = [:]
+    package private(set) var ids: [Int: LayerIds] = [:]
 
     /// Features a scenario added to and deleted from one layer.
-    public struct LayerIds: Sendable {
-        public var addedObjectIds: [Int64] = []
-        public var addedGlobalIds: [String] = []
-        public var unknownGlobalIds: [String] = []
-        public var deletedObjectIds: [Int64] = []
+    package struct LayerIds: Sendable {
+        package var addedObjectIds: [Int64] = []
+        package var addedGlobalIds: [String] = []
+        package var unknownGlobalIds: [String] = []
+        package var deletedObjectIds: [Int64] = []
     }
     /// When the first iteration started and the last ended, as offsets from the run's start.
-    public private(set) var firstStart: Duration?
-    public private(set) var lastEnd: Duration?
+    package private(set) var firstStart: Duration?
+    package private(set) var lastEnd: Duration?
 
     init(layers: [Int], keepIds: Bool) {
         operations = Array(repeating: OperationStats(), count: layers.count)
@@ -249,7 +249,7 @@ public struct ScenarioAccumulator: Sendable {
     }
 
     /// Totals over every operation.
-    public var totals: OperationStats {
+    package var totals: OperationStats {
         operations.reduce(into: OperationStats()) { total, op in
             total.iterations += op.iterations
             total.failedIterations += op.failedIterations
@@ -266,7 +266,7 @@ public struct ScenarioAccumulator: Sendable {
     }
 
     /// Requests, failed requests and their latency, over every operation and status.
-    public var requestTotals: (count: Int, failed: Int, duration: LatencyHistogram) {
+    package var requestTotals: (count: Int, failed: Int, duration: LatencyHistogram) {
         var duration = LatencyHistogram()
         var count = 0
         var failed = 0
@@ -279,7 +279,7 @@ public struct ScenarioAccumulator: Sendable {
     }
 
     /// The metric series, tagged with the scenario, operation labels, statuses and the scenario's own tags.
-    public func series(scenario: String, operations labels: [String], tags: [String: String]) -> [MetricSeries] {
+    package func series(scenario: String, operations labels: [String], tags: [String: String]) -> [MetricSeries] {
         func tagged(_ extra: [String: String]) -> [String: String] {
             tags.merging(extra) { _, new in new }
         }
@@ -348,7 +348,7 @@ public struct ScenarioAccumulator: Sendable {
     }
 
     /// The per-second buckets, in time order.
-    public func timeSeries(scenario: String, operations labels: [String]) -> [TimeBucket] {
+    package func timeSeries(scenario: String, operations labels: [String]) -> [TimeBucket] {
         buckets.sorted { $0.key < $1.key }.map { key, counts in
             var bucket = TimeBucket(second: key >> 16, scenario: scenario, operation: labels[key & 0xFFFF])
             bucket.requests = counts.requests

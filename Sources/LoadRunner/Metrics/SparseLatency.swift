@@ -4,21 +4,21 @@
 /// A few hundred bytes where a live ``LatencyHistogram`` of the same values holds tens of KiB of counters, so a run's
 /// per-second time series is kept in this form once a second has passed, and a long run's report stays small in
 /// memory. ``LatencyHistogram/init(_:)`` turns it back into a histogram with exactly the same percentiles.
-public struct SparseLatency: Sendable, Codable, Equatable {
-    public var significantDigits: Int
+package struct SparseLatency: Sendable, Codable, Equatable {
+    package var significantDigits: Int
     /// Exact extremes in microseconds (nil when nothing was recorded or the file predates them).
-    public var min: UInt64?
-    public var max: UInt64?
+    package var min: UInt64?
+    package var max: UInt64?
     /// value, count, value, count, …: one array, not an array per bucket (a long run keeps one of these per second).
     private var pairs: [UInt64]
 
     /// `[value, count]` of every recorded bucket, ascending; the value is the bucket's highest equivalent value.
-    public var buckets: [[UInt64]] {
+    package var buckets: [[UInt64]] {
         get { stride(from: 0, to: pairs.count - 1, by: 2).map { [pairs[$0], pairs[$0 + 1]] } }
         set { pairs = newValue.filter { $0.count == 2 }.flatMap { $0 } }
     }
 
-    public init(_ histogram: LatencyHistogram) {
+    package init(_ histogram: LatencyHistogram) {
         significantDigits = histogram.significantDigits
         min = histogram.exactRange?.min
         max = histogram.exactRange?.max
@@ -26,19 +26,19 @@ public struct SparseLatency: Sendable, Codable, Equatable {
     }
 
     /// An empty histogram of `significantDigits`.
-    public init(significantDigits: Int) {
+    package init(significantDigits: Int) {
         self.significantDigits = significantDigits
         pairs = []
     }
 
     /// Whether nothing was recorded.
-    public var isEmpty: Bool { pairs.isEmpty }
+    package var isEmpty: Bool { pairs.isEmpty }
 
     /// The number of values.
-    public var count: UInt64 { stride(from: 1, to: pairs.count, by: 2).reduce(0) { $0 + pairs[$1] } }
+    package var count: UInt64 { stride(from: 1, to: pairs.count, by: 2).reduce(0) { $0 + pairs[$1] } }
 
     /// Adds `other`'s values (through a live histogram: merging is rare, reports merge once).
-    public mutating func merge(_ other: SparseLatency) {
+    package mutating func merge(_ other: SparseLatency) {
         guard !other.isEmpty else { return }
         guard !isEmpty else {
             self = other
@@ -51,7 +51,7 @@ public struct SparseLatency: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey { case unit, lowest, highest, significantDigits, min, max, buckets }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         significantDigits = try c.decodeIfPresent(Int.self, forKey: .significantDigits) ?? 3
         min = try c.decodeIfPresent(UInt64.self, forKey: .min)
@@ -76,7 +76,7 @@ public struct SparseLatency: Sendable, Codable, Equatable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode("us", forKey: .unit)
         try c.encode(1, forKey: .lowest)

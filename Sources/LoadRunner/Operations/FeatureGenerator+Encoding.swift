@@ -115,12 +115,12 @@ extension FeatureGenerator {
     }
 
     /// The JSON array of the `count` features from `start`, as ``features(from:count:)`` would give them.
-    public func encode(from start: Int, count: Int) -> String {
+    package func encode(from start: Int, count: Int) -> String {
         String(decoding: write(from: start, count: count, in: jsonSyntax), as: UTF8.self)
     }
 
     /// That JSON array percent-encoded as an `application/x-www-form-urlencoded` value, as ``FormEncoding`` writes it.
-    public func formEncoded(from start: Int, count: Int) -> [UInt8] {
+    package func formEncoded(from start: Int, count: Int) -> [UInt8] {
         write(from: start, count: count, in: formSyntax)
     }
 

@@ -1,11 +1,11 @@
-public import FeatureModel
+package import FeatureModel
 
 /// Builds features that a layer accepts, from its schema: types, lengths, nullability and domains.
 ///
 /// Pure and deterministic: the same seed and index give the same feature, whichever worker builds it.
-public struct FeatureGenerator: Sendable {
-    public let layer: LayerInfo
-    public let seed: UInt64
+package struct FeatureGenerator: Sendable {
+    package let layer: LayerInfo
+    package let seed: UInt64
     private let writableFields: [Field]
     /// How ``encode(from:count:)`` and ``formEncoded(from:count:)`` write each of ``writableFields``.
     let fieldPlans: [FieldPlan]
@@ -13,7 +13,7 @@ public struct FeatureGenerator: Sendable {
     let jsonSyntax: Syntax
     let formSyntax: Syntax
 
-    public init(layer: LayerInfo, seed: UInt64) {
+    package init(layer: LayerInfo, seed: UInt64) {
         self.layer = layer
         self.seed = seed
         let skipped: Set<String> = [layer.objectIdField.lowercased(), layer.globalIdField?.lowercased() ?? ""]
@@ -32,7 +32,7 @@ public struct FeatureGenerator: Sendable {
     }
 
     /// The feature for position `index` of a run.
-    public func feature(at index: Int) -> Feature {
+    package func feature(at index: Int) -> Feature {
         var random = randomStream(for: index)
         var attributes: [String: JSONValue] = [:]
         attributes.reserveCapacity(writableFields.count)
@@ -43,7 +43,7 @@ public struct FeatureGenerator: Sendable {
     }
 
     /// `count` consecutive features starting at `start`.
-    public func features(from start: Int, count: Int) -> [Feature] {
+    package func features(from start: Int, count: Int) -> [Feature] {
         (start..<(start + count)).map(feature(at:))
     }
 

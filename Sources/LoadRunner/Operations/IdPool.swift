@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// It holds at most ``capacity`` IDs, so a long run of adds keeps its memory flat: once full, each new ID replaces a
 /// random one, so the pool leans toward recently added features.
-public final class IdPool: Sendable {
+package final class IdPool: Sendable {
     private struct State {
         var ids: [Int64]
         var random: SplitMix64
@@ -14,20 +14,20 @@ public final class IdPool: Sendable {
 
     private let state: Mutex<State>
     /// Deletes leave at least this many IDs for the operations that only sample.
-    public let reserve: Int
+    package let reserve: Int
     /// The most IDs kept.
-    public let capacity: Int
+    package let capacity: Int
 
-    public init(ids: [Int64], seed: UInt64, reserve: Int = 0, capacity: Int = 100_000) {
+    package init(ids: [Int64], seed: UInt64, reserve: Int = 0, capacity: Int = 100_000) {
         state = Mutex(State(ids: Array(ids.prefix(max(capacity, 1))), random: SplitMix64(seed: seed)))
         self.reserve = reserve
         self.capacity = max(capacity, 1)
     }
 
-    public var count: Int { state.withLock { $0.ids.count } }
+    package var count: Int { state.withLock { $0.ids.count } }
 
     /// Up to `count` IDs drawn at random (with replacement when the pool is small).
-    public func sample(_ count: Int) -> [Int64] {
+    package func sample(_ count: Int) -> [Int64] {
         state.withLock { state in
             guard !state.ids.isEmpty else { return [] }
             return (0..<count).map { _ in state.ids[Int(state.random.next() % UInt64(state.ids.count))] }
@@ -35,7 +35,7 @@ public final class IdPool: Sendable {
     }
 
     /// Up to `count` distinct IDs removed from the pool, or fewer when only the reserve would be left.
-    public func take(_ count: Int) -> [Int64] {
+    package func take(_ count: Int) -> [Int64] {
         state.withLock { state in
             var taken: [Int64] = []
             while taken.count < count && state.ids.count > reserve {
@@ -50,7 +50,7 @@ public final class IdPool: Sendable {
     /// One ID removed from the pool for exclusive use, the reserve notwithstanding (the caller gives it back with
     /// ``add(_:)``); nil when the pool is empty. Deletes keep the reserve for operations that only sample; an
     /// operation that borrows a feature and returns it takes nothing away from them for long.
-    public func borrow() -> Int64? {
+    package func borrow() -> Int64? {
         state.withLock { state in
             guard !state.ids.isEmpty else { return nil }
             let index = Int(state.random.next() % UInt64(state.ids.count))
@@ -60,7 +60,7 @@ public final class IdPool: Sendable {
     }
 
     /// Adds IDs of new features; past ``capacity`` each replaces a random one.
-    public func add(_ ids: [Int64]) {
+    package func add(_ ids: [Int64]) {
         guard !ids.isEmpty else { return }
         let capacity = capacity
         state.withLock { state in

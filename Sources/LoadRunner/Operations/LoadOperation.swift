@@ -1,37 +1,37 @@
-public import FeatureModel
-public import FeatureServiceClient
+package import FeatureModel
+package import FeatureServiceClient
 
 /// One kind of iteration: what a VU does each time its executor starts it.
 ///
 /// An operation is a Sendable value made once per scenario. ``perform(index:sample:)`` is called concurrently by
 /// many VUs; it fills in edits, errors and IDs, while the HTTP requests it makes are measured by the
 /// ``RecordingTransport`` under the calling VU's ``RequestLog``.
-public protocol LoadOperation: Sendable {
+package protocol LoadOperation: Sendable {
     /// Carries out iteration `index` (unique across the run, so payloads differ).
     func perform(index: Int, sample: inout IterationSample) async
 }
 
 /// What operations share: the service, the table they work on, payloads, existing IDs, retries.
-public struct OperationEnvironment: Sendable {
-    public let service: FeatureService
-    public let table: ServiceFeatureTable
-    public let generator: FeatureGenerator
-    public let pool: IdPool
+package struct OperationEnvironment: Sendable {
+    package let service: FeatureService
+    package let table: ServiceFeatureTable
+    package let generator: FeatureGenerator
+    package let pool: IdPool
     /// The scenario's retry policy; nil sends each request once.
-    public let retry: RetryPolicy?
+    package let retry: RetryPolicy?
     /// Random per run, mixed into client GlobalIDs so a rerun with the same seed never collides with the last one.
-    public let runNonce: UInt64
+    package let runNonce: UInt64
     /// Generated attachment files, smallest first.
-    public let attachmentFiles: [String]
+    package let attachmentFiles: [String]
     /// The metadata of every layer and table of the service.
-    public let layers: [Int: LayerInfo]
+    package let layers: [Int: LayerInfo]
     /// Existing object IDs of the related table, for operations that work on both sides of a relationship.
-    public let partnerPool: IdPool?
+    package let partnerPool: IdPool?
     /// Shapes adds to the layer's contingent values (and breaks `invalidRate` of them), when the layer has any or the
     /// operation breaks adds on purpose.
-    public let shaper: ValidityShaper?
+    package let shaper: ValidityShaper?
 
-    public init(
+    package init(
         service: FeatureService, table: ServiceFeatureTable, generator: FeatureGenerator, pool: IdPool, retry: RetryPolicy?, runNonce: UInt64,
         attachmentFiles: [String] = [], layers: [Int: LayerInfo] = [:], partnerPool: IdPool? = nil, shaper: ValidityShaper? = nil
     ) {

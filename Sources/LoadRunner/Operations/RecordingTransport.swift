@@ -1,20 +1,20 @@
-public import FeatureServiceClient
+package import FeatureServiceClient
 import Synchronization
 
 /// The HTTP requests of the iteration running in the current task: the transport appends, the VU drains.
-public final class RequestLog: Sendable {
+package final class RequestLog: Sendable {
     private let samples = Mutex<[RequestSample]>([])
 
-    public init() {}
+    package init() {}
 
-    @TaskLocal public static var current: RequestLog?
+    @TaskLocal package static var current: RequestLog?
 
     func append(_ sample: RequestSample) {
         samples.withLock { $0.append(sample) }
     }
 
     /// The requests recorded since the last drain.
-    public func drain() -> [RequestSample] {
+    package func drain() -> [RequestSample] {
         samples.withLock { samples in
             defer { samples.removeAll(keepingCapacity: true) }
             return samples
@@ -25,17 +25,17 @@ public final class RequestLog: Sendable {
 /// A transport that records every request made under a ``RequestLog`` (status, libcurl's total time, bytes),
 /// so operations can use the ordinary client API and still have each HTTP request measured, retries and pages
 /// included.
-public struct RecordingTransport: HTTPTransport {
-    public let inner: any HTTPTransport
+package struct RecordingTransport: HTTPTransport {
+    package let inner: any HTTPTransport
     private let clock = ContinuousClock()
 
-    public init(_ inner: any HTTPTransport) {
+    package init(_ inner: any HTTPTransport) {
         self.inner = inner
     }
 
-    public var taskExecutor: (any TaskExecutor)? { inner.taskExecutor }
+    package var taskExecutor: (any TaskExecutor)? { inner.taskExecutor }
 
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let log = RequestLog.current else { return try await inner.send(request) }
         let start = clock.now
         do {

@@ -1,5 +1,5 @@
-public import FeatureModel
-public import FeatureServiceClient
+package import FeatureModel
+package import FeatureServiceClient
 
 /// Makes generated adds respect a layer's contingent values, breaks a chosen share of them on purpose, and judges
 /// each the way the ArcGIS Maps SDKs do before sending. Pure and seeded.
@@ -11,17 +11,17 @@ public import FeatureServiceClient
 ///
 /// Subtypes as the SDKs see them: a feature gets the field groups of its subtype (the value of the layer's
 /// `typeIdField`) and those of no subtype, and a field's domain is its subtype's when the subtype names one.
-public struct ValidityShaper: Sendable {
-    public let layer: LayerInfo
-    public let contingentValues: ContingentValuesDefinition?
+package struct ValidityShaper: Sendable {
+    package let layer: LayerInfo
+    package let contingentValues: ContingentValuesDefinition?
 
-    public init(layer: LayerInfo, contingentValues: ContingentValuesDefinition?) {
+    package init(layer: LayerInfo, contingentValues: ContingentValuesDefinition?) {
         self.layer = layer
         self.contingentValues = contingentValues
     }
 
     /// Whether the layer has anything to break: a restrictive field group, a domain, or a required field.
-    public var canBreak: Bool {
+    package var canBreak: Bool {
         if contingentValues?.fieldGroups.contains(where: { $0.isRestrictive && !$0.contingencies.isEmpty }) == true { return true }
         return breakableFields.isEmpty == false
     }
@@ -37,7 +37,7 @@ public struct ValidityShaper: Sendable {
     }
 
     /// `feature` with every field group of its subtype set from one of its contingencies.
-    public func respecting(_ feature: Feature, random: inout SplitMix64) -> Feature {
+    package func respecting(_ feature: Feature, random: inout SplitMix64) -> Feature {
         let groups = groups(for: feature)
         guard !groups.isEmpty else { return feature }
         var shaped = feature
@@ -68,7 +68,7 @@ public struct ValidityShaper: Sendable {
     }
 
     /// `feature` made invalid: a restrictive contingency broken when the layer has one, else a domain.
-    public func breaking(_ feature: Feature, random: inout SplitMix64) -> Feature {
+    package func breaking(_ feature: Feature, random: inout SplitMix64) -> Feature {
         if let broken = breakingContingency(feature, random: &random) { return broken }
         let fields = breakableFields
         guard !fields.isEmpty else { return feature }
@@ -93,7 +93,7 @@ public struct ValidityShaper: Sendable {
 
     /// Why the SDK would refuse `feature` (domains, restrictive contingent values), or nil when it would send it.
     /// Non-restrictive contingent values are warnings in the SDK: the feature is still sent.
-    public func refusal(_ feature: Feature) -> String? {
+    package func refusal(_ feature: Feature) -> String? {
         if let violation = DomainValidator.violations(of: feature, in: layer, isNew: true).first {
             switch violation.kind {
             case .unknownField: return "field not in the layer"

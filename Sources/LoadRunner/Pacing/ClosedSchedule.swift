@@ -5,7 +5,7 @@ import FeatureModel
 /// Each VU asks ``decide(vu:vuIteration:claimed:elapsed:)`` before every iteration, after claiming a run-wide
 /// iteration number from a shared counter (the number only makes payloads unique; `shared-iterations` also stops
 /// on it).
-public struct ClosedSchedule: Sendable, Hashable {
+package struct ClosedSchedule: Sendable, Hashable {
     enum Kind: Sendable, Hashable {
         case shared(iterations: Int)
         case perVU(iterations: Int)
@@ -15,12 +15,12 @@ public struct ClosedSchedule: Sendable, Hashable {
 
     let kind: Kind
     /// No iteration starts at or after this offset from the scenario's start.
-    public let end: Duration
+    package let end: Duration
     /// VU tasks the scheduler starts.
-    public let vus: Int
+    package let vus: Int
 
     /// The schedule of a closed-model executor, or nil for an arrival-rate one.
-    public init?(_ executor: ExecutorConfig) {
+    package init?(_ executor: ExecutorConfig) {
         switch executor {
         case .sharedIterations(let c): (kind, end, vus) = (.shared(iterations: c.iterations), c.maxDuration, c.vus)
         case .perVUIterations(let c): (kind, end, vus) = (.perVU(iterations: c.iterations), c.maxDuration, c.vus)
@@ -33,7 +33,7 @@ public struct ClosedSchedule: Sendable, Hashable {
     }
 
     /// What VU `vu` (0-based) does next.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Start an iteration now.
         case start
         /// Idle until this offset, then ask again (a ramping VU above the current target).
@@ -44,7 +44,7 @@ public struct ClosedSchedule: Sendable, Hashable {
 
     /// The decision for VU `vu`, which has run `vuIteration` iterations and claimed run-wide number `claimed`, at
     /// `elapsed` since the scenario began.
-    public func decide(vu: Int, vuIteration: Int, claimed: Int, elapsed: Duration) -> Decision {
+    package func decide(vu: Int, vuIteration: Int, claimed: Int, elapsed: Duration) -> Decision {
         switch kind {
         case .shared(let iterations):
             if claimed >= iterations { return .stop(.iterationsDone) }
@@ -64,12 +64,12 @@ public struct ClosedSchedule: Sendable, Hashable {
 }
 
 /// The VU count of `ramping-vus` over time: linear between stages, changing one VU at a time.
-public struct VUStages: Sendable, Hashable {
+package struct VUStages: Sendable, Hashable {
     /// (start offset in seconds, from VUs, to VUs, length in seconds) per stage.
     private let segments: [(start: Double, from: Int, to: Int, length: Double)]
-    public let total: Duration
+    package let total: Duration
 
-    public init(start: Int, stages: [Stage]) {
+    package init(start: Int, stages: [Stage]) {
         var segments: [(Double, Int, Int, Double)] = []
         var offset = 0.0
         var from = start
@@ -83,17 +83,17 @@ public struct VUStages: Sendable, Hashable {
         total = stages.reduce(.zero) { $0 + $1.duration }
     }
 
-    public static func == (lhs: VUStages, rhs: VUStages) -> Bool {
+    package static func == (lhs: VUStages, rhs: VUStages) -> Bool {
         lhs.total == rhs.total && lhs.segments.elementsEqual(rhs.segments) { $0 == $1 }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(total)
         for segment in segments { hasher.combine(segment.to) }
     }
 
     /// The VUs that should be running at `elapsed`: k6's linear interpolation, truncated toward the stage's start value.
-    public func vus(at elapsed: Duration) -> Int {
+    package func vus(at elapsed: Duration) -> Int {
         let t = elapsed.seconds
         for segment in segments where t < segment.start + segment.length {
             guard segment.length > 0 else { continue }
@@ -105,7 +105,7 @@ public struct VUStages: Sendable, Hashable {
     }
 
     /// The earliest offset at or after `elapsed` at which VU `vu` (0-based) is active again, or nil.
-    public func nextActive(vu: Int, after elapsed: Duration) -> Duration? {
+    package func nextActive(vu: Int, after elapsed: Duration) -> Duration? {
         let t = elapsed.seconds
         let needed = vu + 1
         for segment in segments where t < segment.start + segment.length && segment.length > 0 {

@@ -5,7 +5,7 @@ import FeatureModel
 ///
 /// The rate is piecewise linear in iterations per time unit; iteration `k` (0-based) is due when the integral of
 /// the rate since the start first exceeds `k` — every `timeUnit / rate` for a constant rate, starting at 0.
-public struct OpenSchedule: Sendable, Hashable {
+package struct OpenSchedule: Sendable, Hashable {
     /// Per stage: start offset (s), iterations before it, rate per second at its start and end, length (s).
     private struct Segment: Sendable, Hashable {
         var start: Double
@@ -18,25 +18,25 @@ public struct OpenSchedule: Sendable, Hashable {
 
     private let segments: [Segment]
     /// No iteration is due at or after this offset.
-    public let end: Duration
+    package let end: Duration
     /// Iterations due before ``end``.
-    public let plannedIterations: Int
+    package let plannedIterations: Int
     /// Most VUs the pool may grow to, and the pool it starts with.
-    public let maxVUs: Int
-    public let preAllocatedVUs: Int
+    package let maxVUs: Int
+    package let preAllocatedVUs: Int
 
-    public init(_ c: ConstantArrivalRate) {
+    package init(_ c: ConstantArrivalRate) {
         self.init(
             start: c.rate, timeUnit: c.timeUnit, stages: [Stage(duration: c.duration, target: c.rate)],
             preAllocatedVUs: c.preAllocatedVUs, maxVUs: c.maxVUs)
     }
 
-    public init(_ c: RampingArrivalRate) {
+    package init(_ c: RampingArrivalRate) {
         self.init(start: c.startRate, timeUnit: c.timeUnit, stages: c.stages, preAllocatedVUs: c.preAllocatedVUs, maxVUs: c.maxVUs)
     }
 
     /// The schedule of an arrival-rate executor, or nil for a closed-model one.
-    public init?(_ executor: ExecutorConfig) {
+    package init?(_ executor: ExecutorConfig) {
         switch executor {
         case .constantArrivalRate(let c): self.init(c)
         case .rampingArrivalRate(let c): self.init(c)
@@ -67,7 +67,7 @@ public struct OpenSchedule: Sendable, Hashable {
     }
 
     /// The offset at which iteration `k` is due, or nil when it falls after the schedule's end.
-    public func start(of k: Int) -> Duration? {
+    package func start(of k: Int) -> Duration? {
         guard k >= 0, k < plannedIterations else { return nil }
         let target = Double(k)
         // The first segment whose cumulative count passes the target (binary search; the counts only grow).
@@ -96,7 +96,7 @@ public struct OpenSchedule: Sendable, Hashable {
     }
 
     /// What the dispatcher does next, after starting (or dropping) `started` iterations, at `elapsed`.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Iteration `started` was due at `intended`; start it now (immediately when behind, as vegeta's pacer does).
         case start(intended: Duration)
         /// The next iteration is due at this offset.
@@ -106,7 +106,7 @@ public struct OpenSchedule: Sendable, Hashable {
     }
 
     /// vegeta's pacer: fire at once when the next iteration is already due, else wait for it.
-    public func pace(elapsed: Duration, started: Int) -> Decision {
+    package func pace(elapsed: Duration, started: Int) -> Decision {
         guard let due = start(of: started) else { return .done }
         return due <= elapsed ? .start(intended: due) : .wait(until: due)
     }

@@ -1,5 +1,5 @@
 /// Why a scenario stopped starting iterations.
-public enum ScenarioStopReason: String, Sendable, Codable, Hashable {
+package enum ScenarioStopReason: String, Sendable, Codable, Hashable {
     /// Every planned iteration was started (`shared-iterations`, `per-vu-iterations`).
     case iterationsDone = "iterations"
     /// `maxDuration` ran out first.

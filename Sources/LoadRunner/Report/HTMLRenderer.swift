@@ -3,8 +3,8 @@ import Foundation
 /// `report.html`: one self-contained page (inline CSS and SVG, no scripts, no network) rendered from the saved run
 /// alone: the verdict first with every threshold, gate and verification; the single-versus-batched bars; then per
 /// scenario throughput and latency over time, the HDR percentile distribution and errors over time.
-public enum HTMLRenderer {
-    public static func render(_ report: RunReport) -> String {
+package enum HTMLRenderer {
+    package static func render(_ report: RunReport) -> String {
         let views = report.views
         var body: [String] = []
         body.append(#"<header><h1>\#(escape(report.plan.name)) <span class="badge \#(report.verdict.passed ? "pass" : "fail")">\#(report.verdict.passed ? "PASS" : "FAIL")</span></h1>"#)

@@ -7,7 +7,7 @@ import Foundation
 /// filter, its failed-edit gate and its verification; one `<testsuite name="run">` for run-wide thresholds and
 /// speed-up comparisons. A failed gate is a `<failure>` whose message has the measured value and the limit.
 /// Times are the scenarios' durations.
-public enum JUnitRenderer {
+package enum JUnitRenderer {
     struct Case {
         var name: String
         var className: String
@@ -23,7 +23,7 @@ public enum JUnitRenderer {
         var output: String?
     }
 
-    public static func render(_ report: RunReport) -> String {
+    package static func render(_ report: RunReport) -> String {
         xml(suites(of: report), report: report)
     }
 

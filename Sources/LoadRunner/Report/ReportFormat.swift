@@ -1,7 +1,7 @@
-public import Foundation
+package import Foundation
 
 /// The formats a run's report is written in, each rendered from the saved ``RunReport`` alone.
-public enum ReportFormat: String, Sendable, CaseIterable {
+package enum ReportFormat: String, Sendable, CaseIterable {
     /// `report.json`: the saved run itself (schema `featureload.run-report`, version 2), sorted keys, so rendering the
     /// same run twice gives the same bytes.
     case json
@@ -14,7 +14,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
     case html
 
     /// The file name inside a run's folder.
-    public var fileName: String {
+    package var fileName: String {
         switch self {
         case .json: return "report.json"
         case .md: return "report.md"
@@ -25,7 +25,7 @@ public enum ReportFormat: String, Sendable, CaseIterable {
 
     /// The report in this format.
     /// - Throws: `EncodingError` (JSON only).
-    public func render(_ report: RunReport) throws -> Data {
+    package func render(_ report: RunReport) throws -> Data {
         switch self {
         case .json: return try Self.json(report)
         case .md: return Data(ReportRenderer.markdown(report).utf8)

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Merges the reports of generators that ran one test between them (each an execution segment) into one report,
 /// exactly: counters summed, HDR histograms merged bucket by bucket, VU gauges added (the generators ran at once),
@@ -12,18 +12,18 @@ public import Foundation
 /// ```swift
 /// let merged = try ReportMerge.merge([("a/report.json", a), ("b/report.json", b)])
 /// ```
-public enum ReportMerge {
+package enum ReportMerge {
     /// Why reports cannot be merged.
-    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
-        public var description: String
+    package struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Generators whose start differs from the first one's by more than this many seconds are flagged.
-    public static let startTolerance = 1.0
+    package static let startTolerance = 1.0
 
     /// Merges `reports` (each with the path it was read from, for messages).
     /// - Throws: ``Problem`` naming the reports that do not belong together, and why.
-    public static func merge(_ reports: [(path: String, report: RunReport)]) throws(Problem) -> RunReport {
+    package static func merge(_ reports: [(path: String, report: RunReport)]) throws(Problem) -> RunReport {
         guard let first = reports.first else { throw Problem(description: "give the reports to merge") }
         try check(reports)
         try checkCounts(reports)

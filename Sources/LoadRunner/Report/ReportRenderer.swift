@@ -1,9 +1,9 @@
 import Foundation
 
 /// Renders a ``RunReport`` as a terminal summary table or as Markdown. Pure.
-public enum ReportRenderer {
+package enum ReportRenderer {
     /// The summary table printed after a run.
-    public static func summary(_ report: RunReport) -> String {
+    package static func summary(_ report: RunReport) -> String {
         let views = report.views
         let header = ["scenario", "vus", "batch", "requests", "req failed", "retries", "edits ok", "edits failed", "req/s", "edits/s", "p50 ms", "p95 ms", "p99 ms", "max ms"]
         var rows: [[String]] = []
@@ -70,7 +70,7 @@ public enum ReportRenderer {
     }
 
     /// The Markdown report written beside report.json.
-    public static func markdown(_ report: RunReport) -> String {
+    package static func markdown(_ report: RunReport) -> String {
         let views = report.views
         var out: [String] = []
         out.append("# \(MarkdownText.text(report.plan.name)): \(report.verdict.passed ? "PASS" : "FAIL")")

@@ -1,13 +1,13 @@
 /// Percentiles of request latency in milliseconds.
-public struct LatencySummary: Sendable, Codable, Equatable {
-    public var p50: Double
-    public var p90: Double
-    public var p95: Double
-    public var p99: Double
-    public var max: Double
-    public var mean: Double
+package struct LatencySummary: Sendable, Codable, Equatable {
+    package var p50: Double
+    package var p90: Double
+    package var p95: Double
+    package var p99: Double
+    package var max: Double
+    package var mean: Double
 
-    public init(_ histogram: LatencyHistogram) {
+    package init(_ histogram: LatencyHistogram) {
         func ms(_ microseconds: UInt64) -> Double { Double(microseconds) / 1000 }
         p50 = ms(histogram.percentile(50))
         p90 = ms(histogram.percentile(90))
@@ -19,13 +19,13 @@ public struct LatencySummary: Sendable, Codable, Equatable {
 }
 
 /// The after-run check that the service holds exactly the features the scenario added.
-public struct ScenarioVerification: Sendable, Codable, Equatable {
+package struct ScenarioVerification: Sendable, Codable, Equatable {
     /// Whether there was anything to check: features added or deleted, outcomes to resolve, or a problem found.
-    public var checkedAnything: Bool {
+    package var checkedAnything: Bool {
         reportedAdded > 0 || deletedStillPresent != nil || (unknownOutcomes ?? 0) > 0 || layerCountBefore != nil || !passed
     }
 
-    public init(reportedAdded: Int, foundByObjectId: Int, duplicateObjectIds: Int, editsInFailedRequests: Int) {
+    package init(reportedAdded: Int, foundByObjectId: Int, duplicateObjectIds: Int, editsInFailedRequests: Int) {
         self.reportedAdded = reportedAdded
         self.foundByObjectId = foundByObjectId
         self.duplicateObjectIds = duplicateObjectIds
@@ -35,37 +35,37 @@ public struct ScenarioVerification: Sendable, Codable, Equatable {
     }
 
     /// Adds the service reported as successful.
-    public var reportedAdded: Int
+    package var reportedAdded: Int
     /// Of those object IDs, how many a query found.
-    public var foundByObjectId: Int
+    package var foundByObjectId: Int
     /// Object IDs reported more than once (duplicated edits).
-    public var duplicateObjectIds: Int
+    package var duplicateObjectIds: Int
     /// Rows in the layer before and after (version-1 files, which run scenarios one at a time).
-    public var layerCountBefore: Int?
-    public var layerCountAfter: Int?
+    package var layerCountBefore: Int?
+    package var layerCountAfter: Int?
     /// Client GlobalIDs of adds reported applied, and how many rows a query found with them (more means duplicates).
-    public var globalIdsReported: Int?
-    public var globalIdsFound: Int?
+    package var globalIdsReported: Int?
+    package var globalIdsFound: Int?
     /// Adds whose outcome was unknown, and how many of them a query by GlobalID found applied.
-    public var unknownOutcomes: Int?
-    public var unknownFoundApplied: Int?
+    package var unknownOutcomes: Int?
+    package var unknownFoundApplied: Int?
     /// Deleted object IDs a query still found.
-    public var deletedStillPresent: Int?
+    package var deletedStillPresent: Int?
     /// Edits sent in requests whose outcome is unknown (the request failed after it may have reached the server).
-    public var editsInFailedRequests: Int
-    public var passed: Bool
-    public var notes: [String]
+    package var editsInFailedRequests: Int
+    package var passed: Bool
+    package var notes: [String]
 }
 
 /// A ratio between two scenarios' metric, and its gate.
-public struct ComparisonResult: Sendable, Codable, Equatable {
-    public var baseline: String
-    public var candidate: String
-    public var metric: String
-    public var baselineValue: Double
-    public var candidateValue: Double
-    public var ratio: Double
-    public var minRatio: Double?
-    public var passed: Bool
+package struct ComparisonResult: Sendable, Codable, Equatable {
+    package var baseline: String
+    package var candidate: String
+    package var metric: String
+    package var baselineValue: Double
+    package var candidateValue: Double
+    package var ratio: Double
+    package var minRatio: Double?
+    package var passed: Bool
 }
 

@@ -1,32 +1,32 @@
 import Foundation
 
 /// Figures computed from a report's raw metrics: what the summary, Markdown, thresholds and comparisons show.
-public struct ScenarioView: Sendable {
-    public var name: String
-    public var record: ScenarioRecord
-    public var requests: Int
-    public var failedRequests: Int
-    public var iterations: Int
-    public var droppedIterations: Int
-    public var editsApplied: Int
-    public var editsFailed: Int
-    public var editsUnknown: Int
+package struct ScenarioView: Sendable {
+    package var name: String
+    package var record: ScenarioRecord
+    package var requests: Int
+    package var failedRequests: Int
+    package var iterations: Int
+    package var droppedIterations: Int
+    package var editsApplied: Int
+    package var editsFailed: Int
+    package var editsUnknown: Int
     /// Edits refused by client-side validation, never sent.
-    public var editsInvalid: Int
-    public var retries: Int
-    public var latency: LatencySummary
-    public var iterationLatency: LatencySummary
-    public var requestsPerSecond: Double
-    public var editsPerSecond: Double
+    package var editsInvalid: Int
+    package var retries: Int
+    package var latency: LatencySummary
+    package var iterationLatency: LatencySummary
+    package var requestsPerSecond: Double
+    package var editsPerSecond: Double
     /// Per operation (label): requests, edits and latency.
-    public var operations: [OperationView]
+    package var operations: [OperationView]
     /// Requests the end of the scenario cut off while they waited for their answer (`status:interrupted`), and the
     /// longest of their waits in milliseconds (a lower bound of what they would have taken).
     package var cutOffRequests = 0
     package var cutOffLongestMilliseconds = 0.0
 
     /// The value of a named metric, for comparisons.
-    public func value(of metric: String) -> Double? {
+    package func value(of metric: String) -> Double? {
         switch metric {
         case "editsPerSecond": return editsPerSecond
         case "requestsPerSecond": return requestsPerSecond
@@ -36,32 +36,32 @@ public struct ScenarioView: Sendable {
 }
 
 /// One operation's figures within a scenario.
-public struct OperationView: Sendable {
-    public var label: String
-    public var requests: Int
-    public var failedRequests: Int
-    public var iterations: Int
-    public var editsApplied: Int
-    public var editsFailed: Int
-    public var editsInvalid: Int
-    public var latency: LatencySummary
+package struct OperationView: Sendable {
+    package var label: String
+    package var requests: Int
+    package var failedRequests: Int
+    package var iterations: Int
+    package var editsApplied: Int
+    package var editsFailed: Int
+    package var editsInvalid: Int
+    package var latency: LatencySummary
 }
 
 extension RunReport {
     /// The series matching `filter`, merged into one per metric.
-    public func aggregate(_ metric: MetricName, filter: [String: String] = [:]) -> MetricSeries? {
+    package func aggregate(_ metric: MetricName, filter: [String: String] = [:]) -> MetricSeries? {
         ThresholdEvaluator.merged(metrics, metric: metric, filter: filter)
     }
 
     /// The figures of each scenario, computed from the metrics.
-    public var views: [ScenarioView] {
+    package var views: [ScenarioView] {
         scenarios.map { ScenarioView(record: $0, metrics: metrics) }
     }
 }
 
 extension ScenarioView {
     /// The figures of scenario `record`, from the run's metric series.
-    public init(record: ScenarioRecord, metrics: [MetricSeries]) {
+    package init(record: ScenarioRecord, metrics: [MetricSeries]) {
         let filter = ["scenario": record.name]
         func series(_ metric: MetricName, _ extra: [String: String]) -> MetricSeries? {
             ThresholdEvaluator.merged(metrics, metric: metric, filter: filter.merging(extra) { _, new in new })

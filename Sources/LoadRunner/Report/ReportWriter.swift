@@ -1,11 +1,11 @@
 import Foundation
 
 /// Writes a run's report files (``ReportFormat``) into a new folder.
-public enum ReportWriter {
+package enum ReportWriter {
     /// Checks before a run that report folders can be made under `root` (creating it), so a long run never ends
     /// without a place for its report.
     /// - Throws: ``LoadRunnerError`` naming the folder and the fix.
-    public static func checkWritable(_ root: String) throws {
+    package static func checkWritable(_ root: String) throws {
         do {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             let probe = "\(root)/.featureload-write-check-\(ProcessInfo.processInfo.processIdentifier)"
@@ -19,7 +19,7 @@ public enum ReportWriter {
     /// Creates `<root>/<plan>-<UTC time>/` with one file per format (report.json always).
     /// - Returns: The folder's path.
     /// - Throws: File-system errors from creating the folder or writing the files.
-    public static func write(_ report: RunReport, under root: String, formats: [ReportFormat] = ReportFormat.allCases) throws -> String {
+    package static func write(_ report: RunReport, under root: String, formats: [ReportFormat] = ReportFormat.allCases) throws -> String {
         let stamp = String(report.startedAt.filter { $0.isNumber || $0 == "T" || $0 == "Z" }.prefix(32))
         let safeName = folderName(for: report.plan.name)
         var folder = "\(root)/\(safeName)-\(stamp)"

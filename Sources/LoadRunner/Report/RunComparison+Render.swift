@@ -1,8 +1,8 @@
-public import Foundation
+package import Foundation
 
 extension RunComparison {
     /// The comparison as Markdown: the verdict and the rows that changed first, every row below.
-    public var markdown: String {
+    package var markdown: String {
         var lines = ["# Comparison: \(regressed ? "REGRESSION" : "no regression")", ""]
         lines.append("Baseline \(MarkdownText.code(baseline)), candidate \(MarkdownText.code(candidate)); tolerance \(Self.percent(tolerance)).")
         lines.append(Self.rule)
@@ -25,7 +25,7 @@ extension RunComparison {
     }
 
     /// The comparison as JUnit XML: a test suite per scenario, a test case per metric, regressions as failures.
-    public var junit: String {
+    package var junit: String {
         var out = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         let failures = rows.filter { $0.verdict == .regression }.count
         out += #"<testsuites name="featureload compare" tests="\#(rows.count)" failures="\#(failures)">"# + "\n"
@@ -51,7 +51,7 @@ extension RunComparison {
     }
 
     /// The comparison as a self-contained HTML page: the verdict and every row.
-    public var html: String {
+    package var html: String {
         var out = #"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">"#
         // Wider than a run's page, its ten columns side by side; words wrap between words, never inside one.
         let wide = "body{max-width:1400px}td.text{overflow-wrap:normal;word-break:normal;min-width:6em}"
@@ -82,7 +82,7 @@ extension RunComparison {
     }
 
     /// The comparison as JSON (sorted keys, pretty).
-    public func json() throws -> Data {
+    package func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)

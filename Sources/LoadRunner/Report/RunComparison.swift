@@ -20,14 +20,14 @@ import Foundation
 /// - the failure rate by a two-proportion z-test, ignoring a change in rate under a tenth of the tolerance (at
 ///   least 0.1 point).
 /// The significance level is 1 %.
-public struct RunComparison: Sendable, Codable, Equatable {
-    public var baseline: String
-    public var candidate: String
-    public var tolerance: Double
-    public var rows: [Row]
+package struct RunComparison: Sendable, Codable, Equatable {
+    package var baseline: String
+    package var candidate: String
+    package var tolerance: Double
+    package var rows: [Row]
 
     /// What one row found.
-    public enum Verdict: String, Sendable, Codable {
+    package enum Verdict: String, Sendable, Codable {
         case regression
         case improvement
         /// Beyond the tolerance, but within the runs' noise.
@@ -38,42 +38,42 @@ public struct RunComparison: Sendable, Codable, Equatable {
         case unchanged
     }
 
-    public struct Row: Sendable, Codable, Equatable {
-        public var scenario: String
+    package struct Row: Sendable, Codable, Equatable {
+        package var scenario: String
         /// The operation, or nil for the whole scenario.
-        public var operation: String?
-        public var metric: String
-        public var unit: String
-        public var baseline: Double
-        public var candidate: Double
+        package var operation: String?
+        package var metric: String
+        package var unit: String
+        package var baseline: Double
+        package var candidate: Double
         /// (candidate − baseline) / baseline; for the failure rate, the difference in rate.
-        public var change: Double
+        package var change: Double
         /// The test's two-sided p-value, when there was spread to test.
-        public var pValue: Double?
+        package var pValue: Double?
         /// Cliff's δ of candidate against baseline (−1…1; positive: the candidate's values are larger), when there
         /// was spread to test.
-        public var effectSize: Double?
+        package var effectSize: Double?
         /// The smallest p-value the test could have given with these samples: above the significance level, the test
         /// could not decide, and the tolerance did.
         package var minimumPValue: Double?
-        public var verdict: Verdict
+        package var verdict: Verdict
         /// How the noise was judged.
-        public var basis: String
+        package var basis: String
     }
 
     /// Whether any row is a regression.
-    public var regressed: Bool { rows.contains { $0.verdict == .regression } }
+    package var regressed: Bool { rows.contains { $0.verdict == .regression } }
 
     /// The metrics compared, in order; `--metric` chooses among them.
-    public static let metrics = ["requestsPerSecond", "editsPerSecond", "p50", "p95", "p99", "failureRate"]
+    package static let metrics = ["requestsPerSecond", "editsPerSecond", "p50", "p95", "p99", "failureRate"]
 
     static let significance = 0.01
     /// The smallest |Cliff's δ| that counts as a change: 0.474, the bound of a "large" effect (Romano et al., 2006).
-    public static let largeEffect = 0.474
+    package static let largeEffect = 0.474
 
     /// Why two reports cannot be compared.
-    public struct NotComparable: Error, CustomStringConvertible {
-        public var description: String
+    package struct NotComparable: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// A comparison of rows already made.
@@ -86,7 +86,7 @@ public struct RunComparison: Sendable, Codable, Equatable {
 
     /// Compares `candidate` with `baseline`.
     /// - Throws: ``NotComparable`` when the runs do not have the same scenarios.
-    public init(
+    package init(
         baseline: RunReport, candidate: RunReport, baselineName: String, candidateName: String, tolerance: Double,
         metrics: [String] = RunComparison.metrics
     ) throws(NotComparable) {

@@ -1,5 +1,5 @@
 import FeatureModel
-public import Foundation
+package import Foundation
 
 extension RunReport {
     /// Reads a `report.json` of any supported schema version, and checks that its numbers are in range
@@ -7,7 +7,7 @@ extension RunReport {
     /// - Throws: ``LoadRunnerError`` for a file that is not a featureload run report (saying which field is wrong
     ///   and why), a schema version that is not a valid one or is newer than this featureload reads, or a number
     ///   out of range.
-    public static func decode(_ data: Data) throws -> RunReport {
+    package static func decode(_ data: Data) throws -> RunReport {
         struct Header: Decodable {
             var schema: String?
             var schemaVersion: Int?
@@ -39,7 +39,7 @@ extension RunReport {
     }
 
     /// A version-1 report in the current form: its counters become metric series tagged with each scenario.
-    public init(legacy: RunReportV1) {
+    package init(legacy: RunReportV1) {
         var metrics: [MetricSeries] = []
         var scenarios: [ScenarioRecord] = []
         var offset = 0.0

@@ -1,29 +1,29 @@
 /// A `report.json` of schema version 1, as earlier releases wrote it; read so old runs still load, and converted
 /// to the current ``RunReport`` by ``RunReport/init(legacy:)``.
-public struct RunReportV1: Sendable, Codable, Equatable {
+package struct RunReportV1: Sendable, Codable, Equatable {
     /// The schema's name, so other tools can recognise the file.
-    public var schema = "featureload.run-report"
+    package var schema = "featureload.run-report"
     /// Bumped on any incompatible change.
-    public var schemaVersion = 1
+    package var schemaVersion = 1
 
-    public var tool: RunReport.Tool
-    public var plan: PlanV1
-    public var target: RunReport.TargetInfo
-    public var machine: RunReport.Machine
+    package var tool: RunReport.Tool
+    package var plan: PlanV1
+    package var target: RunReport.TargetInfo
+    package var machine: RunReport.Machine
     /// ISO 8601 UTC.
-    public var startedAt: String
-    public var finishedAt: String
-    public var scenarios: [ScenarioResultV1]
-    public var comparisons: [ComparisonResult]
-    public var verdict: RunReport.Verdict
+    package var startedAt: String
+    package var finishedAt: String
+    package var scenarios: [ScenarioResultV1]
+    package var comparisons: [ComparisonResult]
+    package var verdict: RunReport.Verdict
 
 
-    public struct PlanV1: Sendable, Codable, Equatable {
-        public var name: String
-        public var file: String
-        public var description: String?
-        public var seed: UInt64
-        public var maxFailedEditRate: Double
+    package struct PlanV1: Sendable, Codable, Equatable {
+        package var name: String
+        package var file: String
+        package var description: String?
+        package var seed: UInt64
+        package var maxFailedEditRate: Double
     }
 
 
@@ -31,25 +31,25 @@ public struct RunReportV1: Sendable, Codable, Equatable {
 }
 
 /// One scenario's configuration and measurements.
-public struct ScenarioResultV1: Sendable, Codable, Equatable {
-    public var name: String
-    public var executor: String
-    public var operation: String
-    public var layer: Int
-    public var vus: Int
-    public var iterations: Int
-    public var batchSize: Int
-    public var iterationsStarted: Int
-    public var stopReason: ScenarioStopReason
-    public var durationSeconds: Double
-    public var metrics: ScenarioMetricsV1
-    public var requestsPerSecond: Double
-    public var editsPerSecond: Double
-    public var latencyMilliseconds: LatencySummary
-    public var verification: ScenarioVerification?
+package struct ScenarioResultV1: Sendable, Codable, Equatable {
+    package var name: String
+    package var executor: String
+    package var operation: String
+    package var layer: Int
+    package var vus: Int
+    package var iterations: Int
+    package var batchSize: Int
+    package var iterationsStarted: Int
+    package var stopReason: ScenarioStopReason
+    package var durationSeconds: Double
+    package var metrics: ScenarioMetricsV1
+    package var requestsPerSecond: Double
+    package var editsPerSecond: Double
+    package var latencyMilliseconds: LatencySummary
+    package var verification: ScenarioVerification?
 
     /// The value of a named metric, for comparisons.
-    public func value(of metric: String) -> Double? {
+    package func value(of metric: String) -> Double? {
         switch metric {
         case "editsPerSecond": return editsPerSecond
         case "requestsPerSecond": return requestsPerSecond
@@ -59,17 +59,17 @@ public struct ScenarioResultV1: Sendable, Codable, Equatable {
 }
 
 /// The counters of a version-1 scenario result.
-public struct ScenarioMetricsV1: Sendable, Codable, Equatable {
-    public var requests: Int = 0
-    public var failedRequests: Int = 0
-    public var editsSent: Int = 0
-    public var editsSucceeded: Int = 0
-    public var editsFailed: Int = 0
-    public var editsUnknown: Int = 0
-    public var editsAppliedByEarlierAttempt: Int = 0
-    public var attempts: Int = 0
-    public var retries: Int = 0
-    public var backoffSeconds: Double = 0
-    public var latency = LatencyHistogram()
-    public var errors: [String: Int] = [:]
+package struct ScenarioMetricsV1: Sendable, Codable, Equatable {
+    package var requests: Int = 0
+    package var failedRequests: Int = 0
+    package var editsSent: Int = 0
+    package var editsSucceeded: Int = 0
+    package var editsFailed: Int = 0
+    package var editsUnknown: Int = 0
+    package var editsAppliedByEarlierAttempt: Int = 0
+    package var attempts: Int = 0
+    package var retries: Int = 0
+    package var backoffSeconds: Double = 0
+    package var latency = LatencyHistogram()
+    package var errors: [String: Int] = [:]
 }

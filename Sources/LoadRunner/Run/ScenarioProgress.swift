@@ -2,25 +2,25 @@ import FeatureModel
 import Synchronization
 
 /// How far a running scenario has got: what a progress display shows, read from its recorder while it runs.
-public struct ScenarioProgress: Sendable, Equatable {
-    public var scenario: String
+package struct ScenarioProgress: Sendable, Equatable {
+    package var scenario: String
     /// Seconds since the scenario started.
-    public var elapsed: Double
+    package var elapsed: Double
     /// The seconds the executor plans (its duration, or its stages), or nil when iterations decide the end.
-    public var plannedSeconds: Double?
+    package var plannedSeconds: Double?
     /// The iterations the executor plans (shared or per-VU iterations), or nil when time decides the end.
-    public var plannedIterations: Int?
-    public var iterations: Int
-    public var requests: Int
-    public var failedRequests: Int
-    public var edits: Int
-    public var editsFailed: Int
+    package var plannedIterations: Int?
+    package var iterations: Int
+    package var requests: Int
+    package var failedRequests: Int
+    package var edits: Int
+    package var editsFailed: Int
     /// Iterations in flight now (busy VUs).
-    public var inFlight: Int
+    package var inFlight: Int
     /// The 95th percentile of request latency so far, in milliseconds.
-    public var p95Milliseconds: Double
+    package var p95Milliseconds: Double
 
-    public init(
+    package init(
         scenario: String, elapsed: Double, plannedSeconds: Double?, plannedIterations: Int?, iterations: Int, requests: Int,
         failedRequests: Int, edits: Int, editsFailed: Int, inFlight: Int, p95Milliseconds: Double
     ) {
@@ -54,7 +54,7 @@ extension ScenarioSpec {
 
 extension ScenarioRecorder {
     /// The scenario's progress `elapsed` seconds after it started.
-    public func progress(spec: ScenarioSpec, elapsed: Double) -> ScenarioProgress {
+    package func progress(spec: ScenarioSpec, elapsed: Double) -> ScenarioProgress {
         let inFlight = max(0, currentInFlight)
         let planned = spec.plannedWork
         return state.withLock { state in

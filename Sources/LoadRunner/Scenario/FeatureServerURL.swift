@@ -2,21 +2,21 @@
 /// `apply --to`: an `http://` or `https://` URL with a host, whose path ends in `/FeatureServer` (any case), with no
 /// token in it. A query or fragment (as a browser's address bar shows, `…/FeatureServer?f=pjson`) and trailing
 /// slashes are dropped. Pure.
-public enum FeatureServerURL {
+package enum FeatureServerURL {
     /// Why a text is not a feature service URL, and what to write instead.
-    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
         /// What is wrong, e.g. "'https://host/MapServer' is not a feature service URL".
-        public var problem: String
+        package var problem: String
         /// What to write instead.
-        public var fix: String
-        public var description: String { "\(problem). Fix: \(fix)" }
+        package var fix: String
+        package var description: String { "\(problem). Fix: \(fix)" }
     }
 
     /// The example every fix shows.
-    public static let example = "https://host/arcgis/rest/services/Parks/FeatureServer"
+    package static let example = "https://host/arcgis/rest/services/Parks/FeatureServer"
 
     /// `text` as a service URL without its query, fragment and trailing slashes, or why it is not one.
-    public static func normalized(_ text: String) -> Result<String, Problem> {
+    package static func normalized(_ text: String) -> Result<String, Problem> {
         // Checked before the query is dropped: a token in a URL ends up in logs, reports and journals.
         if text.lowercased().contains("token=") {
             return .failure(

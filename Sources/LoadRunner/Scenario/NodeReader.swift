@@ -175,19 +175,19 @@ struct NodeReader {
 }
 
 /// Parses and prints k6-style durations: `500ms`, `30s`, `2m`, `1h`, `1m30s`.
-public enum DurationText {
+package enum DurationText {
     /// The longest duration read: 8760h (365 days). Longer ones are refused, not clamped, so a typo never runs for
     /// ages, and every duration read converts to nanoseconds, milliseconds or seconds without overflow.
     package static let maximum = Duration.seconds(365 * 24 * 3600)
 
     /// Why a text is not a duration that can be used.
-    public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
         /// Not a number with a unit.
         case notADuration
         /// A duration longer than ``DurationText/maximum``.
         case tooLong
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notADuration: "not a duration with a unit (ms, s, m, h; combined like 1m30s)"
             case .tooLong: "longer than the longest duration featureload takes, \(DurationText.format(DurationText.maximum))"
@@ -196,14 +196,14 @@ public enum DurationText {
     }
 
     /// The duration written in `text`, or nil when it is not one or is longer than ``maximum``.
-    public static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         try? read(text)
     }
 
     /// The duration written in `text`.
     /// - Throws: ``Problem/notADuration`` when it is not a number with a unit, ``Problem/tooLong`` when it is
     ///   longer than ``maximum``.
-    public static func read(_ text: String) throws(Problem) -> Duration {
+    package static func read(_ text: String) throws(Problem) -> Duration {
         // Milliseconds, summed in floating point: no part, however many digits it has, can overflow.
         var totalMilliseconds = 0.0
         var number = ""
@@ -241,7 +241,7 @@ public enum DurationText {
     }
 
     /// `1m30s`-style text for a duration, to the millisecond.
-    public static func format(_ duration: Duration) -> String {
+    package static func format(_ duration: Duration) -> String {
         let totalMs = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         if totalMs % 1000 != 0 { return "\(totalMs)ms" }
         var seconds = totalMs / 1000

@@ -1,14 +1,14 @@
-public import FeatureModel
+package import FeatureModel
 
 /// Checks a plan against the service's metadata and lists every problem at once. Pure.
 ///
 /// It catches before any load what would otherwise fail every iteration: a layer the service lacks, client
 /// GlobalIDs on a layer without a GlobalID field, a relationship id the layer does not have, attachments on a layer
 /// without them, an envelope on a table, updates or deletes on a layer with nothing to update or delete.
-public enum PlanCheck {
+package enum PlanCheck {
     /// - Parameter featureCounts: the features each layer holds, where known: an operation that needs existing
     ///   features on a layer with none, that no setup seeds and no operation of the plan adds to, is refused.
-    public static func check(_ plan: ScenarioPlan, layers: [Int: LayerInfo], featureCounts: [Int: Int] = [:]) -> [String] {
+    package static func check(_ plan: ScenarioPlan, layers: [Int: LayerInfo], featureCounts: [Int: Int] = [:]) -> [String] {
         let known = layers.values.sorted { $0.id < $1.id }.map { "\($0.id) (\($0.name))" }.joined(separator: ", ")
         var problems: [String] = []
         for spec in plan.scenarios {

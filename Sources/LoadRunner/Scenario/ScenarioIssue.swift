@@ -1,19 +1,19 @@
 /// One problem in a scenario file: where it is, which field, what is wrong and how to fix it.
-public struct ScenarioIssue: Sendable, Hashable, CustomStringConvertible {
+package struct ScenarioIssue: Sendable, Hashable, CustomStringConvertible {
     /// The scenario file's path as given.
-    public var file: String
+    package var file: String
     /// 1-based line, or nil when the problem is about the whole file.
-    public var line: Int?
+    package var line: Int?
     /// 1-based column.
-    public var column: Int?
+    package var column: Int?
     /// The field's path, e.g. `scenarios.batched.batchSize`.
-    public var field: String
+    package var field: String
     /// What is wrong.
-    public var problem: String
+    package var problem: String
     /// What to write instead.
-    public var fix: String
+    package var fix: String
 
-    public init(file: String, line: Int?, column: Int?, field: String, problem: String, fix: String) {
+    package init(file: String, line: Int?, column: Int?, field: String, problem: String, fix: String) {
         self.file = file
         self.line = line
         self.column = column
@@ -22,7 +22,7 @@ public struct ScenarioIssue: Sendable, Hashable, CustomStringConvertible {
         self.fix = fix
     }
 
-    public var description: String {
+    package var description: String {
         var location = file
         if let line {
             location += ":\(line)"
@@ -34,16 +34,16 @@ public struct ScenarioIssue: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A scenario file that could not be used, with every problem found in it.
-public struct ScenarioFileError: Error, Sendable, CustomStringConvertible {
-    public var file: String
-    public var issues: [ScenarioIssue]
+package struct ScenarioFileError: Error, Sendable, CustomStringConvertible {
+    package var file: String
+    package var issues: [ScenarioIssue]
 
-    public init(file: String, issues: [ScenarioIssue]) {
+    package init(file: String, issues: [ScenarioIssue]) {
         self.file = file
         self.issues = issues
     }
 
-    public var description: String {
+    package var description: String {
         let noun = issues.count == 1 ? "problem" : "problems"
         return "\(file): \(issues.count) \(noun)\n" + issues.map { "  " + $0.description }.joined(separator: "\n")
     }

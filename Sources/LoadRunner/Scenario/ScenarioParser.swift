@@ -7,7 +7,7 @@ import Yams
 /// ```swift
 /// let plan = try ScenarioParser.parse(yaml: text, file: "Scenarios/quickstart.yaml")
 /// ```
-public enum ScenarioParser {
+package enum ScenarioParser {
     /// Parses and validates a scenario file.
     /// - Parameters:
     ///   - yaml: The file's text.
@@ -15,7 +15,7 @@ public enum ScenarioParser {
     /// - Returns: The validated plan.
     /// - Throws: ``ScenarioFileError`` listing every problem found.
     ///   - environment: Variables for `${NAME}` in values (the CLI passes the process environment).
-    public static func parse(yaml: String, file: String, environment: [String: String] = [:]) throws(ScenarioFileError) -> ScenarioPlan {
+    package static func parse(yaml: String, file: String, environment: [String: String] = [:]) throws(ScenarioFileError) -> ScenarioPlan {
         var reader = NodeReader(file: file, environment: environment)
         let root: Node
         do {

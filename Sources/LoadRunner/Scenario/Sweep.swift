@@ -3,8 +3,8 @@ import FeatureModel
 /// A scenario that sweeps one parameter over a list of values: one result per value, run one after another, each
 /// after a warm-up whose figures are left out. This is how single-versus-batched becomes a curve and how capacity
 /// is measured (``CapacityResult``).
-public struct Sweep: Sendable, Hashable {
-    public enum Parameter: String, Sendable, Hashable, CaseIterable {
+package struct Sweep: Sendable, Hashable {
+    package enum Parameter: String, Sendable, Hashable, CaseIterable {
         /// constant-vus: the VUs.
         case vus
         /// constant-arrival-rate: iterations per `timeUnit`.
@@ -13,14 +13,14 @@ public struct Sweep: Sendable, Hashable {
         case batchSize
     }
 
-    public var parameter: Parameter
-    public var values: [Int]
+    package var parameter: Parameter
+    package var values: [Int]
     /// How long each point runs before it is measured (time-based executors only).
-    public var warmUp: Duration
+    package var warmUp: Duration
     /// The p95 request latency a point must keep to count as usable capacity; nil when the file names none.
-    public var slo: Duration?
+    package var slo: Duration?
 
-    public init(parameter: Parameter, values: [Int], warmUp: Duration, slo: Duration? = nil) {
+    package init(parameter: Parameter, values: [Int], warmUp: Duration, slo: Duration? = nil) {
         self.parameter = parameter
         self.values = values
         self.warmUp = warmUp
@@ -29,15 +29,15 @@ public struct Sweep: Sendable, Hashable {
 }
 
 /// Where a scenario of an expanded sweep belongs.
-public struct SweepPoint: Sendable, Hashable, Codable {
+package struct SweepPoint: Sendable, Hashable, Codable {
     /// The swept scenario's name in the file.
-    public var sweep: String
-    public var parameter: String
-    public var value: Int
+    package var sweep: String
+    package var parameter: String
+    package var value: Int
     /// The p95 limit in milliseconds for usable capacity, when the file names one.
-    public var sloMilliseconds: Double?
+    package var sloMilliseconds: Double?
 
-    public init(sweep: String, parameter: String, value: Int, sloMilliseconds: Double?) {
+    package init(sweep: String, parameter: String, value: Int, sloMilliseconds: Double?) {
         self.sweep = sweep
         self.parameter = parameter
         self.value = value

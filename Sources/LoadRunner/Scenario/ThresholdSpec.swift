@@ -2,14 +2,14 @@
 ///
 /// `http_req_duration{scenario:batched}: ["p(95)<200", "avg<100"]`, or the object form
 /// `{ threshold: "rate<0.01", abortOnFail: true, delayAbortEval: 10s }`.
-public struct ThresholdSpec: Sendable, Hashable {
+package struct ThresholdSpec: Sendable, Hashable {
     /// The key as written, e.g. `http_req_duration{scenario:batched}`.
-    public var key: String
-    public var metric: MetricName
-    public var filter: [String: String]
-    public var conditions: [Condition]
+    package var key: String
+    package var metric: MetricName
+    package var filter: [String: String]
+    package var conditions: [Condition]
 
-    public init(key: String, metric: MetricName, filter: [String: String] = [:], conditions: [Condition]) {
+    package init(key: String, metric: MetricName, filter: [String: String] = [:], conditions: [Condition]) {
         self.key = key
         self.metric = metric
         self.filter = filter
@@ -17,16 +17,16 @@ public struct ThresholdSpec: Sendable, Hashable {
     }
 
     /// One `aggregation operator value` condition, e.g. `p(99.9)<500`.
-    public struct Condition: Sendable, Hashable {
-        public var text: String
-        public var aggregation: Aggregation
-        public var comparison: Comparison
-        public var value: Double
+    package struct Condition: Sendable, Hashable {
+        package var text: String
+        package var aggregation: Aggregation
+        package var comparison: Comparison
+        package var value: Double
         /// Stop the run as soon as this fails (after ``delayAbortEval``).
-        public var abortOnFail = false
-        public var delayAbortEval: Duration = .zero
+        package var abortOnFail = false
+        package var delayAbortEval: Duration = .zero
 
-        public init(text: String, aggregation: Aggregation, comparison: Comparison, value: Double) {
+        package init(text: String, aggregation: Aggregation, comparison: Comparison, value: Double) {
             self.text = text
             self.aggregation = aggregation
             self.comparison = comparison
@@ -34,11 +34,11 @@ public struct ThresholdSpec: Sendable, Hashable {
         }
     }
 
-    public enum Aggregation: Sendable, Hashable, CustomStringConvertible {
+    package enum Aggregation: Sendable, Hashable, CustomStringConvertible {
         case count, rate, avg, min, max, med, value
         case percentile(Double)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .count: return "count"
             case .rate: return "rate"
@@ -52,7 +52,7 @@ public struct ThresholdSpec: Sendable, Hashable {
         }
     }
 
-    public enum Comparison: String, Sendable, Hashable, CaseIterable {
+    package enum Comparison: String, Sendable, Hashable, CaseIterable {
         case lessOrEqual = "<="
         case greaterOrEqual = ">="
         case equal = "=="

@@ -1,18 +1,18 @@
 /// An exact fraction, kept in lowest terms with a positive denominator: execution segments are compared and scaled
 /// exactly, never in floating point.
-public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public let numerator: Int64
-    public let denominator: Int64
+package struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible {
+    package let numerator: Int64
+    package let denominator: Int64
 
-    public static let zero = Fraction(0, 1)
-    public static let one = Fraction(1, 1)
+    package static let zero = Fraction(0, 1)
+    package static let one = Fraction(1, 1)
     /// The largest denominator a segment may be written with: finer splits are no use, and products of two such
     /// fractions stay far inside 64 bits.
-    public static let largestDenominator: Int64 = 1_000_000
+    package static let largestDenominator: Int64 = 1_000_000
 
     /// `numerator / denominator` in lowest terms.
     /// - Precondition: `denominator != 0`.
-    public init(_ numerator: Int64, _ denominator: Int64) {
+    package init(_ numerator: Int64, _ denominator: Int64) {
         precondition(denominator != 0, "a fraction needs a denominator other than 0")
         let divisor = Self.gcd(numerator, denominator)
         let sign: Int64 = denominator < 0 ? -1 : 1
@@ -22,7 +22,7 @@ public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Reads `25%` (a whole number of per cent), `1/4`, `0.25` or `1`, as k6 does; nil for anything else, and for
     /// a value outside 0…1 or finer than ``largestDenominator``.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         guard let value = Self.read(text), value.denominator <= Self.largestDenominator, value.numerator >= 0,
             value.numerator <= value.denominator
         else { return nil }
@@ -51,19 +51,19 @@ public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 
-    public static func < (lhs: Fraction, rhs: Fraction) -> Bool {
+    package static func < (lhs: Fraction, rhs: Fraction) -> Bool {
         lhs.numerator * rhs.denominator < rhs.numerator * lhs.denominator
     }
 
-    public static func + (lhs: Fraction, rhs: Fraction) -> Fraction {
+    package static func + (lhs: Fraction, rhs: Fraction) -> Fraction {
         Fraction(lhs.numerator * rhs.denominator + rhs.numerator * lhs.denominator, lhs.denominator * rhs.denominator)
     }
 
-    public static func - (lhs: Fraction, rhs: Fraction) -> Fraction {
+    package static func - (lhs: Fraction, rhs: Fraction) -> Fraction {
         Fraction(lhs.numerator * rhs.denominator - rhs.numerator * lhs.denominator, lhs.denominator * rhs.denominator)
     }
 
-    public var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
+    package var description: String { denominator == 1 ? "\(numerator)" : "\(numerator)/\(denominator)" }
 
     static func gcd(_ a: Int64, _ b: Int64) -> Int64 {
         var (a, b) = (abs(a), abs(b))
@@ -75,10 +75,10 @@ public struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible 
 }
 
 /// Why an execution segment or sequence cannot be used, phrased for the command line.
-public struct ExecutionSegmentError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
+package struct ExecutionSegmentError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }
@@ -86,12 +86,12 @@ public struct ExecutionSegmentError: Error, Sendable, Hashable, CustomStringConv
 /// A share of a test, `(from, to]` of it, as k6's `--execution-segment` gives it: `1/4:2/4`, `25%:50%`, `0.25:0.5`,
 /// or just the end (`25%` is `0:1/4`). Generators that run the segments of one sequence together run the whole test
 /// once: every iteration, VU and arrival belongs to exactly one of them.
-public struct ExecutionSegment: Sendable, Hashable, CustomStringConvertible {
-    public let from: Fraction
-    public let to: Fraction
+package struct ExecutionSegment: Sendable, Hashable, CustomStringConvertible {
+    package let from: Fraction
+    package let to: Fraction
 
     /// The whole test.
-    public static let whole = ExecutionSegment(uncheckedFrom: .zero, to: .one)
+    package static let whole = ExecutionSegment(uncheckedFrom: .zero, to: .one)
 
     init(uncheckedFrom from: Fraction, to: Fraction) {
         self.from = from
@@ -99,7 +99,7 @@ public struct ExecutionSegment: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `(from, to]`, checked: `0 ≤ from < to ≤ 1`.
-    public init(from: Fraction, to: Fraction) throws(ExecutionSegmentError) {
+    package init(from: Fraction, to: Fraction) throws(ExecutionSegmentError) {
         guard from >= .zero else { throw ExecutionSegmentError("the segment's start \(from) must be at least 0") }
         guard from < to else { throw ExecutionSegmentError("the segment's start \(from) must be less than its end \(to)") }
         guard to <= .one else { throw ExecutionSegmentError("the segment's end \(to) cannot be more than 1") }
@@ -107,7 +107,7 @@ public struct ExecutionSegment: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads `FROM:TO` or `TO` (from 0); each a whole per cent (`25%`), a fraction (`1/4`) or a decimal (`0.25`).
-    public init(parsing text: String) throws(ExecutionSegmentError) {
+    package init(parsing text: String) throws(ExecutionSegmentError) {
         let text = text.isEmpty ? "1" : text
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         var values: [Fraction] = []
@@ -121,22 +121,22 @@ public struct ExecutionSegment: Sendable, Hashable, CustomStringConvertible {
         try self.init(from: values.count == 2 ? values[0] : .zero, to: values.count == 2 ? values[1] : values[0])
     }
 
-    public var length: Fraction { to - from }
+    package var length: Fraction { to - from }
 
-    public var description: String { "\(from):\(to)" }
+    package var description: String { "\(from):\(to)" }
 }
 
 /// The segments a test is split into, as k6's `--execution-segment-sequence` gives them: `0,1/4,1/2,3/4,1` is four
 /// quarters. Points rise strictly from at least 0 to at most 1; gaps at either end are filled when a tuple is made.
-public struct ExecutionSegmentSequence: Sendable, Hashable, CustomStringConvertible {
-    public let segments: [ExecutionSegment]
+package struct ExecutionSegmentSequence: Sendable, Hashable, CustomStringConvertible {
+    package let segments: [ExecutionSegment]
 
-    public init(_ segments: [ExecutionSegment]) {
+    package init(_ segments: [ExecutionSegment]) {
         self.segments = segments
     }
 
     /// Reads `P0,P1,…,Pn` (at least two points).
-    public init(parsing text: String) throws(ExecutionSegmentError) {
+    package init(parsing text: String) throws(ExecutionSegmentError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 2 else {
             throw ExecutionSegmentError("an execution segment sequence needs at least 2 points, e.g. 0,1/2,1; got '\(text)'")
@@ -153,7 +153,7 @@ public struct ExecutionSegmentSequence: Sendable, Hashable, CustomStringConverti
         self.init(segments)
     }
 
-    public var description: String {
+    package var description: String {
         guard let first = segments.first else { return "" }
         return ([first.from] + segments.map(\.to)).map(\.description).joined(separator: ",")
     }
@@ -166,24 +166,24 @@ public struct ExecutionSegmentSequence: Sendable, Hashable, CustomStringConverti
 /// segments in proportion to their lengths, largest first, and the pattern repeats every `lcd`. So number `g`
 /// belongs to exactly one segment, the segments' shares of any count `v` add up to `v`, and a segment's share never
 /// falls as `v` grows.
-public struct ExecutionTuple: Sendable, Hashable {
+package struct ExecutionTuple: Sendable, Hashable {
     /// The filled sequence: from 0 to 1 without gaps.
-    public let sequence: [ExecutionSegment]
+    package let sequence: [ExecutionSegment]
     /// The index of this tuple's segment in ``sequence``.
-    public let index: Int
+    package let index: Int
     /// The length of the repeating pattern.
-    public let lcd: Int
+    package let lcd: Int
     /// The numbers in `0..<lcd` this segment owns, rising.
-    public let positions: [Int]
+    package let positions: [Int]
 
-    public var segment: ExecutionSegment { sequence[index] }
+    package var segment: ExecutionSegment { sequence[index] }
 
     /// The whole test: everything is this segment's.
-    public static let whole = ExecutionTuple(filled: [.whole], index: 0)
+    package static let whole = ExecutionTuple(filled: [.whole], index: 0)
 
     /// `segment` (nil: the whole test) within `sequence` (nil: the segment alone, gaps filled).
     /// - Throws: when the segment is not one of the sequence's.
-    public init(segment: ExecutionSegment?, sequence: ExecutionSegmentSequence?) throws(ExecutionSegmentError) {
+    package init(segment: ExecutionSegment?, sequence: ExecutionSegmentSequence?) throws(ExecutionSegmentError) {
         var segments = sequence?.segments ?? []
         if segments.isEmpty { segments = [segment ?? .whole] }
         if let first = segments.first, first.from != .zero { segments.insert(ExecutionSegment(uncheckedFrom: .zero, to: first.from), at: 0) }
@@ -225,26 +225,26 @@ public struct ExecutionTuple: Sendable, Hashable {
     }
 
     /// How many of `count` numbered things (`0..<count`) are this segment's.
-    public func scale(_ count: Int) -> Int {
+    package func scale(_ count: Int) -> Int {
         guard sequence.count > 1 else { return count }
         let remainder = count % lcd
         return count / lcd * positions.count + positions.count { $0 < remainder }
     }
 
     /// Whether number `global` is this segment's.
-    public func owns(_ global: Int) -> Bool {
+    package func owns(_ global: Int) -> Bool {
         sequence.count == 1 || positions.contains(global % lcd)
     }
 
     /// The number of this segment's `local`-th thing (from 0) in the whole test.
-    public func global(_ local: Int) -> Int {
+    package func global(_ local: Int) -> Int {
         guard sequence.count > 1, !positions.isEmpty else { return local }
         return local / positions.count * lcd + positions[local % positions.count]
     }
 
     /// The first number, the steps between this segment's numbers (cycling) and the pattern's length: k6's striped
     /// offsets.
-    public var stripedOffsets: (start: Int, offsets: [Int], lcd: Int) {
+    package var stripedOffsets: (start: Int, offsets: [Int], lcd: Int) {
         guard let first = positions.first else { return (0, [], lcd) }
         var offsets: [Int] = []
         for index in positions.indices.dropFirst() { offsets.append(positions[index] - positions[index - 1]) }
@@ -256,7 +256,7 @@ public struct ExecutionTuple: Sendable, Hashable {
     /// owns, so work that follows the things (a VU's iterations) follows the same split. As k6's executors do for
     /// shared iterations and arrival rates.
     /// - Throws: when `value` is below 1, or this segment owns none of them.
-    public func split(by value: Int) throws(ExecutionSegmentError) -> ExecutionTuple {
+    package func split(by value: Int) throws(ExecutionSegmentError) -> ExecutionTuple {
         guard value >= 1 else { throw ExecutionSegmentError("cannot split by \(value): it needs at least 1") }
         guard sequence.count > 1, value % lcd != 0 else { return self }
         var segments: [ExecutionSegment] = []

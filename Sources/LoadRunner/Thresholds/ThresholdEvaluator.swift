@@ -2,13 +2,13 @@ import FeatureModel
 
 /// Evaluates thresholds on metric series. Pure: the same series give the same verdict, during a run (for
 /// `abortOnFail`) or afterwards, on one generator's report or on several merged.
-public enum ThresholdEvaluator {
+package enum ThresholdEvaluator {
     /// Each condition of each threshold, with its measured value.
     /// - Parameters:
     ///   - thresholds: The file's thresholds.
     ///   - metrics: The series to aggregate.
     ///   - durationSeconds: The run's length, for counters' `rate`.
-    public static func evaluate(_ thresholds: [ThresholdSpec], metrics: [MetricSeries], durationSeconds: Double) -> [ThresholdResult] {
+    package static func evaluate(_ thresholds: [ThresholdSpec], metrics: [MetricSeries], durationSeconds: Double) -> [ThresholdResult] {
         thresholds.flatMap { threshold in
             let series = merged(metrics, metric: threshold.metric, filter: threshold.filter)
             return threshold.conditions.map { condition in
@@ -22,7 +22,7 @@ public enum ThresholdEvaluator {
 
     /// The first `abortOnFail` condition that fails on `metrics` after `elapsed` of the run, past its
     /// `delayAbortEval`; conditions without samples yet do not abort (a later scenario's threshold waits for it).
-    public static func abortingFailure(_ thresholds: [ThresholdSpec], metrics: [MetricSeries], elapsed: Duration) -> ThresholdResult? {
+    package static func abortingFailure(_ thresholds: [ThresholdSpec], metrics: [MetricSeries], elapsed: Duration) -> ThresholdResult? {
         let seconds = elapsed.seconds
         for threshold in thresholds {
             let armed = threshold.conditions.filter { $0.abortOnFail && elapsed >= $0.delayAbortEval }
@@ -47,7 +47,7 @@ public enum ThresholdEvaluator {
     }
 
     /// One aggregation of a series: trends in milliseconds, rates as fractions, counters as sums or per second.
-    public static func aggregate(_ aggregation: ThresholdSpec.Aggregation, of series: MetricSeries, durationSeconds: Double) -> Double? {
+    package static func aggregate(_ aggregation: ThresholdSpec.Aggregation, of series: MetricSeries, durationSeconds: Double) -> Double? {
         switch series.metric.kind {
         case .counter:
             switch aggregation {

@@ -1,14 +1,14 @@
 import Foundation
 
 /// Parses k6 threshold keys and conditions. Pure; errors say what k6 accepts.
-public enum ThresholdParser {
-    public struct Problem: Error, Sendable, Hashable {
-        public var problem: String
-        public var fix: String
+package enum ThresholdParser {
+    package struct Problem: Error, Sendable, Hashable {
+        package var problem: String
+        package var fix: String
     }
 
     /// `http_req_duration{scenario:batched,operation:query}` → the metric and its tag filter.
-    public static func key(_ text: String) -> Result<(MetricName, [String: String]), Problem> {
+    package static func key(_ text: String) -> Result<(MetricName, [String: String]), Problem> {
         let trimmed = text.trimmingCharacters()
         var name = trimmed
         var filter: [String: String] = [:]
@@ -39,7 +39,7 @@ public enum ThresholdParser {
     }
 
     /// `p(95)<200`, `rate<0.01`, `count>=100`, `avg<=50`, `med<10`, `max<1000`.
-    public static func condition(_ text: String, metric: MetricName) -> Result<ThresholdSpec.Condition, Problem> {
+    package static func condition(_ text: String, metric: MetricName) -> Result<ThresholdSpec.Condition, Problem> {
         let compact = text.filter { !$0.isWhitespace }
         guard let comparison = ThresholdSpec.Comparison.allCases.first(where: { compact.contains($0.rawValue) }),
             let range = compact.range(of: comparison.rawValue)

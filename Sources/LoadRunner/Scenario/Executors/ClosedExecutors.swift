@@ -1,10 +1,10 @@
 /// `shared-iterations`: `vus` VUs share `iterations`; the scenario ends when all are done or at `maxDuration`.
-public struct SharedIterations: Sendable, Hashable {
-    public var vus: Int
-    public var iterations: Int
-    public var maxDuration: Duration
+package struct SharedIterations: Sendable, Hashable {
+    package var vus: Int
+    package var iterations: Int
+    package var maxDuration: Duration
 
-    public init(vus: Int = 1, iterations: Int = 1, maxDuration: Duration = .seconds(600)) {
+    package init(vus: Int = 1, iterations: Int = 1, maxDuration: Duration = .seconds(600)) {
         self.vus = vus
         self.iterations = iterations
         self.maxDuration = maxDuration
@@ -12,12 +12,12 @@ public struct SharedIterations: Sendable, Hashable {
 }
 
 /// `per-vu-iterations`: each of `vus` VUs runs `iterations` iterations, or until `maxDuration`.
-public struct PerVUIterations: Sendable, Hashable {
-    public var vus: Int
-    public var iterations: Int
-    public var maxDuration: Duration
+package struct PerVUIterations: Sendable, Hashable {
+    package var vus: Int
+    package var iterations: Int
+    package var maxDuration: Duration
 
-    public init(vus: Int = 1, iterations: Int = 1, maxDuration: Duration = .seconds(600)) {
+    package init(vus: Int = 1, iterations: Int = 1, maxDuration: Duration = .seconds(600)) {
         self.vus = vus
         self.iterations = iterations
         self.maxDuration = maxDuration
@@ -25,11 +25,11 @@ public struct PerVUIterations: Sendable, Hashable {
 }
 
 /// `constant-vus`: `vus` VUs loop for `duration`.
-public struct ConstantVUs: Sendable, Hashable {
-    public var vus: Int
-    public var duration: Duration
+package struct ConstantVUs: Sendable, Hashable {
+    package var vus: Int
+    package var duration: Duration
 
-    public init(vus: Int = 1, duration: Duration) {
+    package init(vus: Int = 1, duration: Duration) {
         self.vus = vus
         self.duration = duration
     }
@@ -37,12 +37,12 @@ public struct ConstantVUs: Sendable, Hashable {
 
 /// `ramping-vus`: the number of looping VUs moves from `startVUs` through `stages`; VUs above a falling target
 /// finish their iteration (within `gracefulRampDown`) and wait.
-public struct RampingVUs: Sendable, Hashable {
-    public var startVUs: Int
-    public var stages: [Stage]
-    public var gracefulRampDown: Duration
+package struct RampingVUs: Sendable, Hashable {
+    package var startVUs: Int
+    package var stages: [Stage]
+    package var gracefulRampDown: Duration
 
-    public init(startVUs: Int = 1, stages: [Stage], gracefulRampDown: Duration = .seconds(30)) {
+    package init(startVUs: Int = 1, stages: [Stage], gracefulRampDown: Duration = .seconds(30)) {
         self.startVUs = startVUs
         self.stages = stages
         self.gracefulRampDown = gracefulRampDown

@@ -4,7 +4,7 @@
 /// virtual users that each start their next iteration when the last one ends, so a slower service gets fewer
 /// requests. Open-model executors (`constant-arrival-rate`, `ramping-arrival-rate`) start iterations on a schedule
 /// whatever the service's latency, from a pool of VUs; an iteration that finds no free VU is dropped and counted.
-public enum ExecutorConfig: Sendable, Hashable {
+package enum ExecutorConfig: Sendable, Hashable {
     case sharedIterations(SharedIterations)
     case perVUIterations(PerVUIterations)
     case constantVUs(ConstantVUs)
@@ -13,12 +13,12 @@ public enum ExecutorConfig: Sendable, Hashable {
     case rampingArrivalRate(RampingArrivalRate)
 
     /// The executor names, as in k6.
-    public static let names = [
+    package static let names = [
         "shared-iterations", "per-vu-iterations", "constant-vus", "ramping-vus", "constant-arrival-rate", "ramping-arrival-rate",
     ]
 
     /// k6's name of this executor.
-    public var name: String {
+    package var name: String {
         switch self {
         case .sharedIterations: return "shared-iterations"
         case .perVUIterations: return "per-vu-iterations"
@@ -30,7 +30,7 @@ public enum ExecutorConfig: Sendable, Hashable {
     }
 
     /// True for the arrival-rate executors, whose latency is measured from each iteration's intended start.
-    public var isOpenModel: Bool {
+    package var isOpenModel: Bool {
         switch self {
         case .constantArrivalRate, .rampingArrivalRate: return true
         default: return false
@@ -38,7 +38,7 @@ public enum ExecutorConfig: Sendable, Hashable {
     }
 
     /// The most VUs the executor ever runs at once (the connections it needs).
-    public var maxVUs: Int {
+    package var maxVUs: Int {
         switch self {
         case .sharedIterations(let c): return c.vus
         case .perVUIterations(let c): return c.vus
@@ -50,7 +50,7 @@ public enum ExecutorConfig: Sendable, Hashable {
     }
 
     /// How long after the scenario's start new iterations may begin: `maxDuration`, `duration`, or the stages' total.
-    public var scheduledDuration: Duration {
+    package var scheduledDuration: Duration {
         switch self {
         case .sharedIterations(let c): return c.maxDuration
         case .perVUIterations(let c): return c.maxDuration
@@ -62,7 +62,7 @@ public enum ExecutorConfig: Sendable, Hashable {
     }
 
     /// The iterations the executor plans, when it has a fixed count.
-    public var plannedIterations: Int? {
+    package var plannedIterations: Int? {
         switch self {
         case .sharedIterations(let c): return c.iterations
         case .perVUIterations(let c): return c.iterations * c.vus
@@ -73,7 +73,7 @@ public enum ExecutorConfig: Sendable, Hashable {
     }
 
     /// Cross-field problems in the settings (ranges of single fields are checked while reading them).
-    public func validate() -> [ExecutorProblem] {
+    package func validate() -> [ExecutorProblem] {
         switch self {
         case .rampingVUs(let c): return c.validate()
         case .constantArrivalRate(let c): return c.validate()
@@ -84,12 +84,12 @@ public enum ExecutorConfig: Sendable, Hashable {
 }
 
 /// A problem with an executor's settings: the field and what to write instead.
-public struct ExecutorProblem: Sendable, Hashable {
-    public var field: String
-    public var problem: String
-    public var fix: String
+package struct ExecutorProblem: Sendable, Hashable {
+    package var field: String
+    package var problem: String
+    package var fix: String
 
-    public init(field: String, problem: String, fix: String) {
+    package init(field: String, problem: String, fix: String) {
         self.field = field
         self.problem = problem
         self.fix = fix
@@ -97,11 +97,11 @@ public struct ExecutorProblem: Sendable, Hashable {
 }
 
 /// One step of a ramping executor: move linearly to `target` (VUs or iterations per time unit) over `duration`.
-public struct Stage: Sendable, Hashable, Codable {
-    public var duration: Duration
-    public var target: Int
+package struct Stage: Sendable, Hashable, Codable {
+    package var duration: Duration
+    package var target: Int
 
-    public init(duration: Duration, target: Int) {
+    package init(duration: Duration, target: Int) {
         self.duration = duration
         self.target = target
     }

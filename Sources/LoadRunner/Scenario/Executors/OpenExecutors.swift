@@ -1,13 +1,13 @@
 /// `constant-arrival-rate`: `rate` iterations per `timeUnit` start for `duration`, whatever the latency, from a pool
 /// of `preAllocatedVUs` growing to `maxVUs`.
-public struct ConstantArrivalRate: Sendable, Hashable {
-    public var rate: Int
-    public var timeUnit: Duration
-    public var duration: Duration
-    public var preAllocatedVUs: Int
-    public var maxVUs: Int
+package struct ConstantArrivalRate: Sendable, Hashable {
+    package var rate: Int
+    package var timeUnit: Duration
+    package var duration: Duration
+    package var preAllocatedVUs: Int
+    package var maxVUs: Int
 
-    public init(rate: Int, timeUnit: Duration = .seconds(1), duration: Duration, preAllocatedVUs: Int, maxVUs: Int? = nil) {
+    package init(rate: Int, timeUnit: Duration = .seconds(1), duration: Duration, preAllocatedVUs: Int, maxVUs: Int? = nil) {
         self.rate = rate
         self.timeUnit = timeUnit
         self.duration = duration
@@ -16,7 +16,7 @@ public struct ConstantArrivalRate: Sendable, Hashable {
     }
 
     /// Iterations the schedule starts when none is dropped.
-    public var plannedIterations: Int { OpenSchedule(self).plannedIterations }
+    package var plannedIterations: Int { OpenSchedule(self).plannedIterations }
 
     func validate() -> [ExecutorProblem] {
         maxVUs < preAllocatedVUs
@@ -27,14 +27,14 @@ public struct ConstantArrivalRate: Sendable, Hashable {
 
 /// `ramping-arrival-rate`: the start rate moves linearly from `startRate` through `stages` (targets in iterations
 /// per `timeUnit`), from a pool of `preAllocatedVUs` growing to `maxVUs`.
-public struct RampingArrivalRate: Sendable, Hashable {
-    public var startRate: Int
-    public var timeUnit: Duration
-    public var stages: [Stage]
-    public var preAllocatedVUs: Int
-    public var maxVUs: Int
+package struct RampingArrivalRate: Sendable, Hashable {
+    package var startRate: Int
+    package var timeUnit: Duration
+    package var stages: [Stage]
+    package var preAllocatedVUs: Int
+    package var maxVUs: Int
 
-    public init(startRate: Int = 0, timeUnit: Duration = .seconds(1), stages: [Stage], preAllocatedVUs: Int, maxVUs: Int? = nil) {
+    package init(startRate: Int = 0, timeUnit: Duration = .seconds(1), stages: [Stage], preAllocatedVUs: Int, maxVUs: Int? = nil) {
         self.startRate = startRate
         self.timeUnit = timeUnit
         self.stages = stages
@@ -43,7 +43,7 @@ public struct RampingArrivalRate: Sendable, Hashable {
     }
 
     /// Iterations the schedule starts when none is dropped.
-    public var plannedIterations: Int { OpenSchedule(self).plannedIterations }
+    package var plannedIterations: Int { OpenSchedule(self).plannedIterations }
 
     func validate() -> [ExecutorProblem] {
         var problems: [ExecutorProblem] = []

@@ -1,19 +1,19 @@
 import FeatureModel
 
 /// `addAttachment` of a generated file to an existing feature (through `uploads` above `uploadThreshold`).
-public struct AddAttachmentSettings: OperationKindSettings {
+package struct AddAttachmentSettings: OperationKindSettings {
     /// The generated files: their size and content type.
-    public var files: AttachmentFiles
+    package var files: AttachmentFiles
     /// Files larger than this go through the service's `uploads` endpoint first.
-    public var uploadThreshold: Int64
+    package var uploadThreshold: Int64
 
-    public init(files: AttachmentFiles = AttachmentFiles(), uploadThreshold: Int64 = AttachmentFiles.defaultUploadThreshold) {
+    package init(files: AttachmentFiles = AttachmentFiles(), uploadThreshold: Int64 = AttachmentFiles.defaultUploadThreshold) {
         self.files = files
         self.uploadThreshold = uploadThreshold
     }
 
     /// The kind's defaults.
-    public init() { self.init(uploadThreshold: AttachmentFiles.defaultUploadThreshold) }
+    package init() { self.init(uploadThreshold: AttachmentFiles.defaultUploadThreshold) }
 
     static let kind = OperationKind.addAttachment
     static let summary = "addAttachment: a generated file attached to an existing feature"
@@ -24,8 +24,8 @@ public struct AddAttachmentSettings: OperationKindSettings {
         return Self(files: files, uploadThreshold: threshold)
     }
 
-    public var settings: OperationSettings { .addAttachment(self) }
-    public var editsPerIteration: Int { 1 }
+    package var settings: OperationSettings { .addAttachment(self) }
+    package var editsPerIteration: Int { 1 }
     var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
     var samplesExistingFeatures: Bool { true }
     var attachmentFiles: AttachmentFiles? { files }

@@ -1,17 +1,17 @@
 import FeatureModel
 
 /// `addFeatures`: `batchSize` new features per request.
-public struct AddFeaturesSettings: OperationKindSettings {
+package struct AddFeaturesSettings: OperationKindSettings {
     /// Features (or object IDs) per request.
-    public var batchSize: Int
+    package var batchSize: Int
     /// Whether the service undoes the whole request when one edit in it fails.
-    public var rollbackOnFailure: Bool
+    package var rollbackOnFailure: Bool
     /// Adds carry client GlobalIDs (`useGlobalIds=true`), so a retried add is recognised instead of duplicated.
-    public var clientGlobalIds: Bool
+    package var clientGlobalIds: Bool
     /// The share of adds generated to break a contingent value or a domain (see ``ApplyEditsSettings/invalidRate``).
-    public var invalidRate: Double
+    package var invalidRate: Double
 
-    public init(batchSize: Int = 1, rollbackOnFailure: Bool = true, clientGlobalIds: Bool = false, invalidRate: Double = 0) {
+    package init(batchSize: Int = 1, rollbackOnFailure: Bool = true, clientGlobalIds: Bool = false, invalidRate: Double = 0) {
         self.batchSize = batchSize
         self.rollbackOnFailure = rollbackOnFailure
         self.clientGlobalIds = clientGlobalIds
@@ -19,7 +19,7 @@ public struct AddFeaturesSettings: OperationKindSettings {
     }
 
     /// The kind's defaults.
-    public init() { self.init(batchSize: 1) }
+    package init() { self.init(batchSize: 1) }
 
     static let kind = OperationKind.addFeatures
     static let summary = "addFeatures: batchSize new features per request"
@@ -38,9 +38,9 @@ public struct AddFeaturesSettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .addFeatures(self) }
-    public var editsPerIteration: Int { batchSize }
-    public var addsPerIteration: Int { batchSize }
+    package var settings: OperationSettings { .addFeatures(self) }
+    package var editsPerIteration: Int { batchSize }
+    package var addsPerIteration: Int { batchSize }
     var fitsDriverThread: Bool { batchSize <= OperationSpec.driverThreadEditLimit }
     var invalidAddsRate: Double? { invalidRate }
 

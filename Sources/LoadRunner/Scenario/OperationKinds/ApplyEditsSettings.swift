@@ -1,22 +1,22 @@
 import FeatureModel
 
 /// `applyEdits`: `adds`, `updates` and `deletes` in one request (or `batchSize` adds when no count is given).
-public struct ApplyEditsSettings: OperationKindSettings {
+package struct ApplyEditsSettings: OperationKindSettings {
     /// Edits per request of each kind.
-    public var adds: Int
+    package var adds: Int
     /// Existing features updated per request.
-    public var updates: Int
+    package var updates: Int
     /// Existing features deleted per request.
-    public var deletes: Int
+    package var deletes: Int
     /// Whether the service undoes the whole request when one edit in it fails.
-    public var rollbackOnFailure: Bool
+    package var rollbackOnFailure: Bool
     /// Adds carry client GlobalIDs (`useGlobalIds=true`), so a retried add is recognised instead of duplicated.
-    public var clientGlobalIds: Bool
+    package var clientGlobalIds: Bool
     /// The share of adds generated to break a restrictive contingent value or a domain; client-side validation
     /// refuses them (counted in `edits_invalid`), as the ArcGIS Maps SDKs do, and they are never sent.
-    public var invalidRate: Double
+    package var invalidRate: Double
 
-    public init(adds: Int = 0, updates: Int = 0, deletes: Int = 0, rollbackOnFailure: Bool = true, clientGlobalIds: Bool = false, invalidRate: Double = 0) {
+    package init(adds: Int = 0, updates: Int = 0, deletes: Int = 0, rollbackOnFailure: Bool = true, clientGlobalIds: Bool = false, invalidRate: Double = 0) {
         self.adds = adds
         self.updates = updates
         self.deletes = deletes
@@ -26,7 +26,7 @@ public struct ApplyEditsSettings: OperationKindSettings {
     }
 
     /// The kind's defaults.
-    public init() { self.init(adds: 0) }
+    package init() { self.init(adds: 0) }
 
     static let kind = OperationKind.applyEdits
     static let summary = "applyEdits: adds, updates and deletes in one request"
@@ -100,9 +100,9 @@ public struct ApplyEditsSettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .applyEdits(self) }
-    public var editsPerIteration: Int { adds + updates + deletes }
-    public var addsPerIteration: Int { adds }
+    package var settings: OperationSettings { .applyEdits(self) }
+    package var editsPerIteration: Int { adds + updates + deletes }
+    package var addsPerIteration: Int { adds }
     var fitsDriverThread: Bool { editsPerIteration <= OperationSpec.driverThreadEditLimit }
     var existingFeatures: (key: String, verb: String)? {
         updates > 0 ? ("updates", "update") : deletes > 0 ? ("deletes", "delete") : nil

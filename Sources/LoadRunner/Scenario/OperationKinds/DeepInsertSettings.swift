@@ -1,21 +1,21 @@
 import FeatureModel
 
 /// A new parent with `children` related records and `attachments` files in one service-level applyEdits.
-public struct DeepInsertSettings: OperationKindSettings {
+package struct DeepInsertSettings: OperationKindSettings {
     /// The id of the relationship in the layer's `relationships`.
-    public var relationshipId: Int
+    package var relationshipId: Int
     /// Related records added with each parent.
-    public var children: Int
+    package var children: Int
     /// Files attached to each parent.
-    public var attachments: Int
+    package var attachments: Int
     /// The generated files: their size and content type.
-    public var files: AttachmentFiles
+    package var files: AttachmentFiles
     /// Files larger than this go through the service's `uploads` endpoint first.
-    public var uploadThreshold: Int64
+    package var uploadThreshold: Int64
     /// Whether the service undoes the whole request when one edit in it fails.
-    public var rollbackOnFailure: Bool
+    package var rollbackOnFailure: Bool
 
-    public init(
+    package init(
         relationship: Int = 0, children: Int = 2, attachments: Int = 0, files: AttachmentFiles = AttachmentFiles(),
         uploadThreshold: Int64 = AttachmentFiles.defaultUploadThreshold, rollbackOnFailure: Bool = true
     ) {
@@ -28,7 +28,7 @@ public struct DeepInsertSettings: OperationKindSettings {
     }
 
     /// The kind's defaults.
-    public init() { self.init(relationship: 0) }
+    package init() { self.init(relationship: 0) }
 
     static let kind = OperationKind.deepInsert
     static let summary = "deepInsert: a new parent with `children` related records and `attachments` files in one service-level applyEdits"
@@ -59,9 +59,9 @@ public struct DeepInsertSettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .deepInsert(self) }
-    public var editsPerIteration: Int { 1 + children + attachments }
-    public var addsPerIteration: Int { 1 }
+    package var settings: OperationSettings { .deepInsert(self) }
+    package var editsPerIteration: Int { 1 + children + attachments }
+    package var addsPerIteration: Int { 1 }
     /// The parent is shaped to the layer's contingent values; none is broken on purpose.
     var invalidAddsRate: Double? { 0 }
     var relationship: Int? { relationshipId }

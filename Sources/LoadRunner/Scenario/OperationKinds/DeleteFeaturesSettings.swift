@@ -1,19 +1,19 @@
 import FeatureModel
 
 /// `deleteFeatures`: `batchSize` existing features per request.
-public struct DeleteFeaturesSettings: OperationKindSettings {
+package struct DeleteFeaturesSettings: OperationKindSettings {
     /// Features (or object IDs) per request.
-    public var batchSize: Int
+    package var batchSize: Int
     /// Whether the service undoes the whole request when one edit in it fails.
-    public var rollbackOnFailure: Bool
+    package var rollbackOnFailure: Bool
 
-    public init(batchSize: Int = 1, rollbackOnFailure: Bool = true) {
+    package init(batchSize: Int = 1, rollbackOnFailure: Bool = true) {
         self.batchSize = batchSize
         self.rollbackOnFailure = rollbackOnFailure
     }
 
     /// The kind's defaults.
-    public init() { self.init(batchSize: 1) }
+    package init() { self.init(batchSize: 1) }
 
     static let kind = OperationKind.deleteFeatures
     static let summary = "deleteFeatures: batchSize existing features per request"
@@ -30,8 +30,8 @@ public struct DeleteFeaturesSettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .deleteFeatures(self) }
-    public var editsPerIteration: Int { batchSize }
+    package var settings: OperationSettings { .deleteFeatures(self) }
+    package var editsPerIteration: Int { batchSize }
     var fitsDriverThread: Bool { batchSize <= OperationSpec.driverThreadEditLimit }
     /// Deletes take features out of the pool rather than sample them.
     var existingFeatures: (key: String, verb: String)? { ("operation", "use") }

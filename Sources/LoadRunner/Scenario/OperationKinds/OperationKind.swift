@@ -4,7 +4,7 @@
 /// Adding a kind: write its ``OperationKindSettings`` type (and the iteration it runs) in a file of its own, add a
 /// case here and in ``OperationSettings`` with an arm in each of their switches, then regenerate the schema with
 /// `swift run featureload schema > Scenarios/schema/scenario.schema.json`.
-public enum OperationKind: String, Sendable, Hashable, CaseIterable {
+package enum OperationKind: String, Sendable, Hashable, CaseIterable {
     /// `applyEdits` with `adds`, `updates` and `deletes` per request.
     case applyEdits
     /// The single-purpose endpoints, `batchSize` features per request.
@@ -40,7 +40,7 @@ public enum OperationKind: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One operation's settings: a case per kind, each carrying the settings only that kind takes.
-public enum OperationSettings: Sendable, Hashable {
+package enum OperationSettings: Sendable, Hashable {
     // One case per ``OperationKind``, named as it is.
     case applyEdits(ApplyEditsSettings)
     case addFeatures(AddFeaturesSettings)
@@ -70,5 +70,5 @@ public enum OperationSettings: Sendable, Hashable {
     }
 
     /// The kind of operation.
-    public var kind: OperationKind { type(of: owner).kind }
+    package var kind: OperationKind { type(of: owner).kind }
 }

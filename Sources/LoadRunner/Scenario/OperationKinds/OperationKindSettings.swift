@@ -84,19 +84,19 @@ struct OperationKey: Sendable {
 }
 
 /// The attachment files an operation uploads: their size (fixed or a range) and content type.
-public struct AttachmentFiles: Sendable, Hashable {
+package struct AttachmentFiles: Sendable, Hashable {
     /// Each file's size: fixed, or spread over a range.
-    public var size: OperationSpec.SizeRange
+    package var size: OperationSpec.SizeRange
     /// The MIME type the files are sent as.
-    public var contentType: String
+    package var contentType: String
 
-    public init(size: OperationSpec.SizeRange = OperationSpec.SizeRange(64 * 1024), contentType: String = "image/jpeg") {
+    package init(size: OperationSpec.SizeRange = OperationSpec.SizeRange(64 * 1024), contentType: String = "image/jpeg") {
         self.size = size
         self.contentType = contentType
     }
 
     /// Files larger than this go through the service's `uploads` endpoint first, unless `uploadThreshold` says otherwise.
-    public static let defaultUploadThreshold: Int64 = 10 * 1024 * 1024
+    package static let defaultUploadThreshold: Int64 = 10 * 1024 * 1024
 }
 
 /// An operation's mapping in a scenario file, with typed reads that record an issue under the operation's path.

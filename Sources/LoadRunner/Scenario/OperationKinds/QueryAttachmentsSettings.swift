@@ -1,19 +1,19 @@
 import FeatureModel
 
 /// `queryAttachments` for `batchSize` existing features, optionally downloading each attachment.
-public struct QueryAttachmentsSettings: OperationKindSettings {
+package struct QueryAttachmentsSettings: OperationKindSettings {
     /// Features (or object IDs) per request.
-    public var batchSize: Int
+    package var batchSize: Int
     /// Download every attachment listed.
-    public var download: Bool
+    package var download: Bool
 
-    public init(batchSize: Int = 1, download: Bool = false) {
+    package init(batchSize: Int = 1, download: Bool = false) {
         self.batchSize = batchSize
         self.download = download
     }
 
     /// The kind's defaults.
-    public init() { self.init(batchSize: 1) }
+    package init() { self.init(batchSize: 1) }
 
     static let kind = OperationKind.queryAttachments
     static let summary = "queryAttachments: the attachments of batchSize existing features, optionally downloaded"
@@ -33,8 +33,8 @@ public struct QueryAttachmentsSettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .queryAttachments(self) }
-    public var editsPerIteration: Int { 0 }
+    package var settings: OperationSettings { .queryAttachments(self) }
+    package var editsPerIteration: Int { 0 }
     var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
     var samplesExistingFeatures: Bool { true }
 

@@ -1,19 +1,19 @@
 import FeatureModel
 
 /// `queryRelatedRecords` for `batchSize` existing features through `relationship`.
-public struct QueryRelatedRecordsSettings: OperationKindSettings {
+package struct QueryRelatedRecordsSettings: OperationKindSettings {
     /// The relationship id; 0 when the file gives none.
-    public var relationshipId: Int
+    package var relationshipId: Int
     /// Features (or object IDs) per request.
-    public var batchSize: Int
+    package var batchSize: Int
     /// The fields to return.
-    public var outFields: [String]
+    package var outFields: [String]
     /// Whether answers include geometries.
-    public var returnGeometry: Bool
+    package var returnGeometry: Bool
     /// Page through every page of the answer, this many rows per request.
-    public var pageSize: Int?
+    package var pageSize: Int?
 
-    public init(relationship: Int = 0, batchSize: Int = 1, outFields: [String] = ["*"], returnGeometry: Bool = true, pageSize: Int? = nil) {
+    package init(relationship: Int = 0, batchSize: Int = 1, outFields: [String] = ["*"], returnGeometry: Bool = true, pageSize: Int? = nil) {
         self.relationshipId = relationship
         self.batchSize = batchSize
         self.outFields = outFields
@@ -22,7 +22,7 @@ public struct QueryRelatedRecordsSettings: OperationKindSettings {
     }
 
     /// The kind's defaults.
-    public init() { self.init(relationship: 0) }
+    package init() { self.init(relationship: 0) }
 
     static let kind = OperationKind.queryRelatedRecords
     static let summary = "queryRelatedRecords: the records related to batchSize existing features through `relationship`"
@@ -44,8 +44,8 @@ public struct QueryRelatedRecordsSettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .queryRelatedRecords(self) }
-    public var editsPerIteration: Int { 0 }
+    package var settings: OperationSettings { .queryRelatedRecords(self) }
+    package var editsPerIteration: Int { 0 }
     var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
     var samplesExistingFeatures: Bool { true }
     var relationship: Int? { relationshipId }

@@ -1,23 +1,23 @@
 import FeatureModel
 
 /// `query`: a where clause (with `{objectId}` drawn from the layer), counts, ids, an envelope, paging.
-public struct QuerySettings: OperationKindSettings {
+package struct QuerySettings: OperationKindSettings {
     /// The where clause; `{objectId}` is replaced by an object ID drawn from the layer.
-    public var whereClause: String
+    package var whereClause: String
     /// The fields to return.
-    public var outFields: [String]
+    package var outFields: [String]
     /// Whether answers include geometries.
-    public var returnGeometry: Bool
+    package var returnGeometry: Bool
     /// Ask only for the number of matching features.
-    public var returnCountOnly: Bool
+    package var returnCountOnly: Bool
     /// Ask only for the matching object IDs.
-    public var returnIdsOnly: Bool
+    package var returnIdsOnly: Bool
     /// A random envelope covering this fraction (0…1] of the layer's extent in each direction.
-    public var envelope: Double?
+    package var envelope: Double?
     /// Page through every page of the answer, this many rows per request.
-    public var pageSize: Int?
+    package var pageSize: Int?
 
-    public init(
+    package init(
         whereClause: String = "1=1", outFields: [String] = ["*"], returnGeometry: Bool = true, returnCountOnly: Bool = false,
         returnIdsOnly: Bool = false, envelope: Double? = nil, pageSize: Int? = nil
     ) {
@@ -31,7 +31,7 @@ public struct QuerySettings: OperationKindSettings {
     }
 
     /// The kind's defaults.
-    public init() { self.init(whereClause: "1=1") }
+    package init() { self.init(whereClause: "1=1") }
 
     static let kind = OperationKind.query
     static let summary = "query: a where clause, optionally a random envelope, counts, ids or paging"
@@ -87,8 +87,8 @@ public struct QuerySettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .query(self) }
-    public var editsPerIteration: Int { 0 }
+    package var settings: OperationSettings { .query(self) }
+    package var editsPerIteration: Int { 0 }
     var existingFeatures: (key: String, verb: String)? { whereClause.contains("{objectId}") ? ("where", "use") : nil }
 
     func problems(_ check: OperationCheck) -> [String] {

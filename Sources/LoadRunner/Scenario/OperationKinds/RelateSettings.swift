@@ -1,9 +1,9 @@
 import FeatureModel
 
 /// `relate`, `unrelate` or `move` (`action`) an existing feature through `relationship`, validated first.
-public struct RelateSettings: OperationKindSettings {
+package struct RelateSettings: OperationKindSettings {
     /// What a `relate` iteration does to the link.
-    public enum Action: String, Sendable, Hashable, CaseIterable {
+    package enum Action: String, Sendable, Hashable, CaseIterable {
         /// Link the feature to a partner as well (a foreign key set, or a relationship-table row added).
         case relate
         /// Remove the link to its current partner (the key nulled, or the row deleted).
@@ -13,15 +13,15 @@ public struct RelateSettings: OperationKindSettings {
     }
 
     /// The id of the relationship in the layer's `relationships`.
-    public var relationshipId: Int
+    package var relationshipId: Int
     /// What the iteration does to the link.
-    public var action: Action
+    package var action: Action
     /// Check the relationship's constraints before sending.
-    public var validate: Bool
+    package var validate: Bool
     /// Whether the service undoes the whole request when one edit in it fails.
-    public var rollbackOnFailure: Bool
+    package var rollbackOnFailure: Bool
 
-    public init(relationship: Int = 0, action: Action = .relate, validate: Bool = true, rollbackOnFailure: Bool = true) {
+    package init(relationship: Int = 0, action: Action = .relate, validate: Bool = true, rollbackOnFailure: Bool = true) {
         self.relationshipId = relationship
         self.action = action
         self.validate = validate
@@ -29,7 +29,7 @@ public struct RelateSettings: OperationKindSettings {
     }
 
     /// The kind's defaults.
-    public init() { self.init(relationship: 0) }
+    package init() { self.init(relationship: 0) }
 
     static let kind = OperationKind.relate
     static let summary = "relate: links, unlinks or moves (`action`) an existing record through `relationship`, checked against the relationship's rules first"
@@ -63,8 +63,8 @@ public struct RelateSettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .relate(self) }
-    public var editsPerIteration: Int { 1 }
+    package var settings: OperationSettings { .relate(self) }
+    package var editsPerIteration: Int { 1 }
     var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
     var samplesExistingFeatures: Bool { true }
     var relationship: Int? { relationshipId }

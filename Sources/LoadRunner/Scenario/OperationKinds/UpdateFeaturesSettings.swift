@@ -1,19 +1,19 @@
 import FeatureModel
 
 /// `updateFeatures`: `batchSize` existing features per request.
-public struct UpdateFeaturesSettings: OperationKindSettings {
+package struct UpdateFeaturesSettings: OperationKindSettings {
     /// Features (or object IDs) per request.
-    public var batchSize: Int
+    package var batchSize: Int
     /// Whether the service undoes the whole request when one edit in it fails.
-    public var rollbackOnFailure: Bool
+    package var rollbackOnFailure: Bool
 
-    public init(batchSize: Int = 1, rollbackOnFailure: Bool = true) {
+    package init(batchSize: Int = 1, rollbackOnFailure: Bool = true) {
         self.batchSize = batchSize
         self.rollbackOnFailure = rollbackOnFailure
     }
 
     /// The kind's defaults.
-    public init() { self.init(batchSize: 1) }
+    package init() { self.init(batchSize: 1) }
 
     static let kind = OperationKind.updateFeatures
     static let summary = "updateFeatures: batchSize existing features per request"
@@ -30,8 +30,8 @@ public struct UpdateFeaturesSettings: OperationKindSettings {
         return settings
     }
 
-    public var settings: OperationSettings { .updateFeatures(self) }
-    public var editsPerIteration: Int { batchSize }
+    package var settings: OperationSettings { .updateFeatures(self) }
+    package var editsPerIteration: Int { batchSize }
     var fitsDriverThread: Bool { batchSize <= OperationSpec.driverThreadEditLimit }
     var existingFeatures: (key: String, verb: String)? { ("operation", "use") }
     var samplesExistingFeatures: Bool { true }

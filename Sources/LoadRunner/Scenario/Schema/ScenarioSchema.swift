@@ -4,9 +4,9 @@
 /// defaults), rules and required keys come from its ``OperationKindSettings`` type, so the schema cannot list a key
 /// the parser refuses or miss one it takes. `Scenarios/schema/scenario.schema.json` is this document as printed; a
 /// test keeps the two equal.
-public enum ScenarioSchema {
+package enum ScenarioSchema {
     /// The schema document as JSON text, two spaces per level.
-    public static let json: String = document.printed()
+    package static let json: String = document.printed()
 
     /// The schema document: the hand-written parts (top level, executors, thresholds, value types) with each
     /// operation kind's part added.
