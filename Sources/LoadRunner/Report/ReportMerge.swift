@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// Merges the reports of generators that ran one test between them (each an execution segment) into one report,
 /// exactly: counters summed, HDR histograms merged bucket by bucket, VU gauges added (the generators ran at once),
