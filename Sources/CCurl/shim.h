@@ -190,6 +190,7 @@ static inline int ccurl_epoll_wait(int epoll, int *fds, int *bits, int capacity,
 
 // MARK: gzip request bodies
 
+#include <stdlib.h>
 #include <zlib.h>
 
 /// The most bytes `ccurl_gzip` can write for `length` input bytes (zlib's bound plus the gzip header and trailer).
@@ -218,6 +219,42 @@ static inline int ccurl_gzip(const unsigned char *input, size_t length, unsigned
     deflateEnd(&stream);
     if (status == Z_STREAM_END) return Z_OK;
     return status == Z_OK ? Z_BUF_ERROR : status;
+}
+
+/// A gzip stream (RFC 1952) for output written in pieces: `ccurl_gzip_stream_open`, `ccurl_gzip_stream_deflate`
+/// for each piece and then with `finish` set until it returns Z_STREAM_END, and `ccurl_gzip_stream_close`.
+/// Returns NULL when zlib cannot allocate the stream.
+static inline z_stream *ccurl_gzip_stream_open(int level) {
+    z_stream *stream = (z_stream *)calloc(1, sizeof(z_stream));
+    if (stream == NULL) return NULL;
+    // windowBits 15 + 16: a gzip wrapper instead of zlib's.
+    if (deflateInit2(stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(stream);
+        return NULL;
+    }
+    return stream;
+}
+
+/// Feeds `length` bytes of `input` (under 4 GiB) and writes at most `capacity` compressed bytes to `output`; stores
+/// how many input bytes were taken in `consumed` and how many output bytes were written in `written`. While the
+/// output fills `capacity`, call again with the rest of the input. Returns Z_OK, Z_BUF_ERROR (nothing to do: not an
+/// error), Z_STREAM_END once a `finish` call has written the trailer, or a zlib error.
+static inline int ccurl_gzip_stream_deflate(z_stream *stream, const unsigned char *input, size_t length, unsigned char *output,
+                                            size_t capacity, int finish, size_t *consumed, size_t *written) {
+    stream->next_in = (Bytef *)input;
+    stream->avail_in = (uInt)length;
+    stream->next_out = output;
+    stream->avail_out = (uInt)capacity;
+    int status = deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH);
+    *consumed = length - (size_t)stream->avail_in;
+    *written = capacity - (size_t)stream->avail_out;
+    return status;
+}
+
+/// Frees a stream from `ccurl_gzip_stream_open`.
+static inline void ccurl_gzip_stream_close(z_stream *stream) {
+    deflateEnd(stream);
+    free(stream);
 }
 
 #endif
