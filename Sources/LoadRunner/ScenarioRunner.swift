@@ -49,6 +49,8 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
     /// The share of the test this process runs (k6's execution segment within its sequence); the whole test by
     /// default. Generators running every segment of one sequence run the whole test once between them.
     package var segment: ExecutionTuple = .whole
+    /// Where every measured request also goes, one line each (`run --out csv=…`); nil writes none.
+    package var rawOutput: RawSampleWriter?
 
     package init(
         plan: ScenarioPlan, planFile: String, connection: ServiceConnection, target: RunReport.TargetInfo, clock: C, toolVersion: String,
@@ -88,7 +90,7 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
 
         let context = RunContext(
             plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy, segment: segment,
-            executor: connection.transport.taskExecutor)
+            executor: connection.transport.taskExecutor, rawOutput: rawOutput)
         // A generator sees its share of counts and rates, so on a split test only latency thresholds (which a share
         // measures as the whole does) may stop it early; the rest are judged once the reports are merged.
         let abortable = segment.sequence.count > 1 ? plan.thresholds.filter { $0.metric.kind == .trend } : plan.thresholds

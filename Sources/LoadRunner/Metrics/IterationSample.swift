@@ -65,13 +65,19 @@ package struct RequestSample: Sendable, Hashable {
     package var failed: Bool
     /// The service's own time for the request, from its `Server-Timing` header, when it sends one.
     package var serverDuration: Duration?
+    /// When it was sent, for the raw samples of `run --out csv=…` (nil where no transport recorded it).
+    package var started: ContinuousClock.Instant?
 
-    package init(status: Int, duration: Duration, bytesSent: Int64 = 0, bytesReceived: Int64 = 0, failed: Bool, serverDuration: Duration? = nil) {
+    package init(
+        status: Int, duration: Duration, bytesSent: Int64 = 0, bytesReceived: Int64 = 0, failed: Bool, serverDuration: Duration? = nil,
+        started: ContinuousClock.Instant? = nil
+    ) {
         self.status = status
         self.duration = duration
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
         self.failed = failed
         self.serverDuration = serverDuration
+        self.started = started
     }
 }

@@ -12,14 +12,21 @@ package final class ScenarioRecorder: Sendable {
     package let operations: [String]
     let state: Mutex<ScenarioAccumulator>
     private let inFlight = Atomic<Int>(0)
+    /// Where every request also goes, one line each (`run --out csv=…`), with the scenario's tags.
+    let rawOutput: RawSampleWriter?
+    let tags: [String: String]
 
     /// Iterations running now.
     var currentInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// A recorder for `scenario`, whose operations have these labels and edit these layers (by index).
-    package init(scenario: String, operations: [String], layers: [Int], keepIds: Bool) {
+    package init(
+        scenario: String, operations: [String], layers: [Int], keepIds: Bool, rawOutput: RawSampleWriter? = nil, tags: [String: String] = [:]
+    ) {
         self.scenario = scenario
         self.operations = operations
+        self.rawOutput = rawOutput
+        self.tags = tags
         state = Mutex(ScenarioAccumulator(layers: layers, keepIds: keepIds))
     }
 
@@ -32,6 +39,7 @@ package final class ScenarioRecorder: Sendable {
     package func record(_ sample: IterationSample) {
         let busy = inFlight.wrappingSubtract(1, ordering: .relaxed).oldValue
         state.withLock { $0.fold(sample, busy: busy) }
+        rawOutput?.append(RawSampleBatch(scenario: scenario, operation: operations[sample.operation], tags: tags, sample: sample))
     }
 
     /// Notes an iteration that was cancelled before it did anything (not counted).

@@ -46,7 +46,7 @@ package struct RecordingTransport: HTTPTransport {
                 RequestSample(
                     status: response.status, duration: duration, bytesSent: response.timing?.bytesSent ?? Int64(request.body.bytes?.count ?? 0),
                     bytesReceived: response.timing?.bytesReceived ?? Int64(response.body.count), failed: failed,
-                    serverDuration: Self.serverDuration(response.headers)))
+                    serverDuration: Self.serverDuration(response.headers), started: start))
             return response
         } catch {
             // Cancelled while waiting: the scenario's end cut the request off. It stays a result (failed, its wait as a
@@ -54,7 +54,7 @@ package struct RecordingTransport: HTTPTransport {
             let status = Task.isCancelled ? RequestSample.interrupted : 0
             log.append(
                 RequestSample(
-                    status: status, duration: start.duration(to: clock.now), bytesSent: request.body.contentLength, failed: true))
+                    status: status, duration: start.duration(to: clock.now), bytesSent: request.body.contentLength, failed: true, started: start))
             throw error
         }
     }

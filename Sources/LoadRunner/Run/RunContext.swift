@@ -40,6 +40,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
     let pools = PoolRegistry()
     /// The scenarios running now, for progress.
     let running = RunningScenarios()
+    /// Where every measured request also goes, one line each (`run --out csv=…`).
+    var rawOutput: RawSampleWriter?
 
     /// How far each running scenario has got, in the plan's order.
     func progress() -> [ScenarioProgress] {
@@ -110,7 +112,10 @@ struct RunContext<C: Clock<Duration>>: Sendable {
     /// Setup, the scheduler, verification: one scenario from start to end.
     func runScenario(_ spec: ScenarioSpec, indexBase: Int) async -> ScenarioOutcome {
         let labels = spec.operations.map(\.label)
-        let recorder = ScenarioRecorder(scenario: spec.name, operations: labels, layers: spec.operations.map(\.layer), keepIds: plan.verify)
+        // A sweep's warm-up points are not measured, so their requests are not written either.
+        let recorder = ScenarioRecorder(
+            scenario: spec.name, operations: labels, layers: spec.operations.map(\.layer), keepIds: plan.verify,
+            rawOutput: spec.isWarmUp ? nil : rawOutput, tags: spec.tags)
         var warnings: [String] = []
         let begin = runStart.duration(to: clock.now)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-\(spec.name)-\(UUID().uuidString)").path

@@ -1,0 +1,201 @@
+import FeatureServiceClient
+import Foundation
+import Synchronization
+
+/// Where `run --out csv=FILE` or `--out json=FILE` streams one line per HTTP request, as k6's CSV and JSON outputs
+/// do, for people's own analysis. A name ending in `.gz` is written gzip-compressed.
+package struct RawSampleDestination: Sendable, Hashable, CustomStringConvertible {
+    package enum Format: String, Sendable, CaseIterable {
+        /// A header line, then comma-separated values (RFC 4180 quoting).
+        case csv
+        /// One JSON object a line (NDJSON).
+        case json
+    }
+
+    package var format: Format
+    package var path: String
+
+    package init(format: Format, path: String) {
+        self.format = format
+        self.path = path
+    }
+
+    /// `csv=FILE` or `json=FILE`; nil for any other text (which `--out` takes as the reports' directory).
+    package init?(option text: String) {
+        guard let equals = text.firstIndex(of: "="), let format = Format(rawValue: String(text[..<equals])) else { return nil }
+        let path = String(text[text.index(after: equals)...])
+        guard !path.isEmpty else { return nil }
+        self.init(format: format, path: path)
+    }
+
+    /// Whether the file is written gzip-compressed (its name ends in `.gz`).
+    package var isCompressed: Bool { path.hasSuffix(".gz") }
+
+    package var description: String { "\(format.rawValue)=\(path)" }
+
+    /// The columns of every line, in order (the CSV header; the JSON objects' keys).
+    package static let columns = [
+        "timestamp", "scenario", "operation", "status", "failed", "duration_ms", "server_ms", "bytes_sent", "bytes_received",
+        "edits", "edits_failed", "edits_unknown", "retries", "tags",
+    ]
+}
+
+/// One finished iteration's requests, waiting to be written.
+struct RawSampleBatch: Sendable {
+    var scenario: String
+    var operation: String
+    var tags: [String: String]
+    var sample: IterationSample
+}
+
+/// Streams every request of a run to the ``RawSampleDestination``s in the background.
+///
+/// The VU tasks only append each finished iteration to a buffer under a lock (``append(scenario:operation:tags:sample:)``);
+/// a background task takes the buffer every 200 ms, formats the lines and writes them, so the generator's hot path
+/// does no formatting and no I/O. ``finish()`` writes the rest and closes the files.
+package final class RawSampleWriter: Sendable {
+    private let pending = Mutex<[RawSampleBatch]>([])
+    private let files: Mutex<[RawSampleFile]>
+    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let failure = Mutex<String?>(nil)
+    /// The wall time of `anchor`, in microseconds since 1970: timestamps are the requests' starts on this clock.
+    private let anchorWallMicroseconds: Int64
+    private let anchor: ContinuousClock.Instant
+    /// Tags of the whole run, added to every line's own.
+    let runTags: [String: String]
+
+    /// Opens (creates or truncates) every destination's file and writes the CSV headers.
+    /// - Throws: ``LoadRunnerError`` naming the file when one cannot be created.
+    package init(destinations: [RawSampleDestination], runTags: [String: String] = [:]) throws {
+        var opened: [RawSampleFile] = []
+        for destination in destinations {
+            opened.append(try RawSampleFile(destination))
+        }
+        files = Mutex(opened)
+        anchor = ContinuousClock.now
+        anchorWallMicroseconds = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
+        self.runTags = runTags
+    }
+
+    /// Starts the background writer.
+    package func start() {
+        loop.withLock { task in
+            guard task == nil else { return }
+            task = Task.detached(priority: .utility) { [self] in
+                while (try? await Task.sleep(for: .milliseconds(200))) != nil {
+                    flush()
+                }
+            }
+        }
+    }
+
+    /// Queues a finished iteration's requests (called from the VU tasks: an append under a lock, nothing more).
+    func append(_ batch: RawSampleBatch) {
+        guard !batch.sample.requests.isEmpty else { return }
+        pending.withLock { $0.append(batch) }
+    }
+
+    /// Stops the background writer, writes what is left and closes the files.
+    /// - Throws: ``LoadRunnerError`` naming the file when a write failed during the run or now.
+    package func finish() async throws {
+        let task = loop.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+        flush()
+        files.withLock { files in
+            for index in files.indices {
+                do {
+                    try files[index].close()
+                } catch {
+                    failure.withLock { $0 = $0 ?? "\(files[index].destination.path): \(error)" }
+                }
+            }
+        }
+        if let message = failure.withLock({ $0 }) {
+            throw LoadRunnerError("could not write the request samples to \(message)")
+        }
+    }
+
+    /// Writes the lines of `part`, a generator's file of destination `index`'s format (plain, its CSV header
+    /// first), to destination `index`: how `run --generators N` joins its generators' files into the one asked for.
+    /// - Throws: ``LoadRunnerError`` naming the file when `part` cannot be read or the destination written.
+    package func appendPart(_ part: String, toDestination index: Int) throws {
+        guard let input = FileHandle(forReadingAtPath: part) else {
+            throw LoadRunnerError("could not read the generator's request samples at \(part)")
+        }
+        defer { try? input.close() }
+        try files.withLock { files in
+            var first = files[index].destination.format == .csv
+            while let data = try input.read(upToCount: 1 << 20), !data.isEmpty {
+                var bytes = [UInt8](data)
+                if first, let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                    bytes.removeSubrange(...newline)
+                    first = false
+                }
+                try files[index].write(bytes)
+            }
+        }
+    }
+
+    /// Formats and writes what the VUs queued since the last flush.
+    private func flush() {
+        let batches = pending.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        guard !batches.isEmpty else { return }
+        files.withLock { files in
+            for index in files.indices {
+                var lines: [UInt8] = []
+                lines.reserveCapacity(batches.count * 160)
+                for batch in batches {
+                    RawSampleLine.append(batch, runTags: runTags, format: files[index].destination.format, to: &lines, clock: (anchor, anchorWallMicroseconds))
+                }
+                do {
+                    try files[index].write(lines)
+                } catch {
+                    failure.withLock { $0 = $0 ?? "\(files[index].destination.path): \(error)" }
+                }
+            }
+        }
+    }
+}
+
+/// One destination's open file, compressing when its name ends in `.gz`.
+final class RawSampleFile {
+    let destination: RawSampleDestination
+    private let handle: FileHandle
+    private let gzip: GzipStream?
+
+    init(_ destination: RawSampleDestination) throws {
+        self.destination = destination
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: destination.path)
+        else {
+            throw LoadRunnerError(
+                "--out \(destination): cannot create \(destination.path) (does its directory exist, and may it be written?)")
+        }
+        self.handle = handle
+        gzip = destination.isCompressed ? GzipStream() : nil
+        if destination.isCompressed && gzip == nil { throw LoadRunnerError("--out \(destination): zlib could not start a gzip stream") }
+        if destination.format == .csv {
+            try write(Array((RawSampleDestination.columns.joined(separator: ",") + "\n").utf8))
+        }
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        guard let gzip else {
+            try handle.write(contentsOf: bytes)
+            return
+        }
+        try gzip.write(bytes) { try handle.write(contentsOf: $0) }
+    }
+
+    func close() throws {
+        try gzip?.finish { try handle.write(contentsOf: $0) }
+        try handle.close()
+    }
+}
