@@ -15,12 +15,21 @@ extension RunCommand {
     }
 
     /// Runs the generators and returns their merged report.
-    func runGenerators(_ count: Int, settings: TargetSettings, serverLogger: Logger, display: ProgressDisplay) async throws -> RunReport {
+    func runGenerators(
+        _ count: Int, settings: TargetSettings, serverLogger: Logger, display: ProgressDisplay, rawOutput: RawSampleWriter?
+    ) async throws -> RunReport {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-generators-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         let sequence = (0...count).map { $0 == 0 ? "0" : $0 == count ? "1" : "\($0)/\(count)" }.joined(separator: ",")
         let scenarioFile = self.scenarioFile
+        let destinations = rawOutputs
+        // Each generator writes its requests to plain files of its own, joined into the ones asked for at the end.
+        @Sendable func parts(_ index: Int) -> [RawSampleDestination] {
+            destinations.enumerated().map { number, destination in
+                RawSampleDestination(format: destination.format, path: "\(work)/generator-\(index)-samples-\(number).\(destination.format.rawValue)")
+            }
+        }
         let arguments = (local: childTargetArguments(local: true), live: childTargetArguments(local: false))
         return try await withTarget(settings, serverLogger: serverLogger) { connected in
             // Started together, a moment from now, so that every child has loaded the service's metadata first.
@@ -28,7 +37,8 @@ extension RunCommand {
             display.message("running \(count) generators (segments of \(sequence)) against \(connected.serviceURL), starting at \(startAt) …")
             let children = try (0..<count).map { index in
                 try Self.generator(
-                    index, of: count, running: ["run", scenarioFile, "--target", connected.serviceURL], sequence: sequence, startAt: startAt,
+                    index, of: count, running: ["run", scenarioFile, "--target", connected.serviceURL] + parts(index).flatMap { ["--out", $0.description] },
+                    sequence: sequence, startAt: startAt,
                     targetArguments: connected.isLocal ? arguments.local : arguments.live, work: work)
             }
             let statuses = try await Self.run(children, display: display)
@@ -43,6 +53,11 @@ extension RunCommand {
                     throw TargetError("generator \(index) exited \(statuses[index]) without a report:\n\(output)")
                 }
                 reports.append(("generator \(index)", try RunReport.decode(data)))
+            }
+            if let rawOutput {
+                for index in children.indices {
+                    for (number, part) in parts(index).enumerated() { try rawOutput.appendPart(part.path, toDestination: number) }
+                }
             }
             var merged = try ReportMerge.merge(reports)
             merged.target = RunReport.TargetInfo(

@@ -44,8 +44,18 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Override the file's target: `local`, or the URL of a live …/FeatureServer.", valueName: "local|url"))
     var target: String?
 
-    @Option(name: .long, help: ArgumentHelp("Directory for report folders.", valueName: "dir"))
-    var out: String = "Reports"
+    @Option(
+        name: .long, parsing: .singleValue,
+        help: ArgumentHelp(
+            "Where results go, repeatable: a directory for the report folders (default Reports), and csv=FILE or json=FILE to stream one line per request as the run goes (gzipped when FILE ends in .gz; columns in the README).",
+            valueName: "dir|csv=file|json=file"))
+    var out: [String] = []
+
+    /// The directory for report folders: the `--out` that names no raw-sample file.
+    var reportDirectory: String { out.last { RawSampleDestination(option: $0) == nil } ?? "Reports" }
+
+    /// The raw-sample files `--out csv=…`/`json=…` name.
+    var rawOutputs: [RawSampleDestination] { out.compactMap(RawSampleDestination.init(option:)) }
 
     @Option(
         name: .long, parsing: .singleValue,
@@ -86,6 +96,14 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
+        if out.filter({ RawSampleDestination(option: $0) == nil }).count > 1 {
+            throw ValidationError("--out names more than one report directory; give one, and csv=FILE or json=FILE for request samples")
+        }
+        let paths = rawOutputs.map { URL(fileURLWithPath: $0.path).standardizedFileURL.path }
+        if Set(paths).count < paths.count { throw ValidationError("--out names the same request-sample file twice") }
+        if paths.contains(URL(fileURLWithPath: scenarioFile).standardizedFileURL.path) {
+            throw ValidationError("--out \(scenarioFile) would overwrite the scenario file; name another file")
+        }
         guard (1...64).contains(generators) else { throw ValidationError("--generators must be 1…64, got \(generators)") }
         if generators > 1 && (executionSegment != nil || executionSegmentSequence != nil || startAt != nil) {
             throw ValidationError("--generators N gives each generator its segment and start; leave out --execution-segment, --execution-segment-sequence and --start-at")
@@ -132,9 +150,12 @@ struct RunCommand: AsyncParsableCommand {
             throw ExitStatus.invalidInput.code
         }
         let settings: TargetSettings
+        let rawOutput: RawSampleWriter?
         do {
             settings = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
-            try ReportWriter.checkWritable(out)
+            try ReportWriter.checkWritable(reportDirectory)
+            // Opened now, so that a file that cannot be created stops the run before any load.
+            rawOutput = rawOutputs.isEmpty ? nil : try RawSampleWriter(destinations: rawOutputs)
         } catch {
             printError("featureload run: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
@@ -148,7 +169,9 @@ struct RunCommand: AsyncParsableCommand {
         do {
             let generators = self.generators
             (report, interrupted) = try await InterruptSignals.cancellingWork {
-                if generators > 1 { return try await runGenerators(generators, settings: settings, serverLogger: serverLogger, display: display) }
+                if generators > 1 {
+                    return try await runGenerators(generators, settings: settings, serverLogger: serverLogger, display: display, rawOutput: rawOutput)
+                }
                 return try await withTarget(settings, serverLogger: serverLogger) { connected in
                     let info = RunReport.TargetInfo(
                         kind: connected.isLocal ? "local" : "live", serviceURL: connected.serviceURL, dataset: connected.dataset, notes: connected.notes)
@@ -157,6 +180,8 @@ struct RunCommand: AsyncParsableCommand {
                         connection: ServiceConnection(url: connected.serviceURL, transport: connected.transport, authentication: connected.authentication),
                         target: info, clock: ContinuousClock(), toolVersion: Featureload.version)
                     runner.segment = segment
+                    runner.rawOutput = rawOutput
+                    rawOutput?.start()
                     if let start = startAt.flatMap(Self.date) {
                         let wait = start.timeIntervalSinceNow
                         if wait > 0 {
@@ -180,14 +205,27 @@ struct RunCommand: AsyncParsableCommand {
         }
 
         display.finish()
+        try await finish(report, interrupted: interrupted, rawOutput: rawOutput)
+    }
+
+    /// Closes the request samples, writes the reports, prints the summary and the paths, tells the CI, and exits by
+    /// the verdict.
+    private func finish(_ report: RunReport, interrupted: Bool, rawOutput: RawSampleWriter?) async throws {
+        do {
+            try await rawOutput?.finish()
+        } catch {
+            printError("featureload run: \(UserMessage.describe(error))")
+        }
         let written = [ReportFormat.json] + formats.filter { $0 != .json }
-        let folder = try ReportWriter.write(report, under: out, formats: written)
+        let folder = try ReportWriter.write(report, under: reportDirectory, formats: written)
         if !quiet {
             print(ReportRenderer.summary(report))
         } else {
             print(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         }
         for format in written { print("report: \(folder)/\(format.fileName)") }
+        for destination in rawOutputs { print("requests: \(destination.path)") }
+        CIReporting.publish(report, folder: folder)
         if interrupted { throw ExitStatus.interrupted.code }
         if !report.verdict.passed { throw ExitStatus.failed.code }
     }
