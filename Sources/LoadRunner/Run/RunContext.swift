@@ -57,7 +57,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         var metrics: [MetricSeries] = []
         for spec in plan.scenarios where !spec.isWarmUp {
             guard let recorder = current[spec.name] ?? done[spec.name] else { continue }
-            metrics += recorder.snapshot().series(scenario: spec.name, operations: spec.operations.map(\.label), tags: spec.tags)
+            metrics += recorder.snapshot().series(scenario: spec.name, operations: spec.operations.map(\.label), tags: plan.metricTags(of: spec))
         }
         return metrics
     }
@@ -96,7 +96,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             while let event = await group.next() {
                 guard case .finished(let index, let outcome) = event else { continue }
                 outcomes[index] = outcome
-                let view = ReportAssembly.view(of: outcome, tags: outcome.spec.tags)
+                let view = ReportAssembly.view(of: outcome, tags: plan.metricTags(of: outcome.spec))
                 onEvent(.scenarioFinished(outcome.spec, view))
                 guard !Task.isCancelled else { continue }
                 for (next, spec) in scenarios.enumerated() where after[spec.name] == scenarios[index].name {
