@@ -55,6 +55,9 @@ import Testing
         let comment = Comment(rawValue: String(markdown.prefix(1200)))
         #expect(markdown.contains("| overrides | --vus 2 --duration 1s --scenario steady (not the file as written) |"), comment)
 
+        let rendered = try await Featureload.run(["report", folder + "/report.json", "--format", "md"])
+        #expect(rendered.output.contains("| overrides | --vus 2 --duration 1s --scenario steady (not the file as written) |"), comment)
+
         let asWritten = try await Featureload.run(["run", file, "--duration", "1s", "--scenario", "steady", "--quiet", "--out", directory.path + "/b"])
         let comment2 = Comment(rawValue: "\(asWritten.output)\(asWritten.errorOutput)")
         #expect(asWritten.status == 0, comment2)
@@ -91,6 +94,22 @@ import Testing
         let comment10 = Comment(rawValue: "\(badValue.errorOutput)")
         #expect(badValue.status == 64 && badValue.errorOutput.contains("--vus"), comment10)
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/out"))
+    }
+
+    @Test("--generators passes the overrides, tags and -e values to every generator; the merged report keeps them", .timeLimit(.minutes(2)))
+    func generators() async throws {
+        let directory = try TemporaryDirectory()
+        let file = try Self.write(Self.variables, named: "vars", in: directory)
+        let result = try await Featureload.run(
+            ["run", file, "--generators", "2", "-e", "FL_VUS=4", "--duration", "1s", "--tag", "env=ci", "--quiet", "--out", directory.path + "/out"],
+            environment: ["FL_API_TOKEN": "t"])
+        let output = Comment(rawValue: result.output + result.errorOutput)
+        #expect(result.status == 0, output)
+        let report = try CommandLineTests.report(in: directory.path + "/out", output: result.output)
+        #expect(report.overrides == ScenarioOverrides(duration: .seconds(1)))
+        #expect(report.tags == ["env": "ci"])
+        #expect(report.variables?.contains { $0.name == "FL_VUS" && $0.value == "4" } == true)
+        #expect(report.scenarios.first?.settings["duration"] == "1s")
     }
 
     static let variables = """
