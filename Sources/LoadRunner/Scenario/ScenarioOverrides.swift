@@ -9,8 +9,11 @@
 ///
 /// The report records the overrides, so a re-render or a compare shows that a run was not the file as written.
 package struct ScenarioOverrides: Sendable, Hashable, Codable {
+    /// `--vus`: the VUs of shared-iterations, per-vu-iterations and constant-vus.
     package var vus: Int?
+    /// `--duration`: the duration of constant-vus and constant-arrival-rate.
     package var duration: Duration?
+    /// `--iterations`: the iterations of shared-iterations, and per VU of per-vu-iterations.
     package var iterations: Int?
     /// The scenarios that run, by their names in the file; empty runs all of them.
     package var scenarios: [String] = []
@@ -72,7 +75,9 @@ package struct ScenarioOverrides: Sendable, Hashable, Codable {
 /// What the command line adds to a scenario file when it is read: values for its `${NAME}` variables, k6's overrides
 /// and scenario selection, and the tags of the run.
 package struct ScenarioParseOptions: Sendable, Hashable {
+    /// Where `${NAME}` takes its values: `-e NAME=VALUE`, then the process environment.
     package var variables: ScenarioVariables
+    /// `--vus`, `--duration`, `--iterations` and `--scenario`.
     package var overrides: ScenarioOverrides
     /// Tags added to every metric of the run (`run --tag key=value`); a scenario's own tag of the same name wins.
     package var tags: [String: String]

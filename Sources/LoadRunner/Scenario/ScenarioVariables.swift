@@ -42,7 +42,9 @@ package struct VariableUse: Sendable, Codable, Hashable {
         case `default`
     }
 
+    /// The variable's name, as `${NAME}` wrote it.
     package var name: String
+    /// Where its value came from.
     package var source: Source
     /// The value used; nil when the name looks secret (``ScenarioVariables/looksSecret(_:)``).
     package var value: String?
