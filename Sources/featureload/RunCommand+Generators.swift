@@ -31,15 +31,19 @@ extension RunCommand {
             }
         }
         let arguments = (local: childTargetArguments(local: true), live: childTargetArguments(local: false))
+        // The file's overrides and tags as given here; -e values reach the children through their environment.
+        let shape = scenarioOptions.childArguments + tagOptions.childArguments
+        let variables = (try? scenarioOptions.commandLineVariables()) ?? [:]
         return try await withTarget(settings, serverLogger: serverLogger) { connected in
             // Started together, a moment from now, so that every child has loaded the service's metadata first.
             let startAt = Date().addingTimeInterval(2 + 0.25 * Double(count)).formatted(.iso8601)
             display.message("running \(count) generators (segments of \(sequence)) against \(connected.serviceURL), starting at \(startAt) …")
             let children = try (0..<count).map { index in
                 try Self.generator(
-                    index, of: count, running: ["run", scenarioFile, "--target", connected.serviceURL] + parts(index).flatMap { ["--out", $0.description] },
-                    sequence: sequence, startAt: startAt,
-                    targetArguments: connected.isLocal ? arguments.local : arguments.live, work: work)
+                    index, of: count,
+                    running: ["run", scenarioFile, "--target", connected.serviceURL] + shape + parts(index).flatMap { ["--out", $0.description] },
+                    sequence: sequence, startAt: startAt, targetArguments: connected.isLocal ? arguments.local : arguments.live,
+                    variables: variables, work: work)
             }
             let statuses = try await Self.run(children, display: display)
             var reports: [(path: String, report: RunReport)] = []
@@ -69,9 +73,10 @@ extension RunCommand {
     }
 
     /// Generator `index` of `count`, set up to run (`command`) its segment of `sequence` from `startAt`, logging into
-    /// `work`.
+    /// `work`, with `variables` (`-e`) added to its environment.
     static func generator(
-        _ index: Int, of count: Int, running command: [String], sequence: String, startAt: String, targetArguments: [String], work: String
+        _ index: Int, of count: Int, running command: [String], sequence: String, startAt: String, targetArguments: [String],
+        variables: [String: String] = [:], work: String
     ) throws -> Generator {
         let out = "\(work)/generator-\(index)"
         let log = "\(work)/generator-\(index).log"
@@ -83,6 +88,7 @@ extension RunCommand {
                 "--execution-segment", "\(index == 0 ? "0" : "\(index)/\(count)"):\(index + 1 == count ? "1" : "\(index + 1)/\(count)")",
                 "--execution-segment-sequence", sequence, "--start-at", startAt, "--out", out, "--quiet", "--formats", "md",
             ] + targetArguments
+        if !variables.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(variables) { _, given in given } }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = handle
         process.standardError = handle

@@ -25,6 +25,14 @@ struct RunCommand: AsyncParsableCommand {
             ${ENV} values. For https with a private CA give --ca-file; --insecure skips certificate checks (with a \
             warning). Secrets never appear in reports or logs.
 
+            As in k6: --vus N, --duration D and --iterations N replace that setting in every scenario whose \
+            executor has it (vus: shared-iterations, per-vu-iterations, constant-vus; iterations: the two iteration \
+            executors; duration: constant-vus, constant-arrival-rate) and are an error for any other scenario that \
+            runs; --scenario NAME (repeatable) runs only those scenarios. ${NAME} and ${NAME:-default} in the file's \
+            values come from the environment, or from -e NAME=VALUE, which wins. --tag key=value (repeatable) tags \
+            every metric of the run. The reports record the overrides, the tags and the variables used (never the \
+            value of one whose name contains TOKEN, PASSWORD, KEY or SECRET; such a variable may only fill auth:).
+
             Scale-out: run the same file on N generators, each with --execution-segment (k6's meaning: 0:1/4, \
             1/4:2/4, … or 25%:50%) and the same --execution-segment-sequence (0,1/4,2/4,3/4,1). Each runs its share of \
             every scenario's VUs, iterations and arrivals, numbered as the whole test numbers them, so no two write \
@@ -92,6 +100,8 @@ struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp("Run the test as N generator processes on this machine, each one execution segment, and merge their reports (default 1).", valueName: "n"))
     var generators = 1
 
+    @OptionGroup var scenarioOptions: ScenarioFileOptions
+    @OptionGroup var tagOptions: RunTagOptions
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -144,7 +154,7 @@ struct RunCommand: AsyncParsableCommand {
         let serverLogger = LoggingOptions.serverLogger(beside: logger)
         let plan: ScenarioPlan
         do {
-            plan = try ScenarioFile.load(scenarioFile)
+            plan = try ScenarioFile.load(scenarioFile, options: scenarioOptions.parseOptions(tags: (try? tagOptions.tags()) ?? [:]))
         } catch {
             printError(String(describing: error))
             throw ExitStatus.invalidInput.code

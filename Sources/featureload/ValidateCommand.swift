@@ -9,7 +9,12 @@ struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check scenario files and list every problem, with file, line, field and fix.",
-        discussion: "Exit code 0 when every file is valid, 2 otherwise. Nothing is sent anywhere."
+        discussion: """
+            Reads each file as `run` would: ${NAME} values from the environment or -e NAME=VALUE (an unset variable \
+            without a default is a problem, named with its line and column), and --vus, --duration, --iterations and \
+            --scenario applied as `run` applies them. Exit code 0 when every file is valid, 2 otherwise. Nothing is \
+            sent anywhere.
+            """
     )
 
     @Argument(help: ArgumentHelp("Scenario files (YAML) to check.", valueName: "scenario.yaml"))
@@ -19,6 +24,8 @@ struct ValidateCommand: ParsableCommand {
         name: .long,
         help: ArgumentHelp("Check as `run --target` would run them: `local` (against the embedded dataset), or a live …/FeatureServer URL.", valueName: "local|url"))
     var target: String?
+
+    @OptionGroup var scenarioOptions: ScenarioFileOptions
 
     func validate() throws {
         if let target, target != "local", case .failure(let invalid) = FeatureServerURL.normalized(target) {
@@ -30,7 +37,7 @@ struct ValidateCommand: ParsableCommand {
         var failed = false
         for file in files {
             do {
-                var plan = try ScenarioFile.load(file)
+                var plan = try ScenarioFile.load(file, options: scenarioOptions.parseOptions())
                 // The same override `run --target` applies: a live file checked as local uses the default dataset.
                 if target == "local", case .url = plan.target { plan.target = .local(dataset: "parks") }
                 if let target, target != "local", case .success(let url) = FeatureServerURL.normalized(target) { plan.target = .url(url) }
@@ -56,7 +63,8 @@ struct ValidateCommand: ParsableCommand {
 enum ScenarioFile {
     /// Reads and validates a scenario file.
     /// - Throws: ``ScenarioFileError`` for a missing, unreadable or invalid file.
-    static func load(_ path: String) throws -> ScenarioPlan {
+    /// - Parameter options: Values for its variables (the process environment and `-e`), overrides and tags.
+    static func load(_ path: String, options: ScenarioParseOptions) throws -> ScenarioPlan {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -70,7 +78,7 @@ enum ScenarioFile {
                         fix: "give the path of a scenario YAML file, e.g. Scenarios/quickstart.yaml")
                 ])
         }
-        return try ScenarioParser.parse(yaml: text, file: path, environment: ProcessInfo.processInfo.environment)
+        return try ScenarioParser.parse(yaml: text, file: path, options: options)
     }
 }
 

@@ -26,7 +26,9 @@ import Testing
                 started: Self.anchor.advanced(by: .milliseconds(5))),
         ]
         var bytes: [UInt8] = []
-        RawSampleLine.append(Self.batch(requests: requests), runTags: ["branch": "main"], format: .csv, to: &bytes, clock: Self.clock)
+        var batch = Self.batch(requests: requests)
+        batch.tags["branch"] = "main"
+        RawSampleLine.append(batch, format: .csv, to: &bytes, clock: Self.clock)
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines[0] == #"1764600000.123456,"a,""b""",applyEdits,503,1,1.500,,10,20,0,0,0,0,branch=main&env=ci&team=qa %26 perf"#)
@@ -39,7 +41,7 @@ import Testing
         var batch = Self.batch(requests: requests)
         batch.scenario = "line\nbreak \"quoted\" \u{01}"
         var bytes: [UInt8] = []
-        RawSampleLine.append(batch, runTags: [:], format: .json, to: &bytes, clock: Self.clock)
+        RawSampleLine.append(batch, format: .json, to: &bytes, clock: Self.clock)
         #expect(bytes.last == UInt8(ascii: "\n"))
         let object = try #require(JSONSerialization.jsonObject(with: Data(bytes.dropLast())) as? [String: Any])
         #expect(Set(object.keys) == Set(RawSampleDestination.columns))

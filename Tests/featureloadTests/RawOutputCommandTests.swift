@@ -31,6 +31,7 @@ import Testing
         let jsonPath = directory.path + "/samples.json.gz"
         let result = try await Featureload.run([
             "run", file, "--out", directory.path + "/out", "--out", "csv=" + csvPath, "--out", "json=" + jsonPath, "--formats", "md",
+            "--tag", "branch=main",
         ])
         let output = "\(result.output)\n\(result.errorOutput)"
         #expect(result.status == 0 || result.status == 1, Comment(rawValue: output))
@@ -49,7 +50,7 @@ import Testing
         #expect(rows.allSatisfy { $0.count == RawSampleDestination.columns.count })
         let column = { (name: String) in RawSampleDestination.columns.firstIndex(of: name)! }
         #expect(rows.allSatisfy { $0[column("scenario")] == "adds, quoted" && $0[column("operation")] == "applyEdits" })
-        #expect(rows.allSatisfy { $0[column("tags")] == "team=qa %26 perf" })
+        #expect(rows.allSatisfy { $0[column("tags")] == "branch=main&team=qa %26 perf" })
         #expect(rows.reduce(0) { $0 + Int($1[column("edits")])! } == edits)
         #expect(rows.reduce(0) { $0 + Int($1[column("retries")])! } == retries)
         #expect(rows.filter { $0[column("failed")] == "1" }.count == failed)
@@ -65,7 +66,7 @@ import Testing
         #expect(objects.allSatisfy { Set($0.keys) == Set(RawSampleDestination.columns) })
         #expect(objects.reduce(0) { $0 + ($1["edits"] as? Int ?? -1_000_000) } == edits)
         #expect(objects.filter { $0["failed"] as? Bool == true }.count == failed)
-        #expect(objects.allSatisfy { ($0["tags"] as? [String: String])?["team"] == "qa & perf" })
+        #expect(objects.allSatisfy { ($0["tags"] as? [String: String]) == ["team": "qa & perf", "branch": "main"] })
     }
 
     @Test("--generators 2 writes one csv with a single header and a line per request of both", .timeLimit(.minutes(2)))

@@ -5,11 +5,10 @@ enum RawSampleLine {
     /// request's line and 0 on the others (retries and pages of the same iteration), so that each column sums to
     /// the report's total.
     static func append(
-        _ batch: RawSampleBatch, runTags: [String: String], format: RawSampleDestination.Format, to bytes: inout [UInt8],
+        _ batch: RawSampleBatch, format: RawSampleDestination.Format, to bytes: inout [UInt8],
         clock: (anchor: ContinuousClock.Instant, wallMicroseconds: Int64)
     ) {
-        let tags = runTags.isEmpty ? batch.tags : batch.tags.merging(runTags) { _, run in run }
-        let sortedTags = tags.sorted { $0.key < $1.key }
+        let sortedTags = batch.tags.sorted { $0.key < $1.key }
         let requests = batch.sample.requests
         for (index, request) in requests.enumerated() {
             let last = index == requests.count - 1

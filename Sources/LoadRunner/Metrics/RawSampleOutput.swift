@@ -50,7 +50,7 @@ struct RawSampleBatch: Sendable {
 
 /// Streams every request of a run to the ``RawSampleDestination``s in the background.
 ///
-/// The VU tasks only append each finished iteration to a buffer under a lock (``append(scenario:operation:tags:sample:)``);
+/// The VU tasks only append each finished iteration to a buffer under a lock (``append(_:)``);
 /// a background task takes the buffer every 200 ms, formats the lines and writes them, so the generator's hot path
 /// does no formatting and no I/O. ``finish()`` writes the rest and closes the files.
 package final class RawSampleWriter: Sendable {
@@ -61,12 +61,10 @@ package final class RawSampleWriter: Sendable {
     /// The wall time of `anchor`, in microseconds since 1970: timestamps are the requests' starts on this clock.
     private let anchorWallMicroseconds: Int64
     private let anchor: ContinuousClock.Instant
-    /// Tags of the whole run, added to every line's own.
-    let runTags: [String: String]
 
     /// Opens (creates or truncates) every destination's file and writes the CSV headers.
     /// - Throws: ``LoadRunnerError`` naming the file when one cannot be created.
-    package init(destinations: [RawSampleDestination], runTags: [String: String] = [:]) throws {
+    package init(destinations: [RawSampleDestination]) throws {
         var opened: [RawSampleFile] = []
         for destination in destinations {
             opened.append(try RawSampleFile(destination))
@@ -74,7 +72,6 @@ package final class RawSampleWriter: Sendable {
         files = Mutex(opened)
         anchor = ContinuousClock.now
         anchorWallMicroseconds = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
-        self.runTags = runTags
     }
 
     /// Starts the background writer.
@@ -152,7 +149,7 @@ package final class RawSampleWriter: Sendable {
                 var lines: [UInt8] = []
                 lines.reserveCapacity(batches.count * 160)
                 for batch in batches {
-                    RawSampleLine.append(batch, runTags: runTags, format: files[index].destination.format, to: &lines, clock: (anchor, anchorWallMicroseconds))
+                    RawSampleLine.append(batch, format: files[index].destination.format, to: &lines, clock: (anchor, anchorWallMicroseconds))
                 }
                 do {
                     try files[index].write(lines)

@@ -88,6 +88,7 @@ package enum HTMLRenderer {
             ("machine", "\(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem)"),
         ]
         rows += report.target.notes.map { ("note", $0) }
+        rows += report.conditions.map { ($0.label, $0.text) }
         return "<section><h2>Run</h2><table>" + rows.map { #"<tr><th>\#(escape($0.0))</th><td class="text">\#(escape($0.1))</td></tr>"# }.joined() + "</table></section>"
     }
 

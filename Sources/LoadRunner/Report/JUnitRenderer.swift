@@ -98,11 +98,13 @@ package enum JUnitRenderer {
     static func xml(_ suites: [Suite], report: RunReport) -> String {
         let total = suites.reduce(0) { $0 + $1.cases.count }
         let failures = suites.reduce(0) { $0 + $1.cases.filter { $0.failure != nil }.count }
+        let properties = self.properties(of: report)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += #"<testsuites name="\#(escape(report.plan.name))" tests="\#(total)" failures="\#(failures)" errors="0" time="\#(seconds(report.durationSeconds))">"# + "\n"
         for suite in suites {
             let failed = suite.cases.filter { $0.failure != nil }.count
             xml += #"  <testsuite name="\#(escape(suite.name))" tests="\#(suite.cases.count)" failures="\#(failed)" errors="0" skipped="0" time="\#(seconds(suite.seconds))" timestamp="\#(escape(String(report.startedAt.prefix(19))))">"# + "\n"
+            xml += properties
             for testCase in suite.cases {
                 xml += #"    <testcase name="\#(escape(testCase.name))" classname="\#(escape(testCase.className))" time="0">"#
                 if let failure = testCase.failure {
@@ -118,6 +120,16 @@ package enum JUnitRenderer {
         }
         xml += "</testsuites>\n"
         return xml
+    }
+
+    /// Each suite's `<properties>`: the run's tags (`run --tag`), one property each under its own name, and the
+    /// command line's overrides as `featureload.overrides`, so CI test views tell runs apart; empty without either.
+    static func properties(of report: RunReport) -> String {
+        var pairs = (report.tags ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if let overrides = report.overrides, !overrides.isEmpty { pairs.append(("featureload.overrides", overrides.summary)) }
+        guard !pairs.isEmpty else { return "" }
+        let lines = pairs.map { #"      <property name="\#(escape($0.0))" value="\#(escape($0.1))"/>"# + "\n" }
+        return "    <properties>\n" + lines.joined() + "    </properties>\n"
     }
 
     private static func thresholdCase(_ threshold: ThresholdResult, className: String) -> Case {

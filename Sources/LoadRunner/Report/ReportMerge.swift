@@ -186,6 +186,10 @@ package enum ReportMerge {
             if scenarios(of: report) != firstScenarios {
                 throw Problem(description: "\(path) and \(firstPath) ran different scenarios (executors or settings differ): merge the reports of one scenario file")
             }
+            if report.tags != first.tags || report.overrides != first.overrides {
+                throw Problem(
+                    description: "\(path) and \(firstPath) ran with different --tag or override options: give every generator the same ones")
+            }
             if report.segmentSequence != first.segmentSequence {
                 throw Problem(
                     description:

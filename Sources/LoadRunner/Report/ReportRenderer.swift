@@ -44,6 +44,7 @@ package enum ReportRenderer {
             if let verdict = result.verdict { lines.append("sweep \(result.sweep): \(verdict)") }
         }
         for note in report.notes { lines.append("note: \(note)") }
+        for row in report.conditions { lines.append("\(row.label): \(row.text)") }
         lines.append(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         return lines.joined(separator: "\n")
     }
@@ -86,6 +87,7 @@ package enum ReportRenderer {
             "| machine | \(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem) |")
         out.append("| tool | \(report.tool.name) \(report.tool.version), report schema \(report.schemaVersion) |")
         for note in report.target.notes { out.append("| note | \(MarkdownText.text(note)) |") }
+        for row in report.conditions { out.append("| \(row.label) | \(MarkdownText.text(row.text)) |") }
         out.append("")
         if !report.verdict.failures.isEmpty || !report.thresholds.isEmpty {
             out.append("## Verdict\n")

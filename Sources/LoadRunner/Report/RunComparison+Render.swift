@@ -8,6 +8,9 @@ extension RunComparison {
         lines.append(Self.rule)
         lines.append("")
         if let note = inconclusiveNote { lines += [note, ""] }
+        if let differences = conditionDifferences {
+            lines += ["The runs were not run alike:"] + differences.map { "- \(MarkdownText.text($0))" } + [""]
+        }
         let changed = rows.filter { $0.verdict == .regression || $0.verdict == .improvement }
         if !changed.isEmpty {
             lines += ["| verdict | scenario | operation | metric | baseline | candidate | change |", "|---|---|---|---|---:|---:|---:|"]
@@ -60,6 +63,9 @@ extension RunComparison {
         out += "<p>Baseline <code>\(HTMLRenderer.escape(baseline))</code>, candidate <code>\(HTMLRenderer.escape(candidate))</code>; tolerance \(Self.percent(tolerance)). "
         out += HTMLRenderer.escape(Self.rule) + "</p>"
         if let note = inconclusiveNote { out += "<p>\(HTMLRenderer.escape(note))</p>" }
+        if let differences = conditionDifferences {
+            out += "<p>The runs were not run alike:</p><ul>" + differences.map { "<li>\(HTMLRenderer.escape($0))</li>" }.joined() + "</ul>"
+        }
         // What changed first, as the Markdown has it; then every row.
         let changed = rows.filter { $0.verdict == .regression || $0.verdict == .improvement }
         if !changed.isEmpty {

@@ -25,6 +25,8 @@ package struct RunComparison: Sendable, Codable, Equatable {
     package var candidate: String
     package var tolerance: Double
     package var rows: [Row]
+    /// Where the two runs were not run alike (overrides, tags, variables), in words; nil when they were.
+    package var conditionDifferences: [String]?
 
     /// What one row found.
     package enum Verdict: String, Sendable, Codable {
@@ -99,6 +101,8 @@ package struct RunComparison: Sendable, Codable, Equatable {
         self.baseline = baselineName
         self.candidate = candidateName
         self.tolerance = tolerance
+        let differences = RunReport.conditionDifferences(baseline: baseline, candidate: candidate)
+        conditionDifferences = differences.isEmpty ? nil : differences
         var rows: [Row] = []
         let baseViews = Dictionary(uniqueKeysWithValues: baseline.views.map { ($0.name, $0) })
         for newView in candidate.views {

@@ -24,6 +24,14 @@ package struct RunReport: Sendable, Codable, Equatable {
     /// The execution segment sequence the segment is one of (`0,1/4,1/2,3/4,1`), when the test was split; nil when
     /// this process ran the whole test.
     package var segmentSequence: String? = nil
+    /// The command line's `--vus`, `--duration`, `--iterations` and `--scenario`: the run was not the file as
+    /// written. Nil when none was given.
+    package var overrides: ScenarioOverrides? = nil
+    /// The run's own tags (`run --tag`), also on every metric series. Nil when none was given.
+    package var tags: [String: String]? = nil
+    /// The `${NAME}` variables the scenario file used, where each value came from, and the value unless the name
+    /// looks secret. Nil when the file used none.
+    package var variables: [VariableUse]? = nil
     package var scenarios: [ScenarioRecord]
     package var metrics: [MetricSeries]
     package var timeSeries: [TimeBucket]

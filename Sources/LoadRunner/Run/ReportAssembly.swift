@@ -25,7 +25,7 @@ struct ReportAssembly {
             }
             let snapshot = outcome.recorder.snapshot()
             let labels = outcome.spec.operations.map(\.label)
-            metrics += snapshot.series(scenario: outcome.spec.name, operations: labels, tags: outcome.spec.tags)
+            metrics += snapshot.series(scenario: outcome.spec.name, operations: labels, tags: plan.metricTags(of: outcome.spec))
             timeSeries += snapshot.timeSeries(scenario: outcome.spec.name, operations: labels)
             records.append(Self.record(outcome))
             notes += outcome.warnings.map { "\(outcome.spec.name): \($0)" }
@@ -41,6 +41,10 @@ struct ReportAssembly {
             startedAtEpochMilliseconds: Int64((startedAt.timeIntervalSince1970 * 1000).rounded()), durationSeconds: seconds,
             scenarios: records, metrics: metrics, timeSeries: timeSeries, thresholds: thresholds, comparisons: [], notes: notes,
             verdict: .init(passed: true, failures: []))
+        report.overrides = plan.overrides.isEmpty ? nil : plan.overrides
+        report.tags = plan.tags.isEmpty ? nil : plan.tags
+        report.variables = plan.variablesUsed.isEmpty ? nil : plan.variablesUsed
+        report.notes = plan.notes + report.notes
         let views = report.views
         report.comparisons = Self.compare(plan.comparisons, views: views)
         report.verdict = Self.verdict(report: report, views: views, plan: plan)

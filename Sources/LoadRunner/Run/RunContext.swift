@@ -59,7 +59,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         var metrics: [MetricSeries] = []
         for spec in plan.scenarios where !spec.isWarmUp {
             guard let recorder = current[spec.name] ?? done[spec.name] else { continue }
-            metrics += recorder.snapshot().series(scenario: spec.name, operations: spec.operations.map(\.label), tags: spec.tags)
+            metrics += recorder.snapshot().series(scenario: spec.name, operations: spec.operations.map(\.label), tags: plan.metricTags(of: spec))
         }
         return metrics
     }
@@ -98,7 +98,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             while let event = await group.next() {
                 guard case .finished(let index, let outcome) = event else { continue }
                 outcomes[index] = outcome
-                let view = ReportAssembly.view(of: outcome, tags: outcome.spec.tags)
+                let view = ReportAssembly.view(of: outcome, tags: plan.metricTags(of: outcome.spec))
                 onEvent(.scenarioFinished(outcome.spec, view))
                 guard !Task.isCancelled else { continue }
                 for (next, spec) in scenarios.enumerated() where after[spec.name] == scenarios[index].name {
@@ -115,7 +115,7 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         // A sweep's warm-up points are not measured, so their requests are not written either.
         let recorder = ScenarioRecorder(
             scenario: spec.name, operations: labels, layers: spec.operations.map(\.layer), keepIds: plan.verify,
-            rawOutput: spec.isWarmUp ? nil : rawOutput, tags: spec.tags)
+            rawOutput: spec.isWarmUp ? nil : rawOutput, tags: plan.metricTags(of: spec))
         var warnings: [String] = []
         let begin = runStart.duration(to: clock.now)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-\(spec.name)-\(UUID().uuidString)").path

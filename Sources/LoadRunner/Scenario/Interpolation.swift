@@ -1,12 +1,33 @@
 /// `${NAME}` interpolation in scenario values, as in docker-compose: `${NAME}`, `${NAME:-default}`, and `$$` for a
-/// literal `$`. Pure: the environment is passed in.
+/// literal `$`. Pure: the values are looked up through the closure passed in.
 enum Interpolation {
     struct Missing: Error, Hashable {
         var name: String
     }
 
+    /// A variable a text named, and whether its default stood in for it (unset or empty).
+    struct Use: Hashable {
+        var name: String
+        /// The text put in its place.
+        var value: String
+        var defaulted: Bool
+    }
+
+    /// A text with its variables replaced, and the variables it named, in order.
+    struct Expansion: Hashable {
+        var text: String
+        var uses: [Use]
+    }
+
     static func expand(_ text: String, environment: [String: String]) -> Result<String, Missing> {
+        expand(text) { environment[$0] }.map(\.text)
+    }
+
+    /// `text` with every `${NAME}` replaced by `lookup(NAME)` (or its default), and `$$` by `$`.
+    /// - Returns: The expansion, or the first variable that is unset and has no default.
+    static func expand(_ text: String, lookup: (String) -> String?) -> Result<Expansion, Missing> {
         var out = ""
+        var uses: [Use] = []
         var rest = Substring(text)
         while let dollar = rest.firstIndex(of: "$") {
             out += rest[..<dollar]
@@ -18,10 +39,12 @@ enum Interpolation {
                 let inner = after[after.index(after: after.startIndex)..<close]
                 let parts = inner.split(separator: ":-", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 let name = parts[0]
-                if let value = environment[name], !(parts.count == 2 && value.isEmpty) {
+                if let value = lookup(name), !(parts.count == 2 && value.isEmpty) {
                     out += value
+                    uses.append(Use(name: name, value: value, defaulted: false))
                 } else if parts.count == 2 {
                     out += parts[1]
+                    uses.append(Use(name: name, value: parts[1], defaulted: true))
                 } else {
                     return .failure(Missing(name: name))
                 }
@@ -32,6 +55,6 @@ enum Interpolation {
             }
         }
         out += rest
-        return .success(out)
+        return .success(Expansion(text: out, uses: uses))
     }
 }

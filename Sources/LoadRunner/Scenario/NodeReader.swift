@@ -4,27 +4,15 @@ import Yams
 /// instead of stopping at the first.
 struct NodeReader {
     let file: String
-    /// Variables for `${NAME}` in values.
-    let environment: [String: String]
+    /// Values for `${NAME}` in values.
+    let variables: ScenarioVariables
     private(set) var issues: [ScenarioIssue] = []
+    /// The variables the file's values used, in order of first use (see ``NodeReader+Variables``).
+    var variablesUsed: [VariableUse] = []
 
-    init(file: String, environment: [String: String] = [:]) {
+    init(file: String, variables: ScenarioVariables = ScenarioVariables()) {
         self.file = file
-        self.environment = environment
-    }
-
-    /// A scalar's text with `${NAME}`, `${NAME:-default}` and `$$` interpolated; nil for other nodes.
-    mutating func text(_ node: Node, field: String) -> String? {
-        guard case .scalar(let scalar) = node else { return nil }
-        guard scalar.string.contains("$") else { return scalar.string }
-        switch Interpolation.expand(scalar.string, environment: environment) {
-        case .success(let text): return text
-        case .failure(let missing):
-            issue(
-                node, field: field, problem: "environment variable \(missing.name) is not set",
-                fix: "export \(missing.name)=… before running, or write `${\(missing.name):-default}`")
-            return ""
-        }
+        self.variables = variables
     }
 
     mutating func issue(_ node: Node?, field: String, problem: String, fix: String) {
@@ -85,8 +73,9 @@ struct NodeReader {
             if required { issue(parent, field: field, problem: "missing", fix: "add `\(example)`") }
             return nil
         }
+        let reported = issues.count
         guard let text = text(node, field: field), !text.isEmpty || !required else {
-            issue(node, field: field, problem: "expected text, got \(kind(node))", fix: example.isEmpty ? "write a single value" : "write e.g. `\(example)`")
+            issueUnlessReported(since: reported, node, field: field, problem: "expected text, got \(kind(node))", fix: example.isEmpty ? "write a single value" : "write e.g. `\(example)`")
             return nil
         }
         return text
@@ -100,8 +89,10 @@ struct NodeReader {
             return nil
         }
         let bounds = range.upperBound == Int.max ? "≥ \(range.lowerBound)" : "\(range.lowerBound)…\(range.upperBound)"
+        let reported = issues.count
         guard let text = text(node, field: field), let value = Int(text.replacingUnderscores()) else {
-            issue(node, field: field, problem: "expected a whole number, got \(describe(node))", fix: "write a whole number \(bounds), e.g. `\(example)`")
+            issueUnlessReported(
+                since: reported, node, field: field, problem: "expected a whole number, got \(describe(node))", fix: "write a whole number \(bounds), e.g. `\(example)`")
             return nil
         }
         guard range.contains(value) else {
@@ -113,8 +104,9 @@ struct NodeReader {
 
     mutating func double(_ node: Node?, field: String, example: String) -> Double? {
         guard let node else { return nil }
+        let reported = issues.count
         guard let text = text(node, field: field), let value = Double(text), value.isFinite, value > 0 else {
-            issue(node, field: field, problem: "expected a positive number, got \(describe(node))", fix: "write e.g. `\(example)`")
+            issueUnlessReported(since: reported, node, field: field, problem: "expected a positive number, got \(describe(node))", fix: "write e.g. `\(example)`")
             return nil
         }
         return value
@@ -122,8 +114,9 @@ struct NodeReader {
 
     mutating func rate(_ node: Node?, field: String) -> Double? {
         guard let node else { return nil }
+        let reported = issues.count
         guard let text = text(node, field: field), let value = Double(text), value >= 0, value <= 1 else {
-            issue(node, field: field, problem: "expected a fraction from 0 to 1, got \(describe(node))", fix: "write e.g. `\(field): 0.01` for 1 %")
+            issueUnlessReported(since: reported, node, field: field, problem: "expected a fraction from 0 to 1, got \(describe(node))", fix: "write e.g. `\(field): 0.01` for 1 %")
             return nil
         }
         return value
@@ -131,21 +124,23 @@ struct NodeReader {
 
     mutating func bool(_ node: Node?, field: String) -> Bool? {
         guard let node else { return nil }
+        let reported = issues.count
         guard let text = text(node, field: field) else {
-            issue(node, field: field, problem: "expected true or false, got \(kind(node))", fix: "write `true` or `false`")
+            issueUnlessReported(since: reported, node, field: field, problem: "expected true or false, got \(kind(node))", fix: "write `true` or `false`")
             return nil
         }
         switch text.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
         default:
-            issue(node, field: field, problem: "expected true or false, got '\(text)'", fix: "write `true` or `false`")
+            issueUnlessReported(since: reported, node, field: field, problem: "expected true or false, got \(describe(node))", fix: "write `true` or `false`")
             return nil
         }
     }
 
     mutating func duration(_ node: Node?, field: String, example: String, allowZero: Bool = false) -> Duration? {
         guard let node else { return nil }
+        let reported = issues.count
         let read = text(node, field: field).map { text in Result { () throws(DurationText.Problem) in try DurationText.read(text) } }
         switch read {
         case .success(let value)? where value > .zero || (allowZero && value == .zero):
@@ -155,8 +150,8 @@ struct NodeReader {
                 node, field: field, problem: "\(describe(node)) is \(DurationText.Problem.tooLong)",
                 fix: "write a duration of at most \(DurationText.format(DurationText.maximum)), e.g. `\(example)`")
         default:
-            issue(
-                node, field: field, problem: "expected a duration with a unit, got \(describe(node))",
+            issueUnlessReported(
+                since: reported, node, field: field, problem: "expected a duration with a unit, got \(describe(node))",
                 fix: "write e.g. `\(example)` (units: ms, s, m, h; combined like 1m30s)")
         }
         return nil
@@ -171,7 +166,14 @@ struct NodeReader {
         }
     }
 
-    private func describe(_ node: Node) -> String { kind(node) }
+    /// A scalar as written, with what it read as when a variable changed it and none looks secret.
+    func describe(_ node: Node) -> String {
+        guard case .scalar(let scalar) = node, scalar.string.contains("${"),
+            case .success(let expansion) = Interpolation.expand(scalar.string, lookup: { variables.value(of: $0)?.value }),
+            !expansion.uses.contains(where: { ScenarioVariables.looksSecret($0.name) })
+        else { return kind(node) }
+        return "\(kind(node)) (read as '\(expansion.text)')"
+    }
 }
 
 /// Parses and prints k6-style durations: `500ms`, `30s`, `2m`, `1h`, `1m30s`.

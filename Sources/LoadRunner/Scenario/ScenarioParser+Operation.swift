@@ -107,6 +107,7 @@ extension ScenarioParser {
 
     /// A byte count: `512`, `64KB`, `10MB`, `1GB` (powers of 1024).
     static func readBytes(_ node: Node, field: String, _ reader: inout NodeReader) -> Int64? {
+        let reported = reader.issues.count
         guard let text = reader.text(node, field: field) else {
             reader.issue(node, field: field, problem: "expected a size, got \(reader.kind(node))", fix: "write e.g. `64KB` or `10MB`")
             return nil
@@ -121,7 +122,8 @@ extension ScenarioParser {
             break
         }
         guard let value = Int64(digits), value > 0, value <= (1 << 40) / multiplier else {
-            reader.issue(node, field: field, problem: "'\(text)' is not a size", fix: "write a whole number of bytes with KB, MB or GB, e.g. `64KB`")
+            reader.issueUnlessReported(
+                since: reported, node, field: field, problem: "\(reader.describe(node)) is not a size", fix: "write a whole number of bytes with KB, MB or GB, e.g. `64KB`")
             return nil
         }
         return value * multiplier

@@ -15,7 +15,8 @@ extension ScenarioParser {
     ]
     static var allExecutorKeys: [String] { Array(Set(executorKeys.values.flatMap { $0 })).sorted() }
 
-    static func readScenario(name: String, _ node: Node, _ reader: inout NodeReader) -> ScenarioSpec? {
+    /// One scenario, with the command line's `overrides` applied to its executor.
+    static func readScenario(name: String, _ node: Node, overrides: ScenarioOverrides = ScenarioOverrides(), _ reader: inout NodeReader) -> ScenarioSpec? {
         let path = "scenarios.\(name)"
         guard let map = reader.mapping(node, field: path, allowed: commonScenarioKeys + allExecutorKeys + operationKeys) else { return nil }
         var executorName: String?
@@ -41,7 +42,9 @@ extension ScenarioParser {
             }
         }
         if executorName == nil { checkExecutorValues(map, path: path, &reader) }
-        let executor = executorName.flatMap { readExecutor($0, map, node: node, path: path, &reader) }
+        let executor = executorName.flatMap { readExecutor($0, map, node: node, path: path, &reader) }.map {
+            applying(overrides, to: $0, map: map, node: node, path: path, &reader)
+        }
         let operations = readWorkload(map, node: node, path: path, &reader)
         guard let executor, let operations else { return nil }
         var spec = ScenarioSpec(name: name, executor: executor, operations: operations)
@@ -67,7 +70,10 @@ extension ScenarioParser {
         for problem in executor.validate() {
             reader.issue(map[problem.field] ?? node, field: "\(path).\(problem.field)", problem: problem.problem, fix: problem.fix)
         }
-        if let sweepNode = map["sweep"] { spec.sweep = readSweep(sweepNode, spec: spec, path: "\(path).sweep", &reader) }
+        if let sweepNode = map["sweep"] {
+            spec.sweep = readSweep(sweepNode, spec: spec, path: "\(path).sweep", &reader)
+            checkSweep(overrides, spec.sweep, node: sweepNode, path: path, &reader)
+        }
         return spec
     }
 

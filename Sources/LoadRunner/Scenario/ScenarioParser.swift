@@ -12,11 +12,24 @@ package enum ScenarioParser {
     /// - Parameters:
     ///   - yaml: The file's text.
     ///   - file: The path to name in messages.
+    ///   - environment: Variables for `${NAME}` in values.
     /// - Returns: The validated plan.
     /// - Throws: ``ScenarioFileError`` listing every problem found.
-    ///   - environment: Variables for `${NAME}` in values (the CLI passes the process environment).
     package static func parse(yaml: String, file: String, environment: [String: String] = [:]) throws(ScenarioFileError) -> ScenarioPlan {
-        var reader = NodeReader(file: file, environment: environment)
+        try parse(yaml: yaml, file: file, options: ScenarioParseOptions(variables: ScenarioVariables(environment: environment)))
+    }
+
+    /// Parses and validates a scenario file as the command line changes it: its variables' values, k6's overrides
+    /// and scenario selection, and the run's tags (all recorded in the plan, for the report).
+    /// - Parameters:
+    ///   - yaml: The file's text.
+    ///   - file: The path to name in messages.
+    ///   - options: What the command line adds (the CLI passes the process environment in its variables).
+    /// - Returns: The validated plan.
+    /// - Throws: ``ScenarioFileError`` listing every problem found, an override an executor does not take and a
+    ///   variable set nowhere included.
+    package static func parse(yaml: String, file: String, options: ScenarioParseOptions) throws(ScenarioFileError) -> ScenarioPlan {
+        var reader = NodeReader(file: file, variables: options.variables)
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: yaml) else {
@@ -34,8 +47,12 @@ package enum ScenarioParser {
         } catch {
             throw ScenarioFileError(file: file, issues: [syntaxIssue(error, file: file)])
         }
-        let plan = readPlan(root, &reader)
-        if let plan, reader.issues.isEmpty { return plan }
+        if var plan = readPlan(root, options: options, &reader), reader.issues.isEmpty {
+            plan.variablesUsed = reader.variablesUsed
+            plan.overrides = options.overrides
+            plan.tags = options.tags
+            return plan
+        }
         let ordered = reader.issues.sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) }
         throw ScenarioFileError(file: file, issues: ordered)
     }
@@ -47,7 +64,7 @@ package enum ScenarioParser {
     static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff", "budget"]
     static let compareKeys = ["baseline", "candidate", "metric", "min"]
 
-    private static func readPlan(_ root: Node, _ reader: inout NodeReader) -> ScenarioPlan? {
+    private static func readPlan(_ root: Node, options: ScenarioParseOptions, _ reader: inout NodeReader) -> ScenarioPlan? {
         guard let top = reader.mapping(root, field: "", allowed: topLevelKeys) else { return nil }
         if top["version"] == nil {
             // The two versions run the same scenarios differently; a file must say which it means.
@@ -65,29 +82,9 @@ package enum ScenarioParser {
         let maxFailedEditRate = reader.rate(top["maxFailedEditRate"], field: "maxFailedEditRate") ?? 0
         let target = readTarget(top, root: root, &reader)
 
-        var scenarios: [ScenarioSpec] = []
-        var declared: Set<String> = []
-        if let scenariosNode = top["scenarios"] {
-            if let entries = reader.namedMapping(scenariosNode, field: "scenarios") {
-                if entries.isEmpty {
-                    reader.issue(
-                        scenariosNode, field: "scenarios", problem: "no scenarios are defined",
-                        fix: "add at least one, e.g. `scenarios: { single: { executor: shared-iterations, vus: 8, iterations: 100 } }`")
-                }
-                for (name, node) in entries {
-                    declared.insert(name)
-                    if let spec = readScenario(name: name, node, &reader) { scenarios.append(spec) }
-                }
-                checkStartAfter(scenarios, entries: entries, &reader)
-                // A sweep becomes its points; thresholds and comparisons name those.
-                scenarios = scenarios.expandingSweeps()
-                declared = Set(scenarios.map(\.name))
-            }
-        } else {
-            reader.issue(
-                root, field: "scenarios", problem: "missing",
-                fix: "add a `scenarios:` mapping of name → { executor, vus, iterations, batchSize }")
-        }
+        // Every scenario of the file (sweeps expanded) is checked; those the command line selects run.
+        let (all, scenarios) = readScenarios(top, root: root, options: options, &reader)
+        let declared = Set(all.map(\.name))
 
         var comparisons: [ScenarioPlan.Comparison] = []
         if let compareNode = top["compare"] {
@@ -99,7 +96,7 @@ package enum ScenarioParser {
             }
         }
         var thresholds: [ThresholdSpec] = []
-        if let node = top["thresholds"] { thresholds = readThresholds(node, scenarios: scenarios, &reader) }
+        if let node = top["thresholds"] { thresholds = readThresholds(node, scenarios: all, &reader) }
         let auth = top["auth"].flatMap { readAuth($0, &reader) }
         let tls = top["tls"].flatMap { readTLS($0, &reader) }
         let requestTimeout = reader.duration(top["requestTimeout"], field: "requestTimeout", example: "requestTimeout: 60s")
@@ -112,6 +109,10 @@ package enum ScenarioParser {
         plan.tls = tls
         plan.requestTimeout = requestTimeout
         if let localNode = top["local"] { plan.local = readLocalService(localNode, &reader) }
+        if all.count != scenarios.count {
+            let notes = leavingOut(all.filter { spec in !scenarios.contains { $0.name == spec.name } }, from: &plan)
+            plan.notes += notes
+        }
         return plan
     }
 

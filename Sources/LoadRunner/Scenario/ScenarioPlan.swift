@@ -29,6 +29,15 @@ package struct ScenarioPlan: Sendable, Hashable {
     package var verify: Bool
     /// The largest fraction of edits that may fail before the run fails (0 = none may fail).
     package var maxFailedEditRate: Double
+    /// The command line's overrides (`--vus`, `--duration`, `--iterations`, `--scenario`) already applied here.
+    package var overrides = ScenarioOverrides()
+    /// The run's own tags (`run --tag key=value`), added to every metric of the run: the one place they are held.
+    /// A scenario's `tags:` of the same name win (see ``metricTags(of:)``).
+    package var tags: [String: String] = [:]
+    /// The `${NAME}` variables the file used, for the report (values of secret-looking names left out).
+    package var variablesUsed: [VariableUse] = []
+    /// What the command line left out of the file, in words for the report.
+    package var notes: [String] = []
 
     package init(
         version: Int = 1, name: String, description: String? = nil, target: Target, seed: UInt64 = 1,
@@ -138,6 +147,12 @@ package struct ScenarioPlan: Sendable, Hashable {
             self.caFile = caFile
             self.insecure = insecure
         }
+    }
+
+    /// The tags every metric of `spec` carries besides `scenario`, `operation` and `status`: the run's tags with the
+    /// scenario's own over them.
+    package func metricTags(of spec: ScenarioSpec) -> [String: String] {
+        tags.merging(spec.tags) { _, scenario in scenario }
     }
 
     /// Whether scenarios run one after another (version 1 files).

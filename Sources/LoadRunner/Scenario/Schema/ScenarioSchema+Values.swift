@@ -4,7 +4,7 @@ extension ScenarioSchema {
 
     static let envDefinition: SchemaValue = [
         "title": "environment variable",
-        "description": "A value taken from the environment when the file is loaded: `${NAME}`, or `${NAME:-default}` when NAME may be unset or empty.",
+        "description": "A value taken from the environment, or from `-e NAME=VALUE` on the command line, when the file is loaded: `${NAME}`, or `${NAME:-default}` when NAME may be unset or empty. A name containing TOKEN, PASSWORD, KEY or SECRET may fill only auth.token, auth.username or auth.password.",
         "type": "string",
         "pattern": "^\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}$",
         "patternErrorMessage": "write ${NAME} or ${NAME:-default}",
