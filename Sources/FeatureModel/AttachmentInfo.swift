@@ -5,16 +5,22 @@
 /// ```
 /// `id` is the attachment id, unique within its layer; `size` is in bytes.
 public struct AttachmentInfo: Sendable, Hashable, Codable {
+    /// The attachment id, unique within its layer.
     public var id: Int64
+    /// The attachment's own GlobalID, when the layer has GlobalIDs.
     public var globalId: String?
     /// The GlobalID of the feature the attachment belongs to (listed by `queryAttachments`).
     public var parentGlobalId: String?
+    /// The file name.
     public var name: String
+    /// The MIME type, such as `image/jpeg`.
     public var contentType: String
+    /// The size in bytes.
     public var size: Int64
+    /// Keywords stored with the attachment, when the layer keeps them.
     public var keywords: String?
 
-    public init(
+    package init(
         id: Int64, globalId: String? = nil, parentGlobalId: String? = nil, name: String, contentType: String, size: Int64,
         keywords: String? = ""
     ) {
@@ -29,10 +35,10 @@ public struct AttachmentInfo: Sendable, Hashable, Codable {
 }
 
 /// The answer to `…/<layer>/<oid>/attachments`: `{"attachmentInfos":[…]}`.
-public struct AttachmentInfosResponse: Sendable, Hashable, Codable {
-    public var attachmentInfos: [AttachmentInfo]
+package struct AttachmentInfosResponse: Sendable, Hashable, Codable {
+    package var attachmentInfos: [AttachmentInfo]
 
-    public init(attachmentInfos: [AttachmentInfo]) { self.attachmentInfos = attachmentInfos }
+    package init(attachmentInfos: [AttachmentInfo]) { self.attachmentInfos = attachmentInfos }
 }
 
 /// The attachments of one feature in a `queryAttachments` answer.
@@ -40,12 +46,16 @@ public struct AttachmentInfosResponse: Sendable, Hashable, Codable {
 /// With `returnCountOnly=true` the group carries `count` instead of `attachmentInfos` (the arcgis Python client reads
 /// `attachmentGroups[].count`).
 public struct AttachmentGroup: Sendable, Hashable, Codable {
+    /// The object ID of the feature the attachments belong to.
     public var parentObjectId: Int64
+    /// The GlobalID of that feature, when the layer has GlobalIDs.
     public var parentGlobalId: String?
+    /// The feature's matching attachments; nil when the query asked for counts only.
     public var attachmentInfos: [AttachmentInfo]?
+    /// How many attachments match; set when the query asked for counts only.
     public var count: Int?
 
-    public init(parentObjectId: Int64, parentGlobalId: String? = nil, attachmentInfos: [AttachmentInfo]? = nil, count: Int? = nil) {
+    package init(parentObjectId: Int64, parentGlobalId: String? = nil, attachmentInfos: [AttachmentInfo]? = nil, count: Int? = nil) {
         self.parentObjectId = parentObjectId
         self.parentGlobalId = parentGlobalId
         self.attachmentInfos = attachmentInfos
@@ -56,11 +66,12 @@ public struct AttachmentGroup: Sendable, Hashable, Codable {
 /// The answer to `…/<layer>/queryAttachments`: `{"attachmentGroups":[…]}` (features without matching attachments are
 /// left out).
 public struct AttachmentGroupsResponse: Sendable, Hashable, Codable {
+    /// One group per feature that has matching attachments.
     public var attachmentGroups: [AttachmentGroup]
     /// True when paging (`resultRecordCount`) left attachments out.
     public var exceededTransferLimit: Bool?
 
-    public init(attachmentGroups: [AttachmentGroup], exceededTransferLimit: Bool? = nil) {
+    package init(attachmentGroups: [AttachmentGroup], exceededTransferLimit: Bool? = nil) {
         self.attachmentGroups = attachmentGroups
         self.exceededTransferLimit = exceededTransferLimit
     }
@@ -68,17 +79,19 @@ public struct AttachmentGroupsResponse: Sendable, Hashable, Codable {
 
 /// One entry of a layer's `attachmentProperties`: which attachment property the layer reports (`{name, isEnabled}`).
 public struct AttachmentProperty: Sendable, Hashable, Codable {
+    /// The property's name, such as `keywords` or `exifInfo`.
     public var name: String
+    /// Whether the layer reports the property.
     public var isEnabled: Bool
 
-    public init(name: String, isEnabled: Bool) {
+    package init(name: String, isEnabled: Bool) {
         self.name = name
         self.isEnabled = isEnabled
     }
 
     /// The properties every attachment of this service carries: `name`, `size`, `contentType`, `keywords`, `globalId`
     /// (`exifInfo` is not kept).
-    public static let standard: [AttachmentProperty] = [
+    package static let standard: [AttachmentProperty] = [
         AttachmentProperty(name: "name", isEnabled: true),
         AttachmentProperty(name: "size", isEnabled: true),
         AttachmentProperty(name: "contentType", isEnabled: true),

@@ -1,7 +1,7 @@
 /// Calendar arithmetic for the wire's epoch times, without Foundation's calendars.
-public enum CivilDate {
+package enum CivilDate {
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int64 {
+    package static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int64 {
         let y = Int64(month <= 2 ? year - 1 : year)
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -12,7 +12,7 @@ public enum CivilDate {
     }
 
     /// Epoch milliseconds of midnight UTC on a proleptic Gregorian date.
-    public static func epochMilliseconds(year: Int, month: Int, day: Int) -> Int64 {
+    package static func epochMilliseconds(year: Int, month: Int, day: Int) -> Int64 {
         daysSinceEpoch(year: year, month: month, day: day) * 86_400_000
     }
 }

@@ -12,28 +12,28 @@
 /// Code, two (min, max) per Range, none for Any or Null. A string code is written as its index into the domain's
 /// `stringDicts` entries; a numeric code as itself. A layer answer carries `fieldGroups`; a service answer carries
 /// `layers`, one entry per layer with contingent values.
-public struct ContingentValuesResponse: Sendable, Hashable, Codable {
+package struct ContingentValuesResponse: Sendable, Hashable, Codable {
     /// The type codes in index order: `Unknown, Any, Null, Code, Range`.
-    public static let standardTypeCodes = ["Unknown", "Any", "Null", "Code", "Range"]
+    package static let standardTypeCodes = ["Unknown", "Any", "Null", "Code", "Range"]
 
     /// The strings of one string-coded domain, indexed by contingencies.
-    public struct StringDictionary: Sendable, Hashable, Codable {
-        public var domain: String
-        public var entries: [String]
+    package struct StringDictionary: Sendable, Hashable, Codable {
+        package var domain: String
+        package var entries: [String]
 
-        public init(domain: String, entries: [String]) {
+        package init(domain: String, entries: [String]) {
             self.domain = domain
             self.entries = entries
         }
     }
 
     /// One valid combination of a field group's values.
-    public struct Contingency: Sendable, Hashable, Codable {
-        public var id: Int
-        public var types: [Int]
-        public var values: [JSONValue]
+    package struct Contingency: Sendable, Hashable, Codable {
+        package var id: Int
+        package var types: [Int]
+        package var values: [JSONValue]
 
-        public init(id: Int, types: [Int], values: [JSONValue]) {
+        package init(id: Int, types: [Int], values: [JSONValue]) {
             self.id = id
             self.types = types
             self.values = values
@@ -41,14 +41,14 @@ public struct ContingentValuesResponse: Sendable, Hashable, Codable {
     }
 
     /// A field group: its fields (in contingency order), their domains, and every valid combination.
-    public struct FieldGroup: Sendable, Hashable, Codable {
-        public var name: String
-        public var restrictive: Bool
-        public var fields: [String]?
-        public var domains: [String: String]?
-        public var contingentValues: [Contingency]?
+    package struct FieldGroup: Sendable, Hashable, Codable {
+        package var name: String
+        package var restrictive: Bool
+        package var fields: [String]?
+        package var domains: [String: String]?
+        package var contingentValues: [Contingency]?
 
-        public init(name: String, restrictive: Bool, fields: [String], domains: [String: String], contingentValues: [Contingency]) {
+        package init(name: String, restrictive: Bool, fields: [String], domains: [String: String], contingentValues: [Contingency]) {
             self.name = name
             self.restrictive = restrictive
             self.fields = fields
@@ -58,32 +58,32 @@ public struct ContingentValuesResponse: Sendable, Hashable, Codable {
     }
 
     /// The field groups of one layer in a service-level answer.
-    public struct LayerGroups: Sendable, Hashable, Codable {
-        public var layerID: Int
-        public var fieldGroups: [FieldGroup]
+    package struct LayerGroups: Sendable, Hashable, Codable {
+        package var layerID: Int
+        package var fieldGroups: [FieldGroup]
 
-        public init(layerID: Int, fieldGroups: [FieldGroup]) {
+        package init(layerID: Int, fieldGroups: [FieldGroup]) {
             self.layerID = layerID
             self.fieldGroups = fieldGroups
         }
     }
 
     /// The `contingentValuesDefinition` member.
-    public struct Definition: Sendable, Hashable, Codable {
-        public var fieldGroups: [FieldGroup]?
-        public var layers: [LayerGroups]?
+    package struct Definition: Sendable, Hashable, Codable {
+        package var fieldGroups: [FieldGroup]?
+        package var layers: [LayerGroups]?
 
-        public init(fieldGroups: [FieldGroup]? = nil, layers: [LayerGroups]? = nil) {
+        package init(fieldGroups: [FieldGroup]? = nil, layers: [LayerGroups]? = nil) {
             self.fieldGroups = fieldGroups
             self.layers = layers
         }
     }
 
-    public var typeCodes: [String]
-    public var stringDicts: [StringDictionary]
-    public var contingentValuesDefinition: Definition
+    package var typeCodes: [String]
+    package var stringDicts: [StringDictionary]
+    package var contingentValuesDefinition: Definition
 
-    public init(typeCodes: [String] = Self.standardTypeCodes, stringDicts: [StringDictionary], contingentValuesDefinition: Definition) {
+    package init(typeCodes: [String] = Self.standardTypeCodes, stringDicts: [StringDictionary], contingentValuesDefinition: Definition) {
         self.typeCodes = typeCodes
         self.stringDicts = stringDicts
         self.contingentValuesDefinition = contingentValuesDefinition

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Words for why JSON could not be decoded (a saved report, a service's answer): the field, as a path like
 /// `metrics[2].count`, and what it should hold, with no Swift type names. Every module says it this one way.

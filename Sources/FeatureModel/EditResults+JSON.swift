@@ -2,27 +2,27 @@
 ///
 /// Hot answers (applyEdits results of large batches) are read this way by the client: ``JSONReader`` plus a direct
 /// walk costs a fraction of `JSONDecoder`'s generic container machinery.
-public protocol JSONValueDecodable {
+package protocol JSONValueDecodable {
     /// Reads the value.
     /// - Throws: ``WireDecodingError`` naming the path of the first member that has the wrong shape.
     init(json: JSONValue) throws(WireDecodingError)
 }
 
 /// A JSON answer of the wrong shape, with the path to the offending member.
-public struct WireDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var path: String
-    public var expected: String
+package struct WireDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var path: String
+    package var expected: String
 
-    public init(path: String, expected: String) {
+    package init(path: String, expected: String) {
         self.path = path
         self.expected = expected
     }
 
-    public var description: String { "expected \(expected) at \(path.isEmpty ? "the top level" : path)" }
+    package var description: String { "expected \(expected) at \(path.isEmpty ? "the top level" : path)" }
 }
 
 extension EditResult: JSONValueDecodable {
-    public init(json: JSONValue) throws(WireDecodingError) {
+    package init(json: JSONValue) throws(WireDecodingError) {
         try self.init(json: json, path: "")
     }
 
@@ -59,7 +59,7 @@ extension AttachmentEditResults {
 }
 
 extension ApplyEditsResult: JSONValueDecodable {
-    public init(json: JSONValue) throws(WireDecodingError) {
+    package init(json: JSONValue) throws(WireDecodingError) {
         guard case .object(let members) = json else { throw WireDecodingError(path: "", expected: "an applyEdits result object") }
         self.init(
             id: members["id"]?.intValue.map { Int($0) },
@@ -86,7 +86,7 @@ extension ApplyEditsResult: JSONValueDecodable {
 
 extension JSONWriter {
     /// Writes an applyEdits answer; the three result arrays are always present.
-    public mutating func write(_ result: ApplyEditsResult) {
+    package mutating func write(_ result: ApplyEditsResult) {
         raw("{")
         if let id = result.id { raw("\"id\":\(id),") }
         write(results: result.addResults, key: "addResults")
@@ -118,7 +118,7 @@ extension JSONWriter {
     }
 
     /// Writes one edit result: `{"objectId":…,"globalId":…,"success":…,"error":{…}}`.
-    public mutating func write(_ result: EditResult) {
+    package mutating func write(_ result: EditResult) {
         raw("{")
         if let objectId = result.objectId { raw("\"objectId\":\(objectId),") }
         if let globalId = result.globalId {

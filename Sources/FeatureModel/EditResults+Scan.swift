@@ -7,7 +7,7 @@
 /// numbers that are not plain integers, per-edit errors, attachments, malformed JSON. The caller then takes the
 /// general path, which also explains what is wrong.
 extension ApplyEditsResult {
-    public static func scanning(_ bytes: [UInt8]) -> ApplyEditsResult? {
+    package static func scanning(_ bytes: [UInt8]) -> ApplyEditsResult? {
         bytes.withUnsafeBufferPointer { buffer in
             var scanner = EditAnswerScanner(bytes: buffer, answer: bytes)
             return scanner.answer()

@@ -1,10 +1,13 @@
 /// The error of one failed edit inside an applyEdits answer.
 public struct EditError: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The ArcGIS edit error code, such as 1000 (a bad value), 1011 (no such feature) or 1022 (a duplicate GlobalID).
     public var code: Int
+    /// The service's explanation.
     public var description: String
+    /// A finer-grained numeric code some services add.
     public var extendedCode: Int64?
 
-    public init(code: Int, description: String, extendedCode: Int64? = nil) {
+    package init(code: Int, description: String, extendedCode: Int64? = nil) {
         self.code = code
         self.description = description
         self.extendedCode = extendedCode
@@ -15,18 +18,21 @@ public struct EditError: Sendable, Hashable, Codable, CustomStringConvertible {
 ///
 /// A failed add may carry `objectId: -1` or none at all.
 public struct EditResult: Sendable, Hashable, Codable {
+    /// The object ID of the edited feature; a failed add may carry -1 or none.
     public var objectId: Int64?
     /// The feature's GlobalID, when the layer has one.
     public var globalId: String? {
         get { storedGlobalId?.text }
         set { storedGlobalId = newValue.map(AnswerText.init) }
     }
+    /// Whether the edit was applied.
     public var success: Bool
+    /// Why the edit failed; nil on success.
     public var error: EditError?
     /// A result read from an answer keeps its GlobalID as the answer's bytes until asked for it.
     private var storedGlobalId: AnswerText?
 
-    public init(objectId: Int64?, globalId: String? = nil, success: Bool, error: EditError? = nil) {
+    package init(objectId: Int64?, globalId: String? = nil, success: Bool, error: EditError? = nil) {
         self.objectId = objectId
         self.storedGlobalId = globalId.map(AnswerText.init)
         self.success = success
@@ -43,6 +49,7 @@ public struct EditResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case objectId, globalId, success, error }
 
+    /// Decodes the result from its JSON object.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         objectId = try container.decodeIfPresent(Int64.self, forKey: .objectId)
@@ -51,6 +58,7 @@ public struct EditResult: Sendable, Hashable, Codable {
         error = try container.decodeIfPresent(EditError.self, forKey: .error)
     }
 
+    /// Encodes the result as its JSON object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(objectId, forKey: .objectId)
@@ -60,18 +68,21 @@ public struct EditResult: Sendable, Hashable, Codable {
     }
 
     /// A failure with the given ArcGIS edit error code.
-    public static func failure(objectId: Int64? = nil, globalId: String? = nil, code: Int, description: String) -> EditResult {
+    package static func failure(objectId: Int64? = nil, globalId: String? = nil, code: Int, description: String) -> EditResult {
         EditResult(objectId: objectId, globalId: globalId, success: false, error: EditError(code: code, description: description))
     }
 }
 
 /// Results of attachment edits carried in applyEdits' `attachments` member.
 public struct AttachmentEditResults: Sendable, Hashable, Codable {
+    /// One result per attachment add, in request order.
     public var addResults: [EditResult]
+    /// One result per attachment update, in request order.
     public var updateResults: [EditResult]
+    /// One result per attachment delete, in request order.
     public var deleteResults: [EditResult]
 
-    public init(addResults: [EditResult] = [], updateResults: [EditResult] = [], deleteResults: [EditResult] = []) {
+    package init(addResults: [EditResult] = [], updateResults: [EditResult] = [], deleteResults: [EditResult] = []) {
         self.addResults = addResults
         self.updateResults = updateResults
         self.deleteResults = deleteResults
@@ -84,13 +95,18 @@ public struct AttachmentEditResults: Sendable, Hashable, Codable {
 public struct ApplyEditsResult: Sendable, Hashable, Codable {
     /// The layer id; set in service-level answers only.
     public var id: Int?
+    /// One result per add, in request order.
     public var addResults: [EditResult]
+    /// One result per update, in request order.
     public var updateResults: [EditResult]
+    /// One result per delete, in request order.
     public var deleteResults: [EditResult]
+    /// The results of the attachment edits sent with the features, when there were any.
     public var attachments: AttachmentEditResults?
+    /// When the service applied the edits, in epoch milliseconds; set when the request asked for it.
     public var editMoment: Int64?
 
-    public init(
+    package init(
         id: Int? = nil, addResults: [EditResult] = [], updateResults: [EditResult] = [],
         deleteResults: [EditResult] = [], attachments: AttachmentEditResults? = nil, editMoment: Int64? = nil
     ) {
@@ -104,6 +120,7 @@ public struct ApplyEditsResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case id, addResults, updateResults, deleteResults, attachments, editMoment }
 
+    /// Decodes the answer from its JSON object; missing result arrays read as empty.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decodeIfPresent(Int.self, forKey: .id)
@@ -114,6 +131,7 @@ public struct ApplyEditsResult: Sendable, Hashable, Codable {
         editMoment = try c.decodeIfPresent(Int64.self, forKey: .editMoment)
     }
 
+    /// Encodes the answer as its JSON object, the three result arrays always included.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encodeIfPresent(id, forKey: .id)

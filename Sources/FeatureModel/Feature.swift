@@ -1,8 +1,11 @@
 /// A feature or table row: attributes by field name, and a geometry for feature layers.
 public struct Feature: Sendable, Hashable, Codable {
+    /// The attribute values by field name.
     public var attributes: [String: JSONValue]
+    /// The shape; nil for table rows and for queries without geometry.
     public var geometry: Geometry?
 
+    /// A feature with `attributes` and an optional `geometry`.
     public init(attributes: [String: JSONValue], geometry: Geometry? = nil) {
         self.attributes = attributes
         self.geometry = geometry
@@ -10,6 +13,7 @@ public struct Feature: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case attributes, geometry }
 
+    /// Decodes a feature from its JSON object; missing `attributes` read as empty.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         attributes = try c.decodeIfPresent([String: JSONValue].self, forKey: .attributes) ?? [:]
@@ -61,7 +65,7 @@ public enum GlobalID {
     }
 
     /// A new random GlobalID in canonical form.
-    public static func make<G: RandomNumberGenerator>(using generator: inout G) -> String {
+    package static func make<G: RandomNumberGenerator>(using generator: inout G) -> String {
         var bytes: [UInt8] = []
         append(using: &generator, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
@@ -69,7 +73,7 @@ public enum GlobalID {
 
     /// Appends a new random GlobalID in canonical form (`{8-4-4-4-12}`, upper-case hex, version 4) as UTF-8: the
     /// same GlobalID ``make(using:)`` returns for the same generator state.
-    public static func append<G: RandomNumberGenerator>(using generator: inout G, to bytes: inout [UInt8]) {
+    package static func append<G: RandomNumberGenerator>(using generator: inout G, to bytes: inout [UInt8]) {
         let hex: StaticString = "0123456789ABCDEF"
         bytes.append(UInt8(ascii: "{"))
         for index in 0..<32 {

@@ -2,13 +2,16 @@
 ///
 /// `id` is the value of the layer's `typeIdField` for features of this type (a number or a string).
 public struct FeatureSubtype: Sendable, Hashable, Codable {
+    /// The type code: the value of the layer's `typeIdField` for features of this type.
     public var id: JSONValue
+    /// The type's name.
     public var name: String
     /// Domains that replace the field's own domain for features of this type, by field name.
     public var domains: [String: Domain]?
+    /// Templates for new features of this type.
     public var templates: [FeatureTemplate]?
 
-    public init(id: JSONValue, name: String, domains: [String: Domain]? = nil, templates: [FeatureTemplate]? = nil) {
+    package init(id: JSONValue, name: String, domains: [String: Domain]? = nil, templates: [FeatureTemplate]? = nil) {
         self.id = id
         self.name = name
         self.domains = domains

@@ -2,21 +2,35 @@
 ///
 /// An open set: a live service may send a type this version does not know, and it is kept as is.
 public struct FieldType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The ArcGIS name of the type, such as `esriFieldTypeString`.
     public var rawValue: String
+    /// The field type named `rawValue`; any name is accepted, so types this library does not list still decode.
     public init(rawValue: String) { self.rawValue = rawValue }
 
+    /// The object ID field, an integer the service assigns.
     public static let oid = FieldType(rawValue: "esriFieldTypeOID")
+    /// The GlobalID field, a GUID the service assigns or the client supplies with `useGlobalIds`.
     public static let globalID = FieldType(rawValue: "esriFieldTypeGlobalID")
+    /// A GUID field, typically a foreign key to a GlobalID.
     public static let guid = FieldType(rawValue: "esriFieldTypeGUID")
+    /// A text field, limited to the field's `length`.
     public static let string = FieldType(rawValue: "esriFieldTypeString")
+    /// A 16-bit integer field.
     public static let smallInteger = FieldType(rawValue: "esriFieldTypeSmallInteger")
+    /// A 32-bit integer field.
     public static let integer = FieldType(rawValue: "esriFieldTypeInteger")
+    /// A 64-bit integer field.
     public static let bigInteger = FieldType(rawValue: "esriFieldTypeBigInteger")
+    /// A 32-bit floating-point field.
     public static let single = FieldType(rawValue: "esriFieldTypeSingle")
+    /// A 64-bit floating-point field.
     public static let double = FieldType(rawValue: "esriFieldTypeDouble")
+    /// A date field, in epoch milliseconds (UTC).
     public static let date = FieldType(rawValue: "esriFieldTypeDate")
+    /// The geometry field of a feature layer.
     public static let geometry = FieldType(rawValue: "esriFieldTypeGeometry")
 
+    /// The ArcGIS name of the type.
     public var description: String { rawValue }
 
     /// Whether values of this type are whole numbers.
@@ -38,10 +52,12 @@ public struct FieldType: RawRepresentable, Sendable, Hashable, Codable, CustomSt
 
 /// A coded value in a coded-value domain.
 public struct CodedValue: Sendable, Hashable, Codable {
+    /// The value's display name.
     public var name: String
+    /// The value stored in the field.
     public var code: JSONValue
 
-    public init(name: String, code: JSONValue) {
+    package init(name: String, code: JSONValue) {
         self.name = name
         self.code = code
     }
@@ -54,6 +70,7 @@ public enum Domain: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case type, name, codedValues, range }
 
+    /// Decodes a domain from its JSON object, by its `type` (`codedValue`, `range` or `inherited`).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let type = try c.decode(String.self, forKey: .type)
@@ -73,6 +90,7 @@ public enum Domain: Sendable, Hashable, Codable {
         }
     }
 
+    /// Encodes the domain as its JSON object.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
@@ -112,16 +130,24 @@ public enum Domain: Sendable, Hashable, Codable {
 
 /// A field of a layer or table.
 public struct Field: Sendable, Hashable, Codable {
+    /// The field name; attribute keys use it.
     public var name: String
+    /// The field's type.
     public var type: FieldType
+    /// The display name, when it differs from the name.
     public var alias: String?
+    /// The most characters a string field holds.
     public var length: Int?
+    /// Whether the field accepts null; nil when the service does not say (see ``isNullable``).
     public var nullable: Bool?
+    /// Whether clients may write the field; nil when the service does not say (see ``isEditable``).
     public var editable: Bool?
+    /// The values the field accepts, when it has a domain.
     public var domain: Domain?
+    /// The value a new feature gets when it leaves the field out.
     public var defaultValue: JSONValue?
 
-    public init(
+    package init(
         name: String, type: FieldType, alias: String? = nil, length: Int? = nil, nullable: Bool? = true,
         editable: Bool? = true, domain: Domain? = nil, defaultValue: JSONValue? = nil
     ) {

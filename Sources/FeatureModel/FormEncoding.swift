@@ -1,9 +1,9 @@
 /// One named form field, as sent in a query string or an `application/x-www-form-urlencoded` body.
-public struct FormField: Sendable, Hashable {
-    public var name: String
-    public var value: String
+package struct FormField: Sendable, Hashable {
+    package var name: String
+    package var value: String
 
-    public init(_ name: String, _ value: String) {
+    package init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
     }
@@ -13,14 +13,14 @@ public struct FormField: Sendable, Hashable {
 ///
 /// Both directions work on UTF-8 bytes in one pass: applyEdits bodies carry tens of kilobytes of JSON, and
 /// this sits on the hot path of the load generator and of the local server.
-public enum FormEncoding {
+package enum FormEncoding {
     /// Encodes fields as `a=1&b=x%20y`.
-    public static func encode(_ fields: [FormField]) -> String {
+    package static func encode(_ fields: [FormField]) -> String {
         String(decoding: encodedBytes(fields), as: UTF8.self)
     }
 
     /// Encodes fields as the UTF-8 bytes of `a=1&b=x%20y`.
-    public static func encodedBytes(_ fields: [FormField]) -> [UInt8] {
+    package static func encodedBytes(_ fields: [FormField]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count * 2 + 2 })
         for (index, field) in fields.enumerated() {
@@ -33,12 +33,12 @@ public enum FormEncoding {
     }
 
     /// `value` percent-encoded as a form value (the part after `name=`).
-    public static func encodedValue(_ value: String) -> [UInt8] {
+    package static func encodedValue(_ value: String) -> [UInt8] {
         encodedValue(utf8: value.utf8)
     }
 
     /// The UTF-8 bytes `utf8` percent-encoded as a form value.
-    public static func encodedValue(utf8: some Sequence<UInt8>) -> [UInt8] {
+    package static func encodedValue(utf8: some Sequence<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(utf8.underestimatedCount * 2)
         appendEscaped(utf8, to: &out)
@@ -46,13 +46,13 @@ public enum FormEncoding {
     }
 
     /// Appends `value` percent-encoded as (part of) a form value.
-    public static func appendEncodedValue(_ value: String, to out: inout [UInt8]) {
+    package static func appendEncodedValue(_ value: String, to out: inout [UInt8]) {
         appendEscaped(value.utf8, to: &out)
     }
 
     /// Whether `byte` stands for itself in an encoded form value (letters, digits, `-._~`); any other is written `%XX`.
     @inlinable
-    public static func isUnreserved(_ byte: UInt8) -> Bool {
+    package static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
@@ -63,36 +63,36 @@ public enum FormEncoding {
 
     /// The upper-case hex digit of `nibble` (0–15), as `%XX` escapes are written.
     @inlinable
-    public static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    package static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
     }
 
     /// A form value (the part after `name=`) decoded; bytes that are not UTF-8 once decoded become U+FFFD.
-    public static func decodedValue(_ bytes: [UInt8]) -> String {
+    package static func decodedValue(_ bytes: [UInt8]) -> String {
         String(decoding: unescape(bytes, 0, bytes.count), as: UTF8.self)
     }
 
     /// Decodes `a=1&b=x+y` into fields, in order. `+` is a space; malformed escapes are kept literally.
-    public static func decode(_ text: some StringProtocol) -> [FormField] {
+    package static func decode(_ text: some StringProtocol) -> [FormField] {
         decode(utf8: Array(text.utf8))
     }
 
     /// Decodes the UTF-8 bytes of `a=1&b=x+y` into fields, in order. Bytes that are not UTF-8 once
     /// percent-decoded become U+FFFD.
-    public static func decode(utf8 bytes: [UInt8]) -> [FormField] {
+    package static func decode(utf8 bytes: [UInt8]) -> [FormField] {
         decode(utf8: bytes) { String(decoding: $0, as: UTF8.self) }!
     }
 
     /// A field whose name or value is not UTF-8 once percent-decoded.
-    public struct InvalidUTF8: Error, Sendable, Hashable {
+    package struct InvalidUTF8: Error, Sendable, Hashable {
         /// The field's name as far as it decodes (invalid bytes as U+FFFD).
-        public var name: String
+        package var name: String
     }
 
     /// Decodes the UTF-8 bytes of `a=1&b=x+y` into fields, in order, refusing any name or value that is not UTF-8
     /// once percent-decoded (`%FF`, a truncated sequence, an encoded surrogate) instead of replacing its bytes.
     /// - Throws: ``InvalidUTF8`` naming the first such field.
-    public static func decodeValidatingUTF8(utf8 bytes: [UInt8]) throws(InvalidUTF8) -> [FormField] {
+    package static func decodeValidatingUTF8(utf8 bytes: [UInt8]) throws(InvalidUTF8) -> [FormField] {
         var invalid: InvalidUTF8?
         let fields = decode(utf8: bytes) { (slice: ArraySlice<UInt8>) -> String? in
             String(validating: slice, as: UTF8.self)
@@ -136,7 +136,7 @@ public enum FormEncoding {
     }
 
     /// Percent-encodes everything but unreserved characters.
-    public static func escape(_ text: some StringProtocol) -> String {
+    package static func escape(_ text: some StringProtocol) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         appendEscaped(text.utf8, to: &out)
@@ -144,7 +144,7 @@ public enum FormEncoding {
     }
 
     /// Decodes percent escapes and `+`.
-    public static func unescape(_ text: some StringProtocol) -> String {
+    package static func unescape(_ text: some StringProtocol) -> String {
         let bytes = Array(text.utf8)
         return String(decoding: unescape(bytes, 0, bytes.count), as: UTF8.self)
     }

@@ -1,8 +1,11 @@
 /// A spatial reference by well-known ID.
 public struct SpatialReference: Sendable, Hashable, Codable {
+    /// The well-known ID, such as 4326 or 102100.
     public var wkid: Int?
+    /// The current well-known ID of the same system, such as 3857 for 102100.
     public var latestWkid: Int?
 
+    /// A spatial reference by well-known ID.
     public init(wkid: Int?, latestWkid: Int? = nil) {
         self.wkid = wkid
         self.latestWkid = latestWkid
@@ -38,6 +41,7 @@ public enum Geometry: Sendable, Hashable, Codable {
         case x, y, z, points, paths, rings, xmin, ymin, xmax, ymax, spatialReference
     }
 
+    /// Decodes a geometry from its JSON object, by its keys (`x`/`y`, `points`, `paths` or `rings`).
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let sr = try c.decodeIfPresent(SpatialReference.self, forKey: .spatialReference)
@@ -62,6 +66,7 @@ public enum Geometry: Sendable, Hashable, Codable {
         }
     }
 
+    /// Encodes the geometry as its ArcGIS JSON object.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch self {
@@ -102,12 +107,18 @@ public enum Geometry: Sendable, Hashable, Codable {
 
 /// An extent with its spatial reference, as in layer and service metadata.
 public struct Extent: Sendable, Hashable, Codable {
+    /// The smallest x coordinate.
     public var xmin: Double
+    /// The smallest y coordinate.
     public var ymin: Double
+    /// The largest x coordinate.
     public var xmax: Double
+    /// The largest y coordinate.
     public var ymax: Double
+    /// The coordinate system of the coordinates; nil when the context gives it.
     public var spatialReference: SpatialReference?
 
+    /// An extent from its corners.
     public init(xmin: Double, ymin: Double, xmax: Double, ymax: Double, spatialReference: SpatialReference? = nil) {
         self.xmin = xmin
         self.ymin = ymin

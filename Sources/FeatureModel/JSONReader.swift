@@ -3,27 +3,27 @@
 /// Edits arrive as JSON text inside form fields; reading them here (rather than through `JSONDecoder` and
 /// `JSONValue`'s trial decoding) keeps the per-edit cost of a 1000-feature applyEdits low, and gives a byte
 /// offset for malformed input. Integers that fit in `Int64` stay integers; other numbers become doubles.
-public enum JSONReader {
+package enum JSONReader {
     /// Deepest nesting accepted, so hostile input cannot exhaust the stack.
-    public static let maximumDepth = 128
+    package static let maximumDepth = 128
 
     /// Why a text is not JSON.
-    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
-        public var reason: String
-        public var offset: Int
-        public var description: String { "\(reason) at byte \(offset)" }
+    package struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+        package var reason: String
+        package var offset: Int
+        package var description: String { "\(reason) at byte \(offset)" }
     }
 
     /// Parses one JSON value filling the whole of `text` (surrounding white space allowed).
     /// - Throws: ``SyntaxError`` when `text` is not exactly one JSON value.
-    public static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
+    package static func parse(_ text: String) throws(SyntaxError) -> JSONValue {
         var copy = text
         return try copy.withUTF8 { bytes in read(bytes) }.get()
     }
 
     /// Parses one JSON value filling the whole of `bytes` (UTF-8; surrounding white space allowed).
     /// - Throws: ``SyntaxError`` when the bytes are not exactly one JSON value.
-    public static func parse(bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
+    package static func parse(bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { buffer in read(buffer) }.get()
     }
 

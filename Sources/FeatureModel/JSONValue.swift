@@ -10,6 +10,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -29,6 +30,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Encodes the value as JSON.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -78,6 +80,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         return false
     }
 
+    /// The value as compact JSON text.
     public var description: String {
         switch self {
         case .null: return "null"
@@ -95,12 +98,19 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
+    /// `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// A JSON boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A JSON integer.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A JSON number with a fraction.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A JSON string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A JSON array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A JSON object.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

@@ -4,7 +4,7 @@ extension JSONWriter {
     /// when given.
     /// - Parameters:
     ///   - key: `addResults`, `updateResults` or `deleteResults`.
-    public mutating func write(operationResults results: [EditResult], key: String, editMoment: Int64? = nil) {
+    package mutating func write(operationResults results: [EditResult], key: String, editMoment: Int64? = nil) {
         raw("{")
         write(results: results, key: key)
         if let editMoment { raw(",\"editMoment\":\(editMoment)") }
@@ -12,7 +12,7 @@ extension JSONWriter {
     }
 
     /// Writes a service-level applyEdits answer: one element per layer, each with its `id`.
-    public mutating func write(serviceResults results: [ApplyEditsResult]) {
+    package mutating func write(serviceResults results: [ApplyEditsResult]) {
         raw("[")
         for (index, result) in results.enumerated() {
             if index > 0 { raw(",") }

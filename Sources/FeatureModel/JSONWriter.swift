@@ -4,22 +4,22 @@
 /// generic container machinery for these small dynamic values, so the hot path writes them directly. The output
 /// is ordinary JSON that `JSONDecoder` reads back into equal values (tested). Non-finite doubles, which JSON
 /// cannot express, are written as `null`.
-public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+package struct JSONWriter: Sendable {
+    package private(set) var bytes: [UInt8] = []
 
-    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    package init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
     /// The written text.
-    public var string: String { String(decoding: bytes, as: UTF8.self) }
+    package var string: String { String(decoding: bytes, as: UTF8.self) }
 
     /// JSON text for an array of features.
-    public static func string(features: [Feature]) -> String {
+    package static func string(features: [Feature]) -> String {
         var writer = JSONWriter(capacity: features.count * 256 + 2)
         writer.write(features: features)
         return writer.string
     }
 
-    public mutating func write(features: [Feature]) {
+    package mutating func write(features: [Feature]) {
         bytes.append(UInt8(ascii: "["))
         for (index, feature) in features.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -28,7 +28,7 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    public mutating func write(_ feature: Feature) {
+    package mutating func write(_ feature: Feature) {
         raw("{\"attributes\":")
         write(object: feature.attributes)
         if let geometry = feature.geometry {
@@ -38,7 +38,7 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    public mutating func write(_ value: JSONValue) {
+    package mutating func write(_ value: JSONValue) {
         switch value {
         case .null: raw("null")
         case .bool(let flag): raw(flag ? "true" : "false")
@@ -56,7 +56,7 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    public mutating func write(object members: [String: JSONValue]) {
+    package mutating func write(object members: [String: JSONValue]) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
         for (key, member) in members {
@@ -69,7 +69,7 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    public mutating func write(_ geometry: Geometry) {
+    package mutating func write(_ geometry: Geometry) {
         switch geometry {
         case .point(let x, let y, let z, let spatialReference):
             raw("{\"x\":")
@@ -145,7 +145,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a double in its shortest round-trip form; whole numbers keep a `.0`.
-    public mutating func write(_ number: Double) {
+    package mutating func write(_ number: Double) {
         guard number.isFinite else {
             raw("null")
             return
@@ -154,7 +154,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a JSON string literal with the escapes JSON requires. Runs between escapes are copied whole.
-    public mutating func write(string text: String) {
+    package mutating func write(string text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in

@@ -1,8 +1,8 @@
 /// Media types for attachment file names, shared by the client (what it declares when uploading) and the local
 /// server (what it stores when a client declares none).
-public enum MediaType {
+package enum MediaType {
     /// The fallback for unknown or missing extensions.
-    public static let octetStream = "application/octet-stream"
+    static let octetStream = "application/octet-stream"
 
     private static let byExtension: [String: String] = [
         "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "tif": "image/tiff", "tiff": "image/tiff",
@@ -14,7 +14,7 @@ public enum MediaType {
     ]
 
     /// The media type usual for `name`'s extension (case-insensitive); ``octetStream`` when unknown.
-    public static func forFileName(_ name: String) -> String {
+    package static func forFileName(_ name: String) -> String {
         guard let dot = name.lastIndex(of: ".") else { return octetStream }
         return byExtension[name[name.index(after: dot)...].lowercased()] ?? octetStream
     }

@@ -1,17 +1,25 @@
 /// A query answer with features: `…/<id>/query?f=json`.
 public struct FeatureSet: Sendable, Hashable, Codable {
+    /// The layer's object ID field.
     public var objectIdFieldName: String?
+    /// The layer's GlobalID field, when it has one.
     public var globalIdFieldName: String?
+    /// The geometry type of the features, for a feature layer.
     public var geometryType: GeometryType?
+    /// The coordinate system of the geometries.
     public var spatialReference: SpatialReference?
+    /// Whether the geometries carry z values.
     public var hasZ: Bool?
+    /// Whether the geometries carry m values.
     public var hasM: Bool?
+    /// The fields of the returned attributes.
     public var fields: [Field]?
+    /// The features, in the order the query asked for.
     public var features: [Feature]
     /// True when more rows match than this answer holds (paging or `maxRecordCount`).
     public var exceededTransferLimit: Bool?
 
-    public init(
+    package init(
         objectIdFieldName: String?, globalIdFieldName: String?, geometryType: GeometryType?,
         spatialReference: SpatialReference?, fields: [Field]?, features: [Feature], exceededTransferLimit: Bool?
     ) {
@@ -33,6 +41,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
             exceededTransferLimit
     }
 
+    /// Decodes a query answer; missing `features` read as empty.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         objectIdFieldName = try c.decodeIfPresent(String.self, forKey: .objectIdFieldName)
@@ -48,24 +57,25 @@ public struct FeatureSet: Sendable, Hashable, Codable {
 }
 
 /// The answer to `returnCountOnly=true`.
-public struct CountResult: Sendable, Hashable, Codable {
-    public var count: Int
-    public init(count: Int) { self.count = count }
+package struct CountResult: Sendable, Hashable, Codable {
+    package var count: Int
+    package init(count: Int) { self.count = count }
 }
 
 /// The answer to `returnIdsOnly=true`; never capped by `maxRecordCount`.
-public struct ObjectIdsResult: Sendable, Hashable, Codable {
-    public var objectIdFieldName: String
-    public var objectIds: [Int64]
+package struct ObjectIdsResult: Sendable, Hashable, Codable {
+    package var objectIdFieldName: String
+    package var objectIds: [Int64]
 
-    public init(objectIdFieldName: String, objectIds: [Int64]) {
+    package init(objectIdFieldName: String, objectIds: [Int64]) {
         self.objectIdFieldName = objectIdFieldName
         self.objectIds = objectIds
     }
 
     private enum CodingKeys: String, CodingKey { case objectIdFieldName, objectIds }
 
-    public init(from decoder: any Decoder) throws {
+    /// Decodes an answer with `objectIds`; a `null` list (nothing matched) reads as empty.
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         objectIdFieldName = try c.decode(String.self, forKey: .objectIdFieldName)
         // An empty result may come back as `null`.

@@ -1,13 +1,13 @@
 /// The related rows of one source feature in a queryRelatedRecords answer.
 ///
 /// With `returnCountOnly=true` the group carries `count` instead of `relatedRecords`.
-public struct RelatedRecordGroup: Sendable, Hashable, Codable {
+package struct RelatedRecordGroup: Sendable, Hashable, Codable {
     /// The source feature's object ID.
-    public var objectId: Int64
-    public var relatedRecords: [Feature]?
-    public var count: Int?
+    package var objectId: Int64
+    package var relatedRecords: [Feature]?
+    package var count: Int?
 
-    public init(objectId: Int64, relatedRecords: [Feature]? = nil, count: Int? = nil) {
+    package init(objectId: Int64, relatedRecords: [Feature]? = nil, count: Int? = nil) {
         self.objectId = objectId
         self.relatedRecords = relatedRecords
         self.count = count
@@ -22,14 +22,14 @@ public struct RelatedRecordGroup: Sendable, Hashable, Codable {
 ///  "exceededTransferLimit":false}
 /// ```
 /// Source features without related rows are left out.
-public struct RelatedRecordsResult: Sendable, Hashable, Codable {
-    public var geometryType: GeometryType?
-    public var spatialReference: SpatialReference?
-    public var fields: [Field]?
-    public var relatedRecordGroups: [RelatedRecordGroup]
-    public var exceededTransferLimit: Bool?
+package struct RelatedRecordsResult: Sendable, Hashable, Codable {
+    package var geometryType: GeometryType?
+    package var spatialReference: SpatialReference?
+    package var fields: [Field]?
+    package var relatedRecordGroups: [RelatedRecordGroup]
+    package var exceededTransferLimit: Bool?
 
-    public init(
+    package init(
         geometryType: GeometryType? = nil, spatialReference: SpatialReference? = nil, fields: [Field]? = nil,
         relatedRecordGroups: [RelatedRecordGroup], exceededTransferLimit: Bool? = nil
     ) {
@@ -42,7 +42,7 @@ public struct RelatedRecordsResult: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey { case geometryType, spatialReference, fields, relatedRecordGroups, exceededTransferLimit }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         geometryType = try c.decodeIfPresent(GeometryType.self, forKey: .geometryType)
         spatialReference = try c.decodeIfPresent(SpatialReference.self, forKey: .spatialReference)

@@ -3,25 +3,25 @@
 /// For a simple relationship `originForeignKey` is the foreign key in the destination; for an attributed
 /// (many-to-many) one it is the origin's foreign key in the relationship table, and `destinationPrimaryKey`,
 /// `destinationForeignKey` and `relationshipTableId` describe the destination's side of that table.
-public struct RelationshipClass: Sendable, Hashable, Codable {
-    public var id: Int
-    public var name: String
-    public var originLayerId: Int
-    public var originPrimaryKey: String
-    public var destinationLayerId: Int
-    public var originForeignKey: String
-    public var destinationPrimaryKey: String?
-    public var destinationForeignKey: String?
-    public var relationshipTableId: Int?
-    public var cardinality: RelationshipCardinality
-    public var composite: Bool
-    public var attributed: Bool
-    public var forwardPathLabel: String?
-    public var backwardPathLabel: String?
+package struct RelationshipClass: Sendable, Hashable, Codable {
+    package var id: Int
+    package var name: String
+    package var originLayerId: Int
+    package var originPrimaryKey: String
+    package var destinationLayerId: Int
+    package var originForeignKey: String
+    package var destinationPrimaryKey: String?
+    package var destinationForeignKey: String?
+    package var relationshipTableId: Int?
+    package var cardinality: RelationshipCardinality
+    package var composite: Bool
+    package var attributed: Bool
+    package var forwardPathLabel: String?
+    package var backwardPathLabel: String?
     /// Relationship rules; always empty here.
-    public var rules: [JSONValue]
+    package var rules: [JSONValue]
 
-    public init(
+    package init(
         id: Int, name: String, originLayerId: Int, originPrimaryKey: String, destinationLayerId: Int, originForeignKey: String,
         cardinality: RelationshipCardinality, composite: Bool, attributed: Bool = false, destinationPrimaryKey: String? = nil,
         destinationForeignKey: String? = nil, relationshipTableId: Int? = nil, forwardPathLabel: String? = nil,
@@ -46,7 +46,7 @@ public struct RelationshipClass: Sendable, Hashable, Codable {
 }
 
 /// The `…/FeatureServer/relationships` answer.
-public struct RelationshipsResponse: Sendable, Hashable, Codable {
-    public var relationships: [RelationshipClass]
-    public init(relationships: [RelationshipClass]) { self.relationships = relationships }
+package struct RelationshipsResponse: Sendable, Hashable, Codable {
+    package var relationships: [RelationshipClass]
+    package init(relationships: [RelationshipClass]) { self.relationships = relationships }
 }

@@ -17,17 +17,26 @@ public enum RelationshipRole: String, Sendable, Hashable, Codable {
 /// it is the foreign key. `relationshipTableId` and `keyFieldInRelationshipTable` appear only for attributed
 /// (many-to-many) relationships.
 public struct RelationshipInfo: Sendable, Hashable, Codable {
+    /// The relationship id, unique within the service; relate and related queries name it.
     public var id: Int
+    /// The relationship's name.
     public var name: String
+    /// The layer or table on the other side.
     public var relatedTableId: Int
+    /// One-to-one, one-to-many or many-to-many.
     public var cardinality: RelationshipCardinality
+    /// Whether this layer is the origin or the destination.
     public var role: RelationshipRole
+    /// This layer's key: the primary key on the origin side, the foreign key on the destination side.
     public var keyField: String
+    /// Whether deleting an origin feature deletes its related destination features.
     public var composite: Bool
+    /// The table holding the links of an attributed (many-to-many) relationship.
     public var relationshipTableId: Int?
+    /// The field of the relationship table that holds this layer's key.
     public var keyFieldInRelationshipTable: String?
 
-    public init(
+    package init(
         id: Int, name: String, relatedTableId: Int, cardinality: RelationshipCardinality, role: RelationshipRole,
         keyField: String, composite: Bool, relationshipTableId: Int? = nil, keyFieldInRelationshipTable: String? = nil
     ) {

@@ -1,16 +1,27 @@
 /// The parameters of a layer query (`…/<id>/query`), as the client sends them.
 public struct FeatureQuery: Sendable, Hashable {
+    /// A SQL-92 where clause; `1=1` selects every row.
     public var whereClause: String
+    /// Only these object IDs, combined with `whereClause`.
     public var objectIds: [Int64]?
+    /// The fields to return; `["*"]` for all.
     public var outFields: [String]
+    /// Whether features come with their geometry.
     public var returnGeometry: Bool
+    /// Ask for a count instead of features.
     public var returnCountOnly: Bool
+    /// Ask for object IDs instead of features.
     public var returnIdsOnly: Bool
+    /// The sort order, such as `NAME ASC, OBJECTID`.
     public var orderByFields: String?
+    /// Rows to skip, for paging.
     public var resultOffset: Int?
+    /// The most rows to return, for paging.
     public var resultRecordCount: Int?
+    /// The well-known ID of the coordinate system geometries come back in.
     public var outSR: Int?
 
+    /// A query; every parameter defaults to all rows and all fields, with geometry.
     public init(
         whereClause: String = "1=1", objectIds: [Int64]? = nil, outFields: [String] = ["*"], returnGeometry: Bool = true,
         returnCountOnly: Bool = false, returnIdsOnly: Bool = false, orderByFields: String? = nil,
@@ -29,7 +40,7 @@ public struct FeatureQuery: Sendable, Hashable {
     }
 
     /// The form fields of this query, `f=json` included.
-    public var formFields: [FormField] {
+    package var formFields: [FormField] {
         var fields = [FormField("f", "json"), FormField("where", whereClause)]
         if let objectIds { fields.append(FormField("objectIds", objectIds.map(String.init).joined(separator: ","))) }
         fields.append(FormField("outFields", outFields.joined(separator: ",")))
@@ -46,18 +57,30 @@ public struct FeatureQuery: Sendable, Hashable {
 
 /// The edits of one layer-level applyEdits request.
 public struct LayerEdits: Sendable, Hashable {
+    /// Features to add.
     public var adds: [Feature]
+    /// Features to update, each carrying its object ID (or its GlobalID with `useGlobalIds`).
     public var updates: [Feature]
     /// Object IDs to delete (or, with `useGlobalIds`, use ``deleteGlobalIds``).
     public var deletes: [Int64]
+    /// GlobalIDs to delete, with `useGlobalIds`.
     public var deleteGlobalIds: [String]
     /// More adds, already written as JSON (see ``EncodedFeatures``); sent after ``adds``.
-    public var encodedAdds: EncodedFeatures?
+    package var encodedAdds: EncodedFeatures?
 
-    public init(
-        adds: [Feature] = [], updates: [Feature] = [], deletes: [Int64] = [], deleteGlobalIds: [String] = [],
-        encodedAdds: EncodedFeatures? = nil
-    ) {
+    /// The edits of one request; each kind defaults to none.
+    /// - Parameters:
+    ///   - adds: Features to add.
+    ///   - updates: Features to update, each with its object ID (or GlobalID with `useGlobalIds`).
+    ///   - deletes: Object IDs to delete.
+    ///   - deleteGlobalIds: GlobalIDs to delete, with `useGlobalIds`.
+    public init(adds: [Feature] = [], updates: [Feature] = [], deletes: [Int64] = [], deleteGlobalIds: [String] = []) {
+        self.init(adds: adds, updates: updates, deletes: deletes, deleteGlobalIds: deleteGlobalIds, encodedAdds: nil)
+    }
+
+    /// The edits of one request with adds already written as JSON (no default, so it never competes with the
+    /// public initializer).
+    package init(adds: [Feature] = [], updates: [Feature] = [], deletes: [Int64] = [], deleteGlobalIds: [String] = [], encodedAdds: EncodedFeatures?) {
         self.encodedAdds = encodedAdds
         self.adds = adds
         self.updates = updates
@@ -79,10 +102,10 @@ public struct LayerEdits: Sendable, Hashable {
 ///
 /// The array comes as JSON text, or already percent-encoded as a form value (``init(formEncoded:count:globalIds:)``),
 /// which the request body takes as it is. Two values are equal when they were given the same way with the same text.
-public struct EncodedFeatures: Sendable, Hashable {
-    public var count: Int
+package struct EncodedFeatures: Sendable, Hashable {
+    package var count: Int
     /// The canonical GlobalID of each feature, in order, when each carries one in the layer's GlobalID field.
-    public var globalIds: [String]?
+    package var globalIds: [String]?
     private var text: Text
 
     private enum Text: Sendable, Hashable {
@@ -90,7 +113,7 @@ public struct EncodedFeatures: Sendable, Hashable {
         case formEncoded([UInt8])
     }
 
-    public init(json: String, count: Int, globalIds: [String]? = nil) {
+    package init(json: String, count: Int, globalIds: [String]? = nil) {
         text = .json(json)
         self.count = count
         self.globalIds = globalIds
@@ -98,14 +121,14 @@ public struct EncodedFeatures: Sendable, Hashable {
 
     /// Features whose JSON array is given percent-encoded as an `application/x-www-form-urlencoded` value (the bytes
     /// after `adds=`).
-    public init(formEncoded: [UInt8], count: Int, globalIds: [String]? = nil) {
+    package init(formEncoded: [UInt8], count: Int, globalIds: [String]? = nil) {
         text = .formEncoded(formEncoded)
         self.count = count
         self.globalIds = globalIds
     }
 
     /// The JSON array.
-    public var json: String {
+    package var json: String {
         switch text {
         case .json(let json): json
         case .formEncoded(let bytes): FormEncoding.decodedValue(bytes)
@@ -113,7 +136,7 @@ public struct EncodedFeatures: Sendable, Hashable {
     }
 
     /// The array percent-encoded as a form value, when it was given so.
-    public var formEncoded: [UInt8]? {
+    package var formEncoded: [UInt8]? {
         if case .formEncoded(let bytes) = text { return bytes }
         return nil
     }
@@ -125,8 +148,10 @@ public struct ApplyEditsOptions: Sendable, Hashable {
     public var rollbackOnFailure: Bool
     /// Keep client-assigned GlobalIDs on adds; find updates and deletes by GlobalID.
     public var useGlobalIds: Bool
+    /// Ask the service to report when it applied the edits (``ApplyEditsResult/editMoment``).
     public var returnEditMoment: Bool
 
+    /// Options; by default all or nothing, object IDs, no edit moment.
     public init(rollbackOnFailure: Bool = true, useGlobalIds: Bool = false, returnEditMoment: Bool = false) {
         self.rollbackOnFailure = rollbackOnFailure
         self.useGlobalIds = useGlobalIds
@@ -137,7 +162,7 @@ public struct ApplyEditsOptions: Sendable, Hashable {
 extension LayerEdits {
     /// The body of a layer-level applyEdits request: ``formFields(options:)`` form-encoded, except that adds given
     /// already encoded (``EncodedFeatures/init(formEncoded:count:globalIds:)``), and no others, are copied in as they are.
-    public func formBody(options: ApplyEditsOptions) -> [UInt8] {
+    package func formBody(options: ApplyEditsOptions) -> [UInt8] {
         guard adds.isEmpty, let encoded = encodedAdds, encoded.count > 0, let value = encoded.formEncoded else {
             return FormEncoding.encodedBytes(formFields(options: options))
         }
@@ -159,7 +184,7 @@ extension LayerEdits {
 
     /// The form fields of a layer-level applyEdits request, `f=json` included. Non-finite doubles, which JSON cannot
     /// express, are sent as `null` (see ``JSONWriter``).
-    public func formFields(options: ApplyEditsOptions) -> [FormField] {
+    package func formFields(options: ApplyEditsOptions) -> [FormField] {
         var fields = [FormField("f", "json")]
         switch (adds.isEmpty, encodedAdds.flatMap { $0.count > 0 ? $0.json : nil }) {
         case (true, nil): break

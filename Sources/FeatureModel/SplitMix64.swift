@@ -1,10 +1,10 @@
 /// A small, fast, seedable random number generator (SplitMix64), so generated payloads are reproducible.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -13,7 +13,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     }
 
     /// A uniform draw from [0, 1) with 53 bits of precision.
-    public mutating func nextUnit() -> Double {
+    package mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1p-53
     }
 }

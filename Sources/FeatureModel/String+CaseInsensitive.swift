@@ -5,7 +5,7 @@ extension String {
     /// The pass may answer false early: an ASCII prefix that differs at an ASCII byte (other than in case) or ends
     /// where the other string goes on with an ASCII byte cannot lower-case to the same string, since an ASCII
     /// character lower-cases to one ASCII character and no combining mark comes before a difference in the prefix.
-    public func caseInsensitiveEquals(_ other: String) -> Bool {
+    package func caseInsensitiveEquals(_ other: String) -> Bool {
         var mine = utf8.makeIterator()
         var theirs = other.utf8.makeIterator()
         while true {

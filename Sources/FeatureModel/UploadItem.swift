@@ -5,18 +5,18 @@
 /// ```json
 /// {"itemID":"i4b0c…","itemName":"photo.jpg","description":"","date":1690000000000,"committed":true}
 /// ```
-public struct UploadItem: Sendable, Hashable, Codable {
-    public var itemID: String
-    public var itemName: String
-    public var description: String
+package struct UploadItem: Sendable, Hashable, Codable {
+    package var itemID: String
+    package var itemName: String
+    package var description: String
     /// When the item was created, in epoch milliseconds.
-    public var date: Int64
+    package var date: Int64
     /// Whether the item's bytes are complete (always true after `upload`; true after `commit` for a registered item).
-    public var committed: Bool
+    package var committed: Bool
     /// Bytes in the committed item (nil before the commit).
-    public var size: Int64?
+    package var size: Int64?
 
-    public init(itemID: String, itemName: String, description: String = "", date: Int64, committed: Bool, size: Int64? = nil) {
+    package init(itemID: String, itemName: String, description: String = "", date: Int64, committed: Bool, size: Int64? = nil) {
         self.itemID = itemID
         self.itemName = itemName
         self.description = description
@@ -28,19 +28,19 @@ public struct UploadItem: Sendable, Hashable, Codable {
 
 /// The answer to `uploads/upload`, `uploads/register`, `uploads/<itemID>/commit` and `GET uploads/<itemID>`:
 /// `{"success":true,"item":{…}}`.
-public struct UploadItemResponse: Sendable, Hashable, Codable {
-    public var success: Bool
-    public var item: UploadItem
+package struct UploadItemResponse: Sendable, Hashable, Codable {
+    package var success: Bool
+    package var item: UploadItem
 
-    public init(success: Bool = true, item: UploadItem) {
+    package init(success: Bool = true, item: UploadItem) {
         self.success = success
         self.item = item
     }
 }
 
 /// The answer to `GET uploads/<itemID>/parts`: `{"parts":["1","2"]}` (part ids as strings, in order).
-public struct UploadPartsResponse: Sendable, Hashable, Codable {
-    public var parts: [String]
+package struct UploadPartsResponse: Sendable, Hashable, Codable {
+    package var parts: [String]
 
-    public init(parts: [String]) { self.parts = parts }
+    package init(parts: [String]) { self.parts = parts }
 }

@@ -1,10 +1,10 @@
-public import Foundation
+package import Foundation
 
 /// JSON encoding and decoding as the ArcGIS REST API writes it.
-public enum WireJSON {
+package enum WireJSON {
     /// Encodes `value` as compact JSON text.
     /// - Throws: `EncodingError` when a value cannot be encoded (a non-finite double).
-    public static func encode(_ value: some Encodable) throws -> Data {
+    package static func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         return try encoder.encode(value)
@@ -12,25 +12,25 @@ public enum WireJSON {
 
     /// Encodes `value` as compact JSON text in a string.
     /// - Throws: `EncodingError` when a value cannot be encoded.
-    public static func string(_ value: some Encodable) throws -> String {
+    package static func string(_ value: some Encodable) throws -> String {
         String(decoding: try encode(value), as: UTF8.self)
     }
 
     /// Decodes a `T` from JSON bytes.
     /// - Throws: `DecodingError` when the bytes are not JSON of that shape.
-    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         try JSONDecoder().decode(type, from: data)
     }
 
     /// Decodes a `T` from JSON bytes.
     /// - Throws: `DecodingError` when the bytes are not JSON of that shape.
-    public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         try JSONDecoder().decode(type, from: Data(bytes))
     }
 
     /// Decodes a `T` from JSON text.
     /// - Throws: `DecodingError` when the text is not JSON of that shape.
-    public static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }
 
@@ -40,7 +40,7 @@ public enum WireJSON {
     /// The ArcGIS error envelope in `bytes`, if the body is one.
     ///
     /// ArcGIS sends errors with HTTP 200, so every answer must be checked with this before it is decoded as a result.
-    public static func error(in bytes: [UInt8]) -> ArcGISError? {
+    package static func error(in bytes: [UInt8]) -> ArcGISError? {
         // Cheap pre-check: an error body starts with `{"error"` (after optional white space).
         guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
             bytes[first] == UInt8(ascii: "{")

@@ -21,7 +21,7 @@ public struct FeatureLayerClient: Sendable {
     /// - Parameters:
     ///   - url: The layer or table URL, `…/FeatureServer/<id>`.
     ///   - transport: Carries the HTTP requests.
-    public init(url: String, transport: any HTTPTransport) {
+    package init(url: String, transport: any HTTPTransport) {
         self.url = url
         self.exchange = FeatureServiceExchange(transport: transport)
     }
@@ -33,7 +33,7 @@ public struct FeatureLayerClient: Sendable {
     ///   - authentication: The token provider and where the token goes; `nil` sends none. On a 498 answer the
     ///     token is refreshed once (single-flight) and the request replayed once.
     ///   - clock: Times attempts and backoff sleeps; a manual clock in tests. Default `ContinuousClock()`.
-    public init(
+    package init(
         url: String, transport: any HTTPTransport, authentication: TokenAuthentication?, clock: some Clock<Duration> = ContinuousClock()
     ) {
         self.url = url

@@ -7,10 +7,12 @@ public import FeatureModel
 /// a ``FeatureLayerClient`` that talks to the transport directly.
 ///
 /// ```swift
-/// let service = FeatureService(url: "http://127.0.0.1:8080/arcgis/rest/services/parks/FeatureServer", transport: transport)
-/// let info = try await service.load()
-/// let parks = try await service.layerInfo(id: info.layers[0].id)
-/// let count = try await service.layer(id: parks.id).count()
+/// try await withCurlTransport { transport in
+///     let service = FeatureService(url: "http://127.0.0.1:8080/arcgis/rest/services/parks/FeatureServer", transport: transport)
+///     let info = try await service.load()
+///     let parks = try await service.layerInfo(id: info.layers[0].id)
+///     let count = try await service.layer(id: parks.id).count()
+/// }
 /// ```
 public actor FeatureService {
     private enum State {
@@ -25,11 +27,26 @@ public actor FeatureService {
     private var state = State.empty
     private var layerInfos: [Int: LayerInfo] = [:]
 
-    /// A client for the service at `url`; nothing is fetched until ``load()`` or another call needs it.
+    /// A client for the service at `url`, talking over `transport`; nothing is fetched until ``load()`` or another
+    /// call needs it.
+    ///
+    /// The service and its layers use `transport` until it is shut down; ``withCurlTransport(configuration:isolation:_:)``
+    /// scopes one.
+    /// - Parameters:
+    ///   - url: The service URL, `…/FeatureServer`.
+    ///   - transport: Carries the HTTP requests (connection pool, timeouts, TLS).
+    ///   - authentication: The token provider and where the token goes; `nil` (the default) sends none. On a 498
+    ///     answer the token is refreshed once (single-flight) and the request replayed once.
+    public init(url: String, transport: CurlTransport, authentication: TokenAuthentication? = nil) {
+        self.init(url: url, transport: transport as any HTTPTransport, authentication: authentication)
+    }
+
+    /// A client for the service at `url` over any transport (an in-memory fake in tests); nothing is fetched until
+    /// ``load()`` or another call needs it.
     /// - Parameters:
     ///   - url: The service URL, `…/FeatureServer`.
     ///   - transport: Carries the HTTP requests.
-    public init(url: String, transport: any HTTPTransport) {
+    package init(url: String, transport: any HTTPTransport) {
         self.url = url.hasSuffix("/") ? String(url.dropLast()) : url
         self.transport = transport
         self.exchange = FeatureServiceExchange(transport: transport)
@@ -43,7 +60,7 @@ public actor FeatureService {
     ///   - authentication: The token provider and where the token goes; `nil` sends none. On a 498 answer the
     ///     token is refreshed once (single-flight) and the request replayed once.
     ///   - clock: Times attempts and backoff sleeps; a manual clock in tests. Default `ContinuousClock()`.
-    public init(url: String, transport: any HTTPTransport, authentication: TokenAuthentication?, clock: some Clock<Duration> = ContinuousClock()) {
+    package init(url: String, transport: any HTTPTransport, authentication: TokenAuthentication?, clock: some Clock<Duration> = ContinuousClock()) {
         self.url = url.hasSuffix("/") ? String(url.dropLast()) : url
         self.transport = transport
         self.exchange = FeatureServiceExchange(transport: transport, authentication: authentication, clock: clock)

@@ -137,6 +137,8 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
         return false
     }
 
+    /// The operation, the redacted URL, what went wrong and what to check, and after retries why they stopped;
+    /// never a token or a request body.
     public var description: String {
         guard let stopReason, attempts.count > 1 || stopReason != .notRetryable else { return failureDescription }
         return failureDescription + " The client \(stopReason) (\(attempts.summary))."

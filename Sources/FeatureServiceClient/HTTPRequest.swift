@@ -1,7 +1,7 @@
-public import FeatureModel
+package import FeatureModel
 
 /// The HTTP methods the feature-service client uses: GET for metadata, POST for queries and edits.
-public enum HTTPMethod: String, Sendable {
+package enum HTTPMethod: String, Sendable {
     case get = "GET"
     case post = "POST"
 }
@@ -9,14 +9,14 @@ public enum HTTPMethod: String, Sendable {
 /// One HTTP header field.
 ///
 /// Names compare case-insensitively when looked up (``HTTPResponse/header(_:)``), but are stored as given.
-public struct HTTPHeader: Sendable, Hashable {
+package struct HTTPHeader: Sendable, Hashable {
     /// The field name, such as `Content-Type`.
-    public var name: String
+    package var name: String
     /// The field value, without surrounding white space; must not contain line breaks.
-    public var value: String
+    package var value: String
 
     /// A header `name: value`.
-    public init(_ name: String, _ value: String) {
+    package init(_ name: String, _ value: String) {
         self.name = name
         self.value = value
     }
@@ -28,21 +28,21 @@ public struct HTTPHeader: Sendable, Hashable {
 /// let request = HTTPRequest.form(url: layerURL + "/query", fields: query.formFields)
 /// let response = try await transport.send(request)
 /// ```
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// GET or POST.
-    public var method: HTTPMethod
+    package var method: HTTPMethod
     /// The absolute URL, query string included.
-    public var url: String
+    package var url: String
     /// Extra request headers; the transport adds `User-Agent`, `Accept-Encoding` and an empty `Expect:` itself.
-    public var headers: [HTTPHeader]
+    package var headers: [HTTPHeader]
     /// The request body; sent only with ``HTTPMethod/post``.
-    public var body: Body
+    package var body: Body
     /// The total time the request may take, connection included; `nil` uses the transport's default.
-    public var timeout: Duration?
+    package var timeout: Duration?
     /// Where to stream the response body instead of holding it (an attachment download): the file is created or
     /// truncated, and the response's ``HTTPResponse/body`` stays empty with ``HTTPResponse/fileBytes`` set. A JSON
     /// answer (an ArcGIS error envelope) is still held in memory, so the caller can read it. Default nil.
-    public var responseFile: String? = nil
+    var responseFile: String? = nil
 
     /// A request.
     /// - Parameters:
@@ -51,7 +51,7 @@ public struct HTTPRequest: Sendable {
     ///   - headers: Extra headers; the transport adds `User-Agent` and `Accept-Encoding` itself.
     ///   - body: The body of a POST.
     ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
-    public init(method: HTTPMethod = .get, url: String, headers: [HTTPHeader] = [], body: [UInt8] = [], timeout: Duration? = nil) {
+    package init(method: HTTPMethod = .get, url: String, headers: [HTTPHeader] = [], body: [UInt8] = [], timeout: Duration? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -66,7 +66,7 @@ public struct HTTPRequest: Sendable {
     ///   - headers: Extra headers; a multipart body needs its `Content-Type` (``multipart(url:body:timeout:)`` adds it).
     ///   - body: The body.
     ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
-    public init(method: HTTPMethod = .post, url: String, headers: [HTTPHeader] = [], body: Body, timeout: Duration? = nil) {
+    package init(method: HTTPMethod = .post, url: String, headers: [HTTPHeader] = [], body: Body, timeout: Duration? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -80,7 +80,7 @@ public struct HTTPRequest: Sendable {
     ///   - fields: The form fields, in order.
     ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
     /// - Returns: The request.
-    public static func form(url: String, fields: [FormField], timeout: Duration? = nil) -> HTTPRequest {
+    package static func form(url: String, fields: [FormField], timeout: Duration? = nil) -> HTTPRequest {
         HTTPRequest(
             method: .post, url: url, headers: [formContentType], body: FormEncoding.encodedBytes(fields),
             timeout: timeout)
@@ -92,7 +92,7 @@ public struct HTTPRequest: Sendable {
     ///   - encodedBody: The encoded fields, `a=1&b=x%20y`.
     ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
     /// - Returns: The request.
-    public static func form(url: String, encodedBody: [UInt8], timeout: Duration? = nil) -> HTTPRequest {
+    package static func form(url: String, encodedBody: [UInt8], timeout: Duration? = nil) -> HTTPRequest {
         HTTPRequest(method: .post, url: url, headers: [formContentType], body: encodedBody, timeout: timeout)
     }
 
@@ -102,14 +102,14 @@ public struct HTTPRequest: Sendable {
     ///   - body: The parts and boundary.
     ///   - timeout: The total per-request timeout; `nil` uses the transport's default.
     /// - Returns: The request, with the body's `Content-Type` header.
-    public static func multipart(url: String, body: MultipartBody, timeout: Duration? = nil) -> HTTPRequest {
+    package static func multipart(url: String, body: MultipartBody, timeout: Duration? = nil) -> HTTPRequest {
         HTTPRequest(method: .post, url: url, headers: [HTTPHeader("Content-Type", body.contentType)], body: .multipart(body), timeout: timeout)
     }
 
     static let formContentType = HTTPHeader("Content-Type", "application/x-www-form-urlencoded")
 
     /// The URL without its query string or user info, safe to show in errors and logs (tokens travel in queries).
-    public var redactedURL: String { HTTPRequest.redact(url) }
+    package var redactedURL: String { HTTPRequest.redact(url) }
 
     /// `url` without its query string, fragment and user info.
     static func redact(_ url: String) -> String {
@@ -130,14 +130,14 @@ extension HTTPRequest {
     /// The length is known before the first byte goes out (``contentLength``), so transports send a
     /// `Content-Length`, never chunked encoding. A multipart body is read in order, once: a transport must not
     /// rewind it to resend the request on its own (see ``CurlTransport``).
-    public enum Body: Sendable, Hashable {
+    package enum Body: Sendable, Hashable {
         /// The body bytes.
         case bytes([UInt8])
         /// A `multipart/form-data` body; its file parts are read from disk in chunks while it is sent.
         case multipart(MultipartBody)
 
         /// The body's exact length in bytes, computed without reading any file.
-        public var contentLength: Int64 {
+        package var contentLength: Int64 {
             switch self {
             case .bytes(let bytes): Int64(bytes.count)
             case .multipart(let body): body.contentLength
@@ -145,12 +145,12 @@ extension HTTPRequest {
         }
 
         /// The bytes of an in-memory body; nil for a multipart body (which may be far larger than memory allows).
-        public var bytes: [UInt8]? {
+        package var bytes: [UInt8]? {
             if case .bytes(let bytes) = self { return bytes }
             return nil
         }
 
         /// Whether the body has no bytes.
-        public var isEmpty: Bool { contentLength == 0 }
+        package var isEmpty: Bool { contentLength == 0 }
     }
 }

@@ -1,7 +1,7 @@
 /// Carries out HTTP requests: ``CurlTransport`` for real traffic, an in-memory fake in tests.
 ///
 /// Implementations are `Sendable` and are called concurrently from many tasks.
-public protocol HTTPTransport: Sendable {
+package protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the response, whatever its HTTP status.
     ///
     /// A non-2xx status is not an error at this level; callers judge statuses and bodies.
@@ -17,5 +17,5 @@ public protocol HTTPTransport: Sendable {
 }
 
 extension HTTPTransport {
-    public var taskExecutor: (any TaskExecutor)? { nil }
+    package var taskExecutor: (any TaskExecutor)? { nil }
 }

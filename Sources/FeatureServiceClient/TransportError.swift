@@ -1,4 +1,4 @@
-/// Why an HTTP request got no response: the transport-level failure of ``HTTPTransport/send(_:)``.
+/// Why an HTTP request got no response: the failure of the transport itself (``CurlTransport``).
 ///
 /// It carries the URL without its query string (tokens travel there) and never a body. `description` says what
 /// went wrong and what to check. The retry logic reads ``isConnectionFailure``, ``isTimeout`` and
@@ -33,11 +33,12 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
         public static let tlsFailed = Kind(.tlsFailed)
         /// The response body passed ``CurlTransportConfiguration/maximumResponseSize``; the transfer was stopped.
         public static let responseTooLarge = Kind(.responseTooLarge)
-        /// The response body could not be written to ``HTTPRequest/responseFile``.
+        /// The response body could not be written to the file it was downloaded to.
         public static let writeFailed = Kind(.writeFailed)
         /// Any other libcurl failure; see ``TransportError/curlCode``.
         public static let other = Kind(.other)
 
+        /// The kind in a few words, such as `timed out`.
         public var description: String {
             switch code {
             case .couldNotResolveHost: "could not resolve host"
@@ -61,7 +62,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     /// The request URL without query string, fragment or user info.
     public let url: String
     /// The libcurl `CURLcode`, when libcurl reported the failure.
-    public let curlCode: Int?
+    package let curlCode: Int?
     /// libcurl's own explanation (such as "Failed to connect to 127.0.0.1 port 9: Connection refused"), if any.
     public let message: String?
     /// Whether request bytes may have reached the server; `false` means the request certainly had no effect.
@@ -75,7 +76,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     ///   - message: A short explanation without bodies or tokens.
     ///   - mayHaveBeenSent: Whether request bytes may have reached the server; by default derived from `kind`
     ///     (`false` for resolve, connect and invalid-request failures, `true` otherwise).
-    public init(_ kind: Kind, url: String, curlCode: Int? = nil, message: String? = nil, mayHaveBeenSent: Bool? = nil) {
+    package init(_ kind: Kind, url: String, curlCode: Int? = nil, message: String? = nil, mayHaveBeenSent: Bool? = nil) {
         self.kind = kind
         self.url = HTTPRequest.redact(url)
         self.curlCode = curlCode
@@ -91,6 +92,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     /// Whether a connect or total timeout expired.
     public var isTimeout: Bool { kind == .timedOut }
 
+    /// The kind, the redacted URL, libcurl's code and message, and what to check; never a token or a body.
     public var description: String {
         var text = "\(kind): \(url)"
         if let curlCode {

@@ -35,7 +35,7 @@ extension LocalFeatureServerConfiguration {
         }
 
         /// Whether token security is on.
-        public var isEnabled: Bool { users != nil }
+        package var isEnabled: Bool { users != nil }
 
         /// The system clock in epoch milliseconds.
         public static let wallClockMilliseconds: @Sendable () -> Int64 = {
@@ -44,22 +44,22 @@ extension LocalFeatureServerConfiguration {
     }
 
     /// Request, attachment and upload size limits.
-    public struct Limits: Sendable, Hashable {
+    package struct Limits: Sendable, Hashable {
         /// The largest request body read, in bytes; a larger one gets the ArcGIS envelope with code 413 and is not
         /// processed. Default 64 MiB (a batch of several thousand features fits easily).
-        public var maximumRequestBodySize: Int
+        package var maximumRequestBodySize: Int
         /// The largest attachment or upload, in bytes: the file parts of one multipart request together, an uploaded
         /// item, and an attachment's data. A larger one gets the envelope with code 413. Default 256 MiB. Multipart
         /// bodies are streamed, so their file parts count against this limit, not ``maximumRequestBodySize``.
-        public var maximumAttachmentSize: Int
+        package var maximumAttachmentSize: Int
         /// File parts up to this size stay in memory while a request is parsed; larger ones are streamed to a
         /// temporary file. Default 256 KiB.
-        public var inMemoryFilePartSize: Int
+        var inMemoryFilePartSize: Int
         /// Where temporary files of streamed uploads go; nil (the default): the system's temporary directory.
-        public var temporaryDirectory: String?
+        package var temporaryDirectory: String?
 
         /// Limits; every parameter defaults to the documented property default.
-        public init(
+        package init(
             maximumRequestBodySize: Int = 64 * 1024 * 1024, maximumAttachmentSize: Int = 256 * 1024 * 1024,
             inMemoryFilePartSize: Int = 256 * 1024, temporaryDirectory: String? = nil
         ) {
@@ -75,20 +75,20 @@ extension LocalFeatureServerConfiguration {
     /// Each request draws from one seeded ``SplitMix64`` stream, so a serial run with the same settings injects the
     /// same faults into the same requests. The admin endpoint `POST /arcgis/admin/faults` replaces these settings
     /// (and restarts the stream) while the server runs; `GET /arcgis/admin/stats` counts what was injected.
-    public struct Faults: Sendable, Hashable {
+    package struct Faults: Sendable, Hashable {
         /// Seed of the random stream. Default 1.
-        public var seed: UInt64
+        package var seed: UInt64
         /// Latency added before matching requests are answered. Default none.
-        public var latency: FaultLatency?
+        package var latency: FaultLatency?
         /// The faults, each with its rate and scope. Request-level rates are exclusive: one draw picks at most one
         /// of them, in order, so their sum must be at most 1. ``FaultKind/editFailure`` rates apply per edit.
-        public var rules: [FaultRule]
+        package var rules: [FaultRule]
         /// Whether `/arcgis/admin/faults` and `/arcgis/admin/stats` answer. Default true (with token security on
         /// they need a token like any other resource).
-        public var isAdminEnabled: Bool
+        package var isAdminEnabled: Bool
 
         /// Fault settings; every parameter defaults to the documented property default (no faults).
-        public init(seed: UInt64 = 1, latency: FaultLatency? = nil, rules: [FaultRule] = [], isAdminEnabled: Bool = true) {
+        package init(seed: UInt64 = 1, latency: FaultLatency? = nil, rules: [FaultRule] = [], isAdminEnabled: Bool = true) {
             self.seed = seed
             self.latency = latency
             self.rules = rules
@@ -96,23 +96,23 @@ extension LocalFeatureServerConfiguration {
         }
 
         /// Whether any fault or latency is set.
-        public var isActive: Bool { latency != nil || rules.contains { $0.rate > 0 } }
+        var isActive: Bool { latency != nil || rules.contains { $0.rate > 0 } }
     }
 }
 
 extension LocalFeatureServerConfiguration {
     /// What protects the service from web pages in the user's browser (see `BrowserGuardMiddleware`): edits only by
     /// POST, no requests from other origins, and on loopback no `Host` but a local name.
-    public struct BrowserPolicy: Sendable, Hashable {
+    package struct BrowserPolicy: Sendable, Hashable {
         /// Origins (`scheme://host[:port]`) whose pages may call the service besides its own; `*` allows any.
         /// Default none.
-        public var allowedOrigins: [String]
+        package var allowedOrigins: [String]
         /// Host names the `Host` header may carry besides the listening address, `localhost` and loopback addresses
         /// (checked only when the server listens on loopback). Default none.
-        public var allowedHosts: [String]
+        package var allowedHosts: [String]
 
         /// A policy; every parameter defaults to the documented property default.
-        public init(allowedOrigins: [String] = [], allowedHosts: [String] = []) {
+        package init(allowedOrigins: [String] = [], allowedHosts: [String] = []) {
             self.allowedOrigins = allowedOrigins
             self.allowedHosts = allowedHosts
         }
@@ -142,7 +142,7 @@ extension LocalFeatureServerConfiguration {
         }
 
         /// ``maximumConnections``, or the default derived from the process's open-file limit (at least 16).
-        public var effectiveMaximumConnections: Int {
+        var effectiveMaximumConnections: Int {
             if let maximumConnections { return max(1, maximumConnections) }
             var limit = rlimit()
             #if canImport(Glibc)

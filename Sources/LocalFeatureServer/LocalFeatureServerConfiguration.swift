@@ -9,12 +9,12 @@ public struct LocalFeatureServerConfiguration: Sendable {
     /// SQLite file holding the data. `nil` (the default): a temporary file, deleted when the server stops. An
     /// existing file is reopened with its rows.
     public var databasePath: String? = nil
-    /// The built-in dataset to serve (see ``ServiceDefinition/builtIn``). Default `parks`.
+    /// The built-in dataset to serve, such as `parks`. Default `parks`.
     public var dataset: String = "parks"
     /// Most features one query answers (`maxRecordCount` in the metadata). Default 2000. Keep it ≥ 200: the
     /// `arcgis` Python client fetches in chunks of 200 object IDs without paging inside a chunk.
     public var maxRecordCount: Int = 2000
-    /// The services to host: dataset names or dataset file paths (see ``DatasetCatalog``). Empty (the default):
+    /// The services to host: dataset names, or paths of dataset files (`Scenarios/datasets`). Empty (the default):
     /// the single ``dataset``.
     public var datasets: [String] = []
     /// Rows to generate in every layer whose dataset has a `generator` (`serve --rows N`); nil (the default): the
@@ -23,14 +23,14 @@ public struct LocalFeatureServerConfiguration: Sendable {
     /// Token security (`--users`). Default: off, every resource is public.
     public var auth: Auth = Auth()
     /// Injected faults and latency (`--fault`, `--latency`, or `POST /arcgis/admin/faults`). Default: none.
-    public var faults: Faults = Faults()
+    package var faults: Faults = Faults()
     /// Request size limits. Default: 64 MiB per request body.
-    public var limits: Limits = Limits()
+    package var limits: Limits = Limits()
     /// HTTPS (`--tls-cert`/`--tls-key` or `--tls-self-signed`). `nil` (the default): plain HTTP.
     public var tls: TLS? = nil
     /// Which web pages and host names may reach the service (`--allow-origin`, `--allow-host`). Default: only the
     /// server's own origin, and on loopback only local names.
-    public var browser: BrowserPolicy = BrowserPolicy()
+    package var browser: BrowserPolicy = BrowserPolicy()
     /// Idle timeout, connection cap and shutdown grace period. Default: 60 s, from the open-file limit, 10 s.
     public var connections: Connections = Connections()
 
@@ -47,14 +47,14 @@ public struct LocalFeatureServerConfiguration: Sendable {
 extension LocalFeatureServerConfiguration {
     /// Whether `host` is a loopback address or name (`localhost`, `::1`, a dotted address in `127.0.0.0/8`): a
     /// server listening there is reachable from this machine only.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         var lowered = host.lowercased()
         if lowered.hasPrefix("[") && lowered.hasSuffix("]") { lowered = String(lowered.dropFirst().dropLast()) }
         return lowered == "localhost" || lowered == "::1" || isLoopbackIPv4(lowered)
     }
 
     /// Whether `name` is a dotted IPv4 address in 127.0.0.0/8 (not a name such as `127.0.0.1.evil.example`).
-    public static func isLoopbackIPv4(_ name: String) -> Bool {
+    package static func isLoopbackIPv4(_ name: String) -> Bool {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
@@ -77,7 +77,7 @@ public struct LocalFeatureServerEndpoint: Sendable, Hashable {
     public let certificatePath: String?
 
     /// An endpoint (made by the server; public for tests and fakes).
-    public init(host: String, port: Int, serviceNames: [String], databasePath: String, scheme: String = "http", certificatePath: String? = nil) {
+    package init(host: String, port: Int, serviceNames: [String], databasePath: String, scheme: String = "http", certificatePath: String? = nil) {
         self.host = host
         self.port = port
         self.serviceNames = serviceNames

@@ -35,7 +35,7 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
     }
 
     /// The problems of a malformed dataset file (empty for other errors).
-    public var datasetIssues: [DatasetIssue] {
+    package var datasetIssues: [DatasetIssue] {
         if case .invalidDataset(_, let issues) = kind { return issues }
         return []
     }
@@ -65,7 +65,7 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
     }
 
     /// Whether a fault specification (flag, file or admin document) is invalid.
-    public var isInvalidFaults: Bool {
+    var isInvalidFaults: Bool {
         if case .invalidFaults = kind { return true }
         return false
     }
@@ -97,6 +97,7 @@ public struct LocalFeatureServerError: Error, Sendable, CustomStringConvertible 
         return false
     }
 
+    /// What failed, with the path, address or dataset involved, for people.
     public var description: String {
         switch kind {
         case .unknownDataset(let name, let known):

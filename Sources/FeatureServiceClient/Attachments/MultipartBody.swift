@@ -22,18 +22,18 @@
 ///
 /// File contents are not scanned for the boundary (that would mean reading them twice); the default boundary is 32
 /// random hex digits, which a file contains by chance with negligible probability.
-public struct MultipartBody: Sendable, Hashable {
+package struct MultipartBody: Sendable, Hashable {
     /// A byte range of a file on disk.
-    public struct FileRange: Sendable, Hashable {
+    package struct FileRange: Sendable, Hashable {
         /// The file's path.
-        public var path: String
+        package var path: String
         /// The first byte of the range.
-        public var offset: Int64
+        package var offset: Int64
         /// The number of bytes in the range.
-        public var length: Int64
+        package var length: Int64
 
         /// A range of `length` bytes from `offset` of the file at `path`.
-        public init(path: String, offset: Int64 = 0, length: Int64) {
+        package init(path: String, offset: Int64 = 0, length: Int64) {
             self.path = path
             self.offset = offset
             self.length = length
@@ -41,16 +41,16 @@ public struct MultipartBody: Sendable, Hashable {
     }
 
     /// One part: a named field, or a file with a file name and content type.
-    public struct Part: Sendable, Hashable {
+    package struct Part: Sendable, Hashable {
         /// Where a part's content comes from.
-        public enum Content: Sendable, Hashable {
+        package enum Content: Sendable, Hashable {
             /// Bytes held in memory.
             case bytes([UInt8])
             /// A byte range of a file, read while the body is sent.
             case file(FileRange)
 
             /// The content's length in bytes.
-            public var length: Int64 {
+            package var length: Int64 {
                 switch self {
                 case .bytes(let bytes): Int64(bytes.count)
                 case .file(let range): range.length
@@ -59,16 +59,16 @@ public struct MultipartBody: Sendable, Hashable {
         }
 
         /// The form field name (`name="…"`).
-        public var name: String
+        package var name: String
         /// The file name (`filename="…"`); nil for a plain field, which the service reads as text.
-        public var filename: String?
+        package var filename: String?
         /// The part's `Content-Type`; nil sends none (plain fields, as the arcgis Python client does).
-        public var contentType: String?
+        package var contentType: String?
         /// The part's content.
-        public var content: Content
+        package var content: Content
 
         /// A part with every property given.
-        public init(name: String, filename: String? = nil, contentType: String? = nil, content: Content) {
+        package init(name: String, filename: String? = nil, contentType: String? = nil, content: Content) {
             self.name = name
             self.filename = filename
             self.contentType = contentType
@@ -76,17 +76,17 @@ public struct MultipartBody: Sendable, Hashable {
         }
 
         /// A plain text field.
-        public static func field(_ name: String, _ value: String) -> Part {
+        package static func field(_ name: String, _ value: String) -> Part {
             Part(name: name, content: .bytes(Array(value.utf8)))
         }
 
         /// A file part whose bytes are `range` of a file on disk.
-        public static func file(name: String, filename: String, contentType: String, range: FileRange) -> Part {
+        package static func file(name: String, filename: String, contentType: String, range: FileRange) -> Part {
             Part(name: name, filename: filename, contentType: contentType, content: .file(range))
         }
 
         /// A file part whose bytes are held in memory.
-        public static func file(name: String, filename: String, contentType: String, bytes: [UInt8]) -> Part {
+        package static func file(name: String, filename: String, contentType: String, bytes: [UInt8]) -> Part {
             Part(name: name, filename: filename, contentType: contentType, content: .bytes(bytes))
         }
 
@@ -118,21 +118,21 @@ public struct MultipartBody: Sendable, Hashable {
     }
 
     /// The boundary between parts: 1 to 70 characters that never occur in a part's content.
-    public let boundary: String
+    package let boundary: String
     /// The parts, in order.
-    public var parts: [Part]
+    package var parts: [Part]
 
     /// A body of `parts` separated by `boundary`.
     /// - Parameters:
     ///   - parts: The parts, in order.
     ///   - boundary: The boundary; by default 32 random hex digits after `featureload-`.
-    public init(parts: [Part], boundary: String = MultipartBody.makeBoundary()) {
+    package init(parts: [Part], boundary: String = MultipartBody.makeBoundary()) {
         self.parts = parts
         self.boundary = boundary
     }
 
     /// A fresh random boundary, `featureload-` and 32 hex digits.
-    public static func makeBoundary() -> String {
+    package static func makeBoundary() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = String(generator.next() as UInt64, radix: 16)
         let low = String(generator.next() as UInt64, radix: 16)
@@ -140,10 +140,10 @@ public struct MultipartBody: Sendable, Hashable {
     }
 
     /// The request's `Content-Type` value: `multipart/form-data; boundary=…`.
-    public var contentType: String { "multipart/form-data; boundary=" + boundary }
+    package var contentType: String { "multipart/form-data; boundary=" + boundary }
 
     /// The body's exact length in bytes: headers, contents, line breaks and the closing delimiter.
-    public var contentLength: Int64 {
+    package var contentLength: Int64 {
         segments.reduce(0) { $0 + $1.length }
     }
 

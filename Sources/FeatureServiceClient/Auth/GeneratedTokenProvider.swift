@@ -29,8 +29,11 @@ public actor GeneratedTokenProvider: TokenProvider, CustomStringConvertible {
             self.password = password
         }
 
+        /// The username, with the password redacted.
         public var description: String { "Credentials(username: \(username), password: redacted)" }
+        /// The username, with the password redacted.
         public var debugDescription: String { description }
+        /// A mirror showing the username only, so dumps and debuggers never print the password.
         public var customMirror: Mirror { Mirror(self, children: ["username": username], displayStyle: .struct) }
     }
 
@@ -49,7 +52,7 @@ public actor GeneratedTokenProvider: TokenProvider, CustomStringConvertible {
     private nonisolated let now: @Sendable () -> Int64
     private var state = State.empty
     /// generateToken requests made so far (for tests and diagnostics).
-    public private(set) var generatedCount = 0
+    package private(set) var generatedCount = 0
 
     /// A provider; no request is made until the first token is needed.
     /// - Parameters:
@@ -60,6 +63,16 @@ public actor GeneratedTokenProvider: TokenProvider, CustomStringConvertible {
     ///   - refreshMargin: Renew this long before `expires`; default 2 minutes.
     ///   - now: Milliseconds since 1970 on the wall clock, compared with `expires`; `nil` reads the system clock.
     public init(
+        tokenURL: String, credentials: Credentials, transport: CurlTransport, expiration: Duration = .seconds(3600),
+        refreshMargin: Duration = .seconds(120), now: (@Sendable () -> Int64)? = nil
+    ) {
+        self.init(
+            tokenURL: tokenURL, credentials: credentials, transport: transport as any HTTPTransport, expiration: expiration,
+            refreshMargin: refreshMargin, now: now)
+    }
+
+    /// A provider over any transport (an in-memory fake in tests); the parameters are those of the public initializer.
+    package init(
         tokenURL: String, credentials: Credentials, transport: any HTTPTransport, expiration: Duration = .seconds(3600),
         refreshMargin: Duration = .seconds(120),
         now: (@Sendable () -> Int64)? = nil
@@ -72,6 +85,7 @@ public actor GeneratedTokenProvider: TokenProvider, CustomStringConvertible {
         self.now = now ?? { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
     }
 
+    /// The token URL without query parameters, and the username; never the password or a token.
     public nonisolated var description: String { "GeneratedTokenProvider(\(HTTPRequest.redact(tokenURL)), \(credentials))" }
 
     /// The current token, generated first when there is none or it expires within the refresh margin.

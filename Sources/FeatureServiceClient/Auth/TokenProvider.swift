@@ -14,8 +14,11 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomDe
         self.expires = expires
     }
 
+    /// The expiry, with the token redacted.
     public var description: String { "AccessToken(redacted\(expires.map { ", expires \($0)" } ?? ""))" }
+    /// The expiry, with the token redacted.
     public var debugDescription: String { description }
+    /// A mirror showing the expiry only, so dumps and debuggers never print the token.
     public var customMirror: Mirror { Mirror(self, children: ["expires": expires as Any], displayStyle: .struct) }
 }
 
@@ -45,11 +48,13 @@ public struct StaticTokenProvider: TokenProvider, CustomStringConvertible {
         self.token = AccessToken(token)
     }
 
+    /// The fixed token.
     public func token() async throws -> AccessToken { token }
 
     /// Always `nil`: a static token cannot be renewed.
     public func refreshToken(replacing rejected: AccessToken) async throws -> AccessToken? { nil }
 
+    /// A description with the token redacted.
     public var description: String { "StaticTokenProvider(redacted)" }
 }
 

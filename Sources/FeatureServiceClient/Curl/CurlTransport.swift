@@ -19,11 +19,11 @@ import Synchronization
 /// ```
 public final class CurlTransport: HTTPTransport {
     /// Counters since the transport started.
-    public struct Statistics: Sendable, Hashable {
+    package struct Statistics: Sendable, Hashable {
         /// TCP connections opened; with keep-alive working this stays near the peak concurrency.
-        public var connectionsOpened: Int
+        package var connectionsOpened: Int
         /// Transfers libcurl finished, successfully or not (cancelled ones excluded).
-        public var transfersCompleted: Int
+        package var transfersCompleted: Int
     }
 
     /// The settings this transport was made with.
@@ -51,7 +51,7 @@ public final class CurlTransport: HTTPTransport {
     /// - Returns: The response, with ``HTTPResponse/timing`` filled in.
     /// - Throws: ``TransportError`` when no response arrived (connection refused, timeout, broken connection,
     ///   invalid URL or header, transport shut down); `CancellationError` when the task was cancelled.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if let problem = Self.headerProblem(in: request.headers) {
             throw TransportError(.invalidRequest, url: request.url, message: problem, mayHaveBeenSent: false)
         }
@@ -70,7 +70,7 @@ public final class CurlTransport: HTTPTransport {
     /// The driver thread as a task executor: tasks that send one request after another (load-generating VUs) and
     /// prefer it run between libcurl's rounds on the thread that receives their responses, so no thread is woken to
     /// resume them or to send their next request. Work that computes for long or blocks belongs elsewhere.
-    public var taskExecutor: (any TaskExecutor)? { multi }
+    package var taskExecutor: (any TaskExecutor)? { multi }
 
     /// Stops the driver thread after failing every outstanding request with ``TransportError/Kind/shutdown``;
     /// later calls to ``send(_:)`` fail the same way. Idempotent; returns once libcurl's handles are released.
@@ -79,7 +79,7 @@ public final class CurlTransport: HTTPTransport {
     }
 
     /// Counters since the transport started; safe to read from any thread.
-    public var statistics: Statistics {
+    package var statistics: Statistics {
         Statistics(
             connectionsOpened: multi.connectionsOpened.load(ordering: .relaxed),
             transfersCompleted: multi.transfersCompleted.load(ordering: .relaxed))

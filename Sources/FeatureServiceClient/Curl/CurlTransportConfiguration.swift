@@ -16,7 +16,7 @@ public struct CurlTransportConfiguration: Sendable {
     public var maxConnections: Int
     /// The most time to establish a connection (`CURLOPT_CONNECTTIMEOUT_MS`). Default 10 s.
     public var connectTimeout: Duration
-    /// The total time a request may take when ``HTTPRequest/timeout`` is `nil` (`CURLOPT_TIMEOUT_MS`). Default 60 s.
+    /// The total time a request may take when a request sets no timeout of its own (`CURLOPT_TIMEOUT_MS`). Default 60 s.
     public var requestTimeout: Duration
     /// Whether to ask for compressed responses and decode them (`CURLOPT_ACCEPT_ENCODING ""`). Default true.
     public var acceptEncoding: Bool
@@ -28,7 +28,7 @@ public struct CurlTransportConfiguration: Sendable {
     public var tls: TLS
     /// Which proxy to use. Default ``Proxy/environment``.
     public var proxy: Proxy
-    /// Whether to gzip POST bodies of at least ``RequestCompression/minimumSize`` bytes and send them with
+    /// Whether to gzip POST bodies of at least 1 KiB and send them with
     /// `Content-Encoding: gzip`. Default false.
     ///
     /// Only for services known to decode compressed request bodies: neither ArcGIS Server nor
@@ -37,12 +37,12 @@ public struct CurlTransportConfiguration: Sendable {
     public var compressRequestBodies: Bool
     /// The largest response body held in memory, in bytes; a larger one fails the request with
     /// ``TransportError/Kind/responseTooLarge`` as soon as it passes the limit, so a server that streams without end
-    /// cannot exhaust memory. Bodies streamed to a file (``HTTPRequest/responseFile``) are not held and not limited.
+    /// cannot exhaust memory. Attachments downloaded to a file are not held and not limited.
     /// Default 256 MiB.
     public var maximumResponseSize: Int
 
     /// The HTTP version a ``CurlTransport`` speaks (`CURLOPT_HTTP_VERSION`). The version actually used is reported
-    /// per response in ``HTTPResponse/httpVersion``.
+    /// per response.
     ///
     /// With HTTP/2, many requests share one connection as separate streams (multiplexing, up to libcurl's 100
     /// concurrent streams per connection) and a request waits for an existing connection to confirm HTTP/2 rather
@@ -61,7 +61,7 @@ public struct CurlTransportConfiguration: Sendable {
         case http2PriorKnowledge
 
         /// Whether requests may share connections as HTTP/2 streams.
-        public var multiplexes: Bool { self != .http1_1 }
+        package var multiplexes: Bool { self != .http1_1 }
     }
 
     /// TLS certificate verification for `https://` URLs.

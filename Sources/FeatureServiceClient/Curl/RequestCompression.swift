@@ -5,10 +5,10 @@ internal import CCurl
 /// libcurl decodes compressed responses but cannot compress what it sends, and Foundation has no gzip on Linux,
 /// so this calls zlib (which libcurl links against anyway) at level 1: for a load generator, CPU per request
 /// matters more than the last 10 % of size, and JSON edits still shrink severalfold.
-public enum RequestCompression {
+package enum RequestCompression {
     /// Bodies smaller than this go out as they are: the gzip header and trailer (18 bytes) and the extra header
     /// line would outweigh the saving. 1 KiB.
-    public static let minimumSize = 1024
+    static let minimumSize = 1024
 
     /// The zlib level: 1, the fastest.
     static let level: Int32 = 1
@@ -16,7 +16,7 @@ public enum RequestCompression {
     /// `request` with its body gzipped and `Content-Encoding: gzip` added — or `request` unchanged when it is not
     /// a POST, its body is a multipart stream or under ``minimumSize``, it already names a `Content-Encoding`, or
     /// compression would not make it smaller.
-    public static func compressed(_ request: HTTPRequest) -> HTTPRequest {
+    package static func compressed(_ request: HTTPRequest) -> HTTPRequest {
         guard request.method == .post, let bytes = request.body.bytes, bytes.count >= minimumSize,
             bytes.count < Int(UInt32.max),
             !request.headers.contains(where: { $0.name.lowercased() == "content-encoding" }),
@@ -29,7 +29,7 @@ public enum RequestCompression {
     }
 
     /// `bytes` as one gzip member (RFC 1952), or nil if zlib fails (it does not for inputs under 4 GiB).
-    public static func gzip(_ bytes: [UInt8]) -> [UInt8]? {
+    package static func gzip(_ bytes: [UInt8]) -> [UInt8]? {
         let capacity = ccurl_gzip_bound(bytes.count)
         var written = 0
         var status = Z_OK

@@ -25,7 +25,7 @@ public struct EditOutcome: Sendable, Hashable {
     public var reason: String?
 
     /// An outcome.
-    public init(status: Status, result: EditResult?, reason: String? = nil) {
+    package init(status: Status, result: EditResult?, reason: String? = nil) {
         self.status = status
         self.result = result
         self.reason = reason
@@ -50,7 +50,7 @@ public struct ApplyEditsOutcome: Sendable, Hashable {
     public var editMoment: Int64?
 
     /// An outcome.
-    public init(adds: [EditOutcome], updates: [EditOutcome], deletes: [EditOutcome], attempts: [Attempt], editMoment: Int64? = nil) {
+    package init(adds: [EditOutcome], updates: [EditOutcome], deletes: [EditOutcome], attempts: [Attempt], editMoment: Int64? = nil) {
         self.adds = adds
         self.updates = updates
         self.deletes = deletes

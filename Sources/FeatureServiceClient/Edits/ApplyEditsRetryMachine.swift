@@ -1,4 +1,4 @@
-public import FeatureModel
+package import FeatureModel
 
 /// A retried applyEdits as a pure state machine: the driver reports what happened — an answer, a failed send with
 /// the retry policy's decision, a check's finding — and the machine says what to do next.
@@ -27,9 +27,9 @@ public import FeatureModel
 ///     }
 /// }
 /// ```
-public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
+package struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     /// What the driver does next.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// POST applyEdits with `edits`, then report ``answered(_:)`` or ``sendFailed(mayHaveBeenApplied:serviceRejected:failure:decision:)``.
         case send(Edits)
         /// Query the service for `target`, then report ``checked(_:)`` or ``checkFailed(decision:)``.
@@ -43,7 +43,7 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     }
 
     /// How the edits ended.
-    public enum Finish: Sendable, Hashable {
+    package enum Finish: Sendable, Hashable {
         /// The service answered the batch. `ambiguousBefore`: an earlier attempt (or the transport's own replay) may
         /// have applied it, so a 1022 on a keyed add or a 1011 on a delete means "applied earlier". `abandonedAdds`:
         /// why the adds were dropped from the batch, which makes each of them ``EditOutcome/Status/outcomeUnknown``.
@@ -55,7 +55,7 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     }
 
     /// What a check found.
-    public enum Found: Sendable, Hashable {
+    package enum Found: Sendable, Hashable {
         /// Every checked edit is in place; the adds' objectIds by GlobalID.
         case applied(adds: [String: Int64], objectIdField: String?)
         /// None is.
@@ -65,7 +65,7 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
 
         /// The finding for a check of `target` that found `count` keys (with the adds' objectIds, when it looked
         /// them up).
-        public static func of(_ target: ExactlyOnceRule.VerificationTarget, count: Int, adds: [String: Int64] = [:], objectIdField: String? = nil) -> Found {
+        package static func of(_ target: ExactlyOnceRule.VerificationTarget, count: Int, adds: [String: Int64] = [:], objectIdField: String? = nil) -> Found {
             switch ExactlyOnceRule.verification(of: target, found: count) {
             case .applied: return .applied(adds: adds, objectIdField: objectIdField)
             case .notApplied: return .notApplied
@@ -75,7 +75,7 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     }
 
     /// Where the machine stands, for a journal and for the driver.
-    public enum Phase: Sendable, Hashable {
+    package enum Phase: Sendable, Hashable {
         /// Before ``start()``.
         case idle
         /// A send is out.
@@ -90,23 +90,23 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
         case done
     }
 
-    public let edits: Edits
+    package let edits: Edits
     /// How the edits are sent: what the rule reads beside them.
-    public let settings: Edits.Settings
+    package let settings: Edits.Settings
     /// The normalized GlobalIDs of the adds, or nil when some add has none (see ``ExactlyOnceEdits/addGlobalIds(_:)``).
-    public let addIds: [String]?
+    package let addIds: [String]?
     /// The edits the next send carries.
-    public private(set) var pending: Edits
+    package private(set) var pending: Edits
     /// Whether an attempt may have applied the edits without that being settled since.
-    public private(set) var ambiguous = false
+    package private(set) var ambiguous = false
     /// Why the adds were dropped from the batch, once they were.
-    public private(set) var abandonedAdds: String?
+    package private(set) var abandonedAdds: String?
     /// What to check before the next send.
-    public private(set) var pendingCheck: ExactlyOnceRule.VerificationTarget?
-    public private(set) var phase = Phase.idle
+    package private(set) var pendingCheck: ExactlyOnceRule.VerificationTarget?
+    package private(set) var phase = Phase.idle
 
     /// A machine for `edits`, sent as `settings` say.
-    public init(edits: Edits, settings: Edits.Settings) {
+    package init(edits: Edits, settings: Edits.Settings) {
         self.edits = edits
         self.settings = settings
         self.addIds = edits.addGlobalIds(settings)
@@ -114,13 +114,13 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     }
 
     /// The first action: send the edits.
-    public mutating func start() -> Action {
+    package mutating func start() -> Action {
         phase = .sending
         return .send(pending)
     }
 
     /// After a backoff: check first when a check is due, else send again.
-    public mutating func next() -> Action {
+    package mutating func next() -> Action {
         if let target = pendingCheck {
             phase = .checking(target)
             return .check(target)
@@ -130,7 +130,7 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     }
 
     /// The service answered the send.
-    public mutating func answered(_ result: Edits.Answer) -> Action {
+    package mutating func answered(_ result: Edits.Answer) -> Action {
         finish(.answered(result, ambiguousBefore: ambiguous || ExactlyOnceRule.transportMayReplay, abandonedAdds: abandonedAdds))
     }
 
@@ -142,7 +142,7 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     ///     the rollback of a replay of a batch that was applied).
     ///   - failure: What failed, for the reason given to abandoned adds.
     ///   - decision: The retry policy's decision on this failure.
-    public mutating func sendFailed(mayHaveBeenApplied: Bool, serviceRejected: Bool, failure: String, decision: RetryPolicy.Decision) -> Action {
+    package mutating func sendFailed(mayHaveBeenApplied: Bool, serviceRejected: Bool, failure: String, decision: RetryPolicy.Decision) -> Action {
         if mayHaveBeenApplied { ambiguous = true }
         switch decision {
         case .stop(let reason):
@@ -172,7 +172,7 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
     }
 
     /// A check answered.
-    public mutating func checked(_ found: Found) -> Action {
+    package mutating func checked(_ found: Found) -> Action {
         if case .finalCheck(_, let reason) = phase {
             if case .applied(let adds, let objectIdField) = found { return finish(.appliedEarlier(adds: adds, objectIdField: objectIdField)) }
             // Nothing there settles the doubt: the failure stands, and nothing was applied.
@@ -194,7 +194,7 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
 
     /// A check failed; `decision` is the retry policy's (checks count as attempts, so a service that keeps failing
     /// them cannot loop for ever).
-    public mutating func checkFailed(decision: RetryPolicy.Decision) -> Action {
+    package mutating func checkFailed(decision: RetryPolicy.Decision) -> Action {
         if case .finalCheck(_, let reason) = phase { return giveUp(reason) }
         switch decision {
         case .retry(let delay):
@@ -222,12 +222,12 @@ public struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
 
 extension ApplyEditsRetryMachine where Edits == LayerEdits {
     /// A machine for one layer's `edits`, sent with `options`; adds carry their GlobalIDs in `globalIdField`.
-    public init(edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String) {
+    package init(edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String) {
         self.init(edits: edits, settings: LayerEditSettings(options: options, globalIdField: globalIdField))
     }
 
     /// The applyEdits options.
-    public var options: ApplyEditsOptions { settings.options }
+    package var options: ApplyEditsOptions { settings.options }
     /// The layer's GlobalID field.
-    public var globalIdField: String { settings.globalIdField }
+    package var globalIdField: String { settings.globalIdField }
 }

@@ -1,20 +1,20 @@
-public import FeatureModel
+package import FeatureModel
 
 /// A file to attach, in the same service-level applyEdits, to a feature added there (or already in the service).
-public struct AttachmentAdd: Sendable, Hashable {
+package struct AttachmentAdd: Sendable, Hashable {
     /// The layer of the feature it is attached to.
-    public var layer: Int
+    package var layer: Int
     /// The attachment's own client GlobalID, so a replay is recognised.
-    public var globalId: String
+    package var globalId: String
     /// The GlobalID of the feature it is attached to.
-    public var parentGlobalId: String
+    package var parentGlobalId: String
     /// The file's path.
-    public var file: String
+    package var file: String
     /// The name it goes by in the service.
-    public var name: String
-    public var contentType: String
+    package var name: String
+    package var contentType: String
 
-    public init(layer: Int, globalId: String, parentGlobalId: String, file: String, name: String, contentType: String) {
+    package init(layer: Int, globalId: String, parentGlobalId: String, file: String, name: String, contentType: String) {
         self.layer = layer
         self.globalId = globalId
         self.parentGlobalId = parentGlobalId
@@ -25,16 +25,16 @@ public struct AttachmentAdd: Sendable, Hashable {
 }
 
 /// Adds to several layers and files attached to them, sent as one atomic service-level applyEdits: a deep insert.
-public struct AtomicAdds: Sendable, Hashable {
+package struct AtomicAdds: Sendable, Hashable {
     /// The adds of each layer, every one carrying its client GlobalID in its layer's GlobalID field.
-    public var adds: [Int: [Feature]]
+    package var adds: [Int: [Feature]]
     /// Each layer's GlobalID field.
-    public var globalIdFields: [Int: String]
+    package var globalIdFields: [Int: String]
     /// Each layer's object-ID field, to look adds up by GlobalID.
-    public var objectIdFields: [Int: String]
-    public var attachments: [AttachmentAdd]
+    package var objectIdFields: [Int: String]
+    package var attachments: [AttachmentAdd]
 
-    public init(adds: [Int: [Feature]], globalIdFields: [Int: String], objectIdFields: [Int: String], attachments: [AttachmentAdd] = []) {
+    package init(adds: [Int: [Feature]], globalIdFields: [Int: String], objectIdFields: [Int: String], attachments: [AttachmentAdd] = []) {
         self.adds = adds
         self.globalIdFields = globalIdFields
         self.objectIdFields = objectIdFields
@@ -61,12 +61,12 @@ public struct AtomicAdds: Sendable, Hashable {
 /// resent, and files only arrive with their adds: without adds nothing can be looked up.
 extension AtomicAdds: ExactlyOnceEdits {
     /// One result per layer.
-    public typealias Answer = [ApplyEditsResult]
+    package typealias Answer = [ApplyEditsResult]
     /// The request's options (``FeatureService/applyAtomically(_:retry:uploads:)`` sends `rollbackOnFailure=true`
     /// and `useGlobalIds=true`).
-    public typealias Settings = ApplyEditsOptions
+    package typealias Settings = ApplyEditsOptions
 
-    public func addGlobalIds(_ options: ApplyEditsOptions) -> [String]? {
+    package func addGlobalIds(_ options: ApplyEditsOptions) -> [String]? {
         guard options.useGlobalIds else { return adds.values.allSatisfy(\.isEmpty) && attachments.isEmpty ? [] : nil }
         var ids: [String] = []
         for layer in addLayers {
@@ -80,25 +80,25 @@ extension AtomicAdds: ExactlyOnceEdits {
         return ids
     }
 
-    public func actionAfterAmbiguousFailure(_ options: ApplyEditsOptions) -> ExactlyOnceRule.AmbiguityAction {
+    package func actionAfterAmbiguousFailure(_ options: ApplyEditsOptions) -> ExactlyOnceRule.AmbiguityAction {
         guard let ids = addGlobalIds(options) else { return .abandonAdds(replayRest: !options.rollbackOnFailure) }
         guard options.rollbackOnFailure, !ids.isEmpty else { return .replay }
         return .verify(.addedGlobalIds(ids))
     }
 
-    public static func rollsBack(_ options: ApplyEditsOptions) -> Bool { options.rollbackOnFailure }
+    package static func rollsBack(_ options: ApplyEditsOptions) -> Bool { options.rollbackOnFailure }
 
     /// Always `nil`: the files go with the adds, and nothing else is sent.
-    public var withoutAdds: AtomicAdds? { nil }
+    package var withoutAdds: AtomicAdds? { nil }
 
-    public func uncheckedReason(after failure: String) -> String {
+    package func uncheckedReason(after failure: String) -> String {
         adds.values.allSatisfy(\.isEmpty) ? "\(failure): attachments alone cannot be looked up" : ExactlyOnceRule.unkeyedAddsReason(after: failure)
     }
 }
 
 /// What became of an ``AtomicAdds``: all of it applied, or none of it.
-public struct AtomicAddsOutcome: Sendable {
-    public enum Status: Sendable, Hashable {
+package struct AtomicAddsOutcome: Sendable {
+    package enum Status: Sendable, Hashable {
         /// This call applied every add and attachment.
         case applied
         /// Every add was already in the service: an earlier attempt (or run) applied them.
@@ -112,16 +112,16 @@ public struct AtomicAddsOutcome: Sendable {
         case unknown(String)
     }
 
-    public var status: Status
+    package var status: Status
     /// The objectId of each add found or applied, by layer and canonical GlobalID.
-    public var objectIds: [Int: [String: Int64]]
+    package var objectIds: [Int: [String: Int64]]
     /// For ``Status/rejected(_:)``: adds found already in the service (which a replay then refuses as duplicates).
-    public var alreadyPresent: Int
+    package var alreadyPresent: Int
     /// Every exchange made: the sends, and the look-ups by GlobalID (of purpose ``Attempt/Purpose/verification``).
-    public var attempts: [Attempt]
+    package var attempts: [Attempt]
     /// For ``Status/failed(_:)`` after retries gave up, and ``Status/unknown(_:)`` when the check whether an attempt
     /// was applied failed too: how the last attempt failed.
-    public var lastFailure: AttemptFailure?
+    package var lastFailure: AttemptFailure?
 
-    public var isApplied: Bool { status == .applied || status == .appliedEarlier }
+    package var isApplied: Bool { status == .applied || status == .appliedEarlier }
 }

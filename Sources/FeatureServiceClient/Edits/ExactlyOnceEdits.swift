@@ -1,11 +1,11 @@
-public import FeatureModel
+package import FeatureModel
 
 /// One shape of applyEdits request as ``ApplyEditsRetryMachine`` sees it: the little the exactly-once rule
 /// (``ExactlyOnceRule``) reads of it. The machine's decisions are the same for every shape; only these answers differ.
 ///
 /// Two shapes conform: ``LayerEdits`` (one layer's adds, updates and deletes, `POST …/<id>/applyEdits`) and
 /// ``AtomicAdds`` (adds across a service's layers with their files, `POST …/FeatureServer/applyEdits`, all or none).
-public protocol ExactlyOnceEdits: Sendable, Hashable {
+package protocol ExactlyOnceEdits: Sendable, Hashable {
     /// What the service answers to a request of these edits.
     associatedtype Answer: Sendable, Hashable
     /// How the edits are sent, as far as the rule is concerned: the options, and where adds keep their GlobalIDs.
@@ -29,38 +29,38 @@ public protocol ExactlyOnceEdits: Sendable, Hashable {
 }
 
 extension ExactlyOnceEdits {
-    public func uncheckedReason(after failure: String) -> String {
+    package func uncheckedReason(after failure: String) -> String {
         ExactlyOnceRule.unkeyedAddsReason(after: failure)
     }
 }
 
 /// How one layer's edits are sent: the applyEdits options and the layer's GlobalID field, where adds carry theirs.
-public struct LayerEditSettings: Sendable, Hashable {
-    public var options: ApplyEditsOptions
-    public var globalIdField: String
+package struct LayerEditSettings: Sendable, Hashable {
+    package var options: ApplyEditsOptions
+    package var globalIdField: String
 
-    public init(options: ApplyEditsOptions, globalIdField: String) {
+    package init(options: ApplyEditsOptions, globalIdField: String) {
         self.options = options
         self.globalIdField = globalIdField
     }
 }
 
 extension LayerEdits: ExactlyOnceEdits {
-    public typealias Answer = ApplyEditsResult
-    public typealias Settings = LayerEditSettings
+    package typealias Answer = ApplyEditsResult
+    package typealias Settings = LayerEditSettings
 
-    public func addGlobalIds(_ settings: LayerEditSettings) -> [String]? {
+    package func addGlobalIds(_ settings: LayerEditSettings) -> [String]? {
         ExactlyOnceRule.addGlobalIds(self, options: settings.options, globalIdField: settings.globalIdField)
     }
 
-    public func actionAfterAmbiguousFailure(_ settings: LayerEditSettings) -> ExactlyOnceRule.AmbiguityAction {
+    package func actionAfterAmbiguousFailure(_ settings: LayerEditSettings) -> ExactlyOnceRule.AmbiguityAction {
         ExactlyOnceRule.actionAfterAmbiguousFailure(self, options: settings.options, globalIdField: settings.globalIdField)
     }
 
-    public static func rollsBack(_ settings: LayerEditSettings) -> Bool { settings.options.rollbackOnFailure }
+    package static func rollsBack(_ settings: LayerEditSettings) -> Bool { settings.options.rollbackOnFailure }
 
     /// The updates and deletes alone, or `nil` when there are none.
-    public var withoutAdds: LayerEdits? {
+    package var withoutAdds: LayerEdits? {
         guard count > addCount else { return nil }
         var rest = self
         rest.adds = []

@@ -1,4 +1,4 @@
-public import FeatureModel
+package import FeatureModel
 
 /// The exactly-once rule of retried applyEdits, as pure decisions (tested without I/O).
 ///
@@ -30,9 +30,9 @@ public import FeatureModel
 ///   are keyed in that layer's GlobalID field and checked by it; a per-edit failure in the answer is a rolled-back
 ///   batch, checked before it is reported; files sent without adds have no key, so after an ambiguous failure their
 ///   fate is unknown.
-public enum ExactlyOnceRule {
+package enum ExactlyOnceRule {
     /// What the retry loop does after an ambiguous failure.
-    public enum AmbiguityAction: Sendable, Hashable {
+    package enum AmbiguityAction: Sendable, Hashable {
         /// Resend the same edits; interpret 1022 adds and 1011 deletes as applied earlier.
         case replay
         /// Ask the service first (rollbackOnFailure=true): query the adds' GlobalIDs, or the deleted ids.
@@ -43,7 +43,7 @@ public enum ExactlyOnceRule {
     }
 
     /// What a verification query looks for.
-    public enum VerificationTarget: Sendable, Hashable {
+    package enum VerificationTarget: Sendable, Hashable {
         /// The adds' GlobalIDs (normalized), expected present.
         case addedGlobalIds([String])
         /// The deleted objectIds, expected gone.
@@ -53,7 +53,7 @@ public enum ExactlyOnceRule {
     }
 
     /// What a verification found.
-    public enum Verification: Sendable, Hashable {
+    package enum Verification: Sendable, Hashable {
         /// Every edit is in place: the earlier attempt applied the batch.
         case applied
         /// None is: the batch was not applied; resend it.
@@ -63,7 +63,7 @@ public enum ExactlyOnceRule {
     }
 
     /// The normalized GlobalID of every add, or `nil` when an add has none (or `useGlobalIds` is off).
-    public static func addGlobalIds(_ edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String) -> [String]? {
+    package static func addGlobalIds(_ edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String) -> [String]? {
         guard options.useGlobalIds else { return edits.addCount == 0 ? [] : nil }
         var ids: [String] = []
         ids.reserveCapacity(edits.addCount)
@@ -80,7 +80,7 @@ public enum ExactlyOnceRule {
     }
 
     /// What to do after an ambiguous failure of `edits`.
-    public static func actionAfterAmbiguousFailure(
+    package static func actionAfterAmbiguousFailure(
         _ edits: LayerEdits, options: ApplyEditsOptions, globalIdField: String
     ) -> AmbiguityAction {
         guard let addIds = addGlobalIds(edits, options: options, globalIdField: globalIdField) else {
@@ -94,7 +94,7 @@ public enum ExactlyOnceRule {
     }
 
     /// What a verification query that found `found` of the target's `expected` keys means.
-    public static func verification(of target: VerificationTarget, found: Int) -> Verification {
+    package static func verification(of target: VerificationTarget, found: Int) -> Verification {
         let expected: Int
         let wanted: Int
         switch target {
@@ -109,7 +109,7 @@ public enum ExactlyOnceRule {
 
     /// The outcomes of a response to `edits`, where `ambiguousBefore` tells whether an earlier attempt may have
     /// applied them: then a 1022 on a GlobalID add and a 1011 on a delete mean "applied by an earlier attempt".
-    public static func outcomes(
+    package static func outcomes(
         of result: ApplyEditsResult, ambiguousBefore: Bool, keyedAdds: Bool
     ) -> (adds: [EditOutcome], updates: [EditOutcome], deletes: [EditOutcome]) {
         func outcome(_ result: EditResult, earlierCode: Int?) -> EditOutcome {
@@ -127,15 +127,15 @@ public enum ExactlyOnceRule {
     }
 
     /// Why adds without client-assigned GlobalIDs are neither checked nor resent after `failure`, an ambiguous one.
-    public static func unkeyedAddsReason(after failure: String) -> String {
+    static func unkeyedAddsReason(after failure: String) -> String {
         "the adds carry no client-assigned GlobalIDs (with useGlobalIds=true), so after \(failure) they could be neither checked nor safely resent"
     }
 
     /// Whether any POST may already have been sent once by the transport itself; true for libcurl (see above).
-    public static let transportMayReplay = true
+    static let transportMayReplay = true
 
     /// ArcGIS "unique constraint violation": what a replayed add with a kept GlobalID answers.
-    public static let duplicateCode = 1022
+    static let duplicateCode = 1022
     /// ArcGIS "object is missing": what a replayed delete answers.
-    public static let objectMissingCode = 1011
+    static let objectMissingCode = 1011
 }

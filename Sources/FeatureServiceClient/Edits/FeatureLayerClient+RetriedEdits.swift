@@ -4,7 +4,7 @@ extension FeatureLayerClient {
     /// Applies adds, updates and deletes (`POST …/<id>/applyEdits`), retrying as `policy` allows without ever
     /// applying an edit twice, and returns what became of each edit together with every attempt.
     ///
-    /// **The exactly-once rule** (details in ``ExactlyOnceRule``): an add is resent blindly only when it carries a
+    /// **The exactly-once rule**: an add is resent blindly only when it carries a
     /// client-assigned GlobalID and `options.useGlobalIds` is true; a replay the service rejects as a duplicate
     /// (1022) is recognised as applied by an earlier attempt, and its objectId is looked up by GlobalID. After an
     /// *ambiguous* failure (the request may have reached the service: a timeout after send, a dropped connection,
@@ -14,10 +14,9 @@ extension FeatureLayerClient {
     /// answering 1011 after an ambiguous attempt counts as applied.
     ///
     /// ```swift
-    /// var generator = SplitMix64(seed: 7)
     /// let adds = features.map { feature in
     ///     var feature = feature
-    ///     feature.attributes["GlobalID"] = .string(GlobalID.make(using: &generator))  // makes replays safe
+    ///     feature.attributes["GlobalID"] = .string(GlobalID.make())  // makes replays safe
     ///     return feature
     /// }
     /// let outcome = try await layer.applyEdits(

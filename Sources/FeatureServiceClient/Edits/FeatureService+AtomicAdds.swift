@@ -15,7 +15,7 @@ extension FeatureService {
     /// first, their items deleted afterwards.
     /// - Returns: The outcome; never throws for a failed request (see ``AtomicAddsOutcome/Status``).
     /// - Throws: `CancellationError` — the edits may then have been applied or not.
-    public func applyAtomically(_ edits: AtomicAdds, retry policy: RetryPolicy, uploads: AttachmentUploadOptions = .init()) async throws -> AtomicAddsOutcome {
+    package func applyAtomically(_ edits: AtomicAdds, retry policy: RetryPolicy, uploads: AttachmentUploadOptions = .init()) async throws -> AtomicAddsOutcome {
         guard let first = edits.adds.keys.min() ?? edits.attachments.first?.layer else {
             return AtomicAddsOutcome(status: .applied, objectIds: [:], alreadyPresent: 0, attempts: [])
         }

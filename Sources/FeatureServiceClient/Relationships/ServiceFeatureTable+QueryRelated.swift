@@ -48,7 +48,7 @@ public struct RelatedFeatureQueryResult: Sendable, Hashable {
     public var features: [Feature]
 
     /// A result.
-    public init(objectId: Int64, features: [Feature]) {
+    package init(objectId: Int64, features: [Feature]) {
         self.objectId = objectId
         self.features = features
     }

@@ -25,14 +25,14 @@ public struct Attempt: Sendable, Hashable {
     /// Why it failed; `nil` when it succeeded.
     public var failure: AttemptFailure?
     /// libcurl's measurements, when a response arrived over a measuring transport.
-    public var timing: TransferTiming?
+    package var timing: TransferTiming?
     /// The time slept after this attempt before the next one (zero for the last, and for a replay after a token refresh).
     public var backoff: Duration
     /// Whether the token was refreshed after this attempt (it answered 498) and the request replayed.
     public var refreshedToken: Bool
 
     /// An attempt record; the client fills them, fakes may too.
-    public init(
+    package init(
         number: Int, purpose: Purpose = .request, startedAt: Duration = .zero, duration: Duration = .zero, status: Int? = nil,
         failure: AttemptFailure? = nil, timing: TransferTiming? = nil, backoff: Duration = .zero, refreshedToken: Bool = false
     ) {

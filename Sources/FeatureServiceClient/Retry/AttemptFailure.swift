@@ -31,6 +31,7 @@ public enum AttemptFailure: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The failure in a few words, such as `HTTP 503` or `ArcGIS error 498`.
     public var description: String {
         switch self {
         case .transport(let kind, let sent): "\(kind)\(sent ? " (the request may have reached the service)" : "")"

@@ -5,14 +5,14 @@ import FeatureModel
 ///
 /// Pure: an HTTP-date becomes a delay by subtracting a reference time, preferably the response's own `Date`
 /// header (the server's clock, so the two clocks never need to agree), otherwise the caller's wall clock.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The delay `value` asks for, or `nil` when it is malformed. Dates in the past give zero.
     /// - Parameters:
     ///   - value: The header value.
     ///   - responseDate: The response's `Date` header, used as "now" for an HTTP-date.
     ///   - now: Seconds since 1970 on the caller's wall clock, used when there is no usable `Date` header.
     /// - Returns: The delay, or `nil`.
-    public static func delay(_ value: String, responseDate: String? = nil, now: Int64? = nil) -> Duration? {
+    package static func delay(_ value: String, responseDate: String? = nil, now: Int64? = nil) -> Duration? {
         let text = value.trimmingHTTPWhitespace()
         guard !text.isEmpty else { return nil }
         if text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
@@ -25,7 +25,7 @@ public enum RetryAfter {
     }
 
     /// Seconds since 1970 (UTC) of an HTTP-date in IMF-fixdate, RFC 850 or asctime form, or `nil`.
-    public static func httpDate(_ text: String) -> Int64? {
+    package static func httpDate(_ text: String) -> Int64? {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT → [Sun, 06, Nov, 1994, 08:49:37, GMT]
         if words.count == 6, words[5] == "GMT", let day = Int(words[1]), let month = month(words[2]), let year = Int(words[3]) {

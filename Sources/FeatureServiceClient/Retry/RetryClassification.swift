@@ -14,14 +14,14 @@
 ///
 /// Token errors (498) are handled before this table: one refresh, then one replay (see ``TokenProvider``).
 /// Whether a retryable failure is also *ambiguous* for edits is ``AttemptFailure/mayHaveBeenApplied``.
-public enum RetryClassification: Sendable, Hashable {
+package enum RetryClassification: Sendable, Hashable {
     /// A repeat may succeed, for this reason.
     case retryable(Cause)
     /// A repeat would fail the same way.
     case permanent
 
     /// Why a failure is retryable.
-    public enum Cause: String, Sendable, Hashable, CaseIterable {
+    package enum Cause: String, Sendable, Hashable, CaseIterable {
         /// No connection could be made.
         case connectionFailure
         /// The connection broke while the request was under way.
@@ -35,7 +35,7 @@ public enum RetryClassification: Sendable, Hashable {
     }
 
     /// The class of `failure`, by the table above.
-    public static func classify(_ failure: AttemptFailure) -> RetryClassification {
+    package static func classify(_ failure: AttemptFailure) -> RetryClassification {
         switch failure {
         case .transport(let kind, _):
             switch kind {

@@ -57,7 +57,7 @@ public struct RetryPolicy: Sendable, Hashable {
     public static let none = RetryPolicy(maximumAttempts: 1)
 
     /// What the retry loop does after a failed attempt.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Sleep `delay`, then send again.
         case retry(after: Duration)
         /// Give up: the failure stands.
@@ -73,6 +73,7 @@ public struct RetryPolicy: Sendable, Hashable {
         /// The next attempt would start after ``RetryPolicy/budget``; `needed` is the delay that would have been slept.
         case budgetExhausted(budget: Duration, needed: Duration)
 
+        /// The reason as a sentence fragment, such as `gave up after 5 attempts, the policy's maximum`.
         public var description: String {
             switch self {
             case .notRetryable: "did not retry because the failure is not retryable"
@@ -84,7 +85,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// The highest backoff before retry `retry` (1-based): `min(maximumBackoff, initialBackoff × multiplier^(retry−1))`.
-    public func ceiling(beforeRetry retry: Int) -> Duration {
+    package func ceiling(beforeRetry retry: Int) -> Duration {
         guard retry >= 1 else { return .zero }
         let base = initialBackoff.nanoseconds
         let cap = maximumBackoff.nanoseconds
@@ -93,7 +94,7 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// A full-jitter backoff before retry `retry` (1-based): uniform in `0 … ceiling(beforeRetry: retry)`.
-    public func backoff(beforeRetry retry: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+    package func backoff(beforeRetry retry: Int, using generator: inout some RandomNumberGenerator) -> Duration {
         let ceiling = ceiling(beforeRetry: retry).nanoseconds
         guard ceiling > 0 else { return .zero }
         return .nanoseconds(Int64.random(in: 0...ceiling, using: &generator))
@@ -107,7 +108,7 @@ public struct RetryPolicy: Sendable, Hashable {
     ///   - retryAfter: The delay the service asked for (parsed with ``RetryAfter``), if any.
     ///   - generator: The jitter source.
     /// - Returns: Retry after a delay, or stop with the reason.
-    public func decide(
+    package func decide(
         afterAttempt attempt: Int, failure: AttemptFailure, elapsed: Duration, retryAfter: Duration?,
         using generator: inout some RandomNumberGenerator
     ) -> Decision {

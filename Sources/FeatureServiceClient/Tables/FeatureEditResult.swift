@@ -20,7 +20,7 @@ public struct FeatureEditResult: Sendable, Hashable {
     public var error: EditError?
 
     /// A result.
-    public init(tableId: Int, kind: PendingEdit.Kind, objectId: Int64?, globalId: String?, status: EditOutcome.Status, error: EditError? = nil) {
+    package init(tableId: Int, kind: PendingEdit.Kind, objectId: Int64?, globalId: String?, status: EditOutcome.Status, error: EditError? = nil) {
         self.tableId = tableId
         self.kind = kind
         self.objectId = objectId

@@ -17,7 +17,7 @@ public struct PendingEdit: Sendable, Hashable {
     public var lastError: EditError?
 
     /// A pending edit.
-    public init(kind: Kind, tableId: Int, feature: Feature, lastError: EditError? = nil) {
+    package init(kind: Kind, tableId: Int, feature: Feature, lastError: EditError? = nil) {
         self.kind = kind
         self.tableId = tableId
         self.feature = feature

@@ -12,11 +12,13 @@ public import FeatureModel
 /// }
 /// ```
 public struct QueryPages: AsyncSequence, Sendable {
+    /// Each element is one page of the query.
     public typealias Element = FeatureSet
 
     let client: FeatureLayerClient
     let parameters: QueryParameters
 
+    /// An iterator that fetches the pages one request at a time.
     public func makeAsyncIterator() -> Iterator {
         Iterator(client: client, parameters: parameters, offset: parameters.resultOffset ?? 0)
     }
@@ -59,10 +61,12 @@ public struct QueryPages: AsyncSequence, Sendable {
 
 /// The features of a query, page after page: an `AsyncSequence` of ``Feature``s over ``QueryPages``.
 public struct QueryFeatures: AsyncSequence, Sendable {
+    /// Each element is one feature.
     public typealias Element = Feature
 
     let pages: QueryPages
 
+    /// An iterator that fetches a page when the previous page's features are used up.
     public func makeAsyncIterator() -> Iterator {
         Iterator(pages: pages.makeAsyncIterator())
     }

@@ -43,7 +43,7 @@ public struct AttachmentEditResult: Sendable, Hashable {
     public var error: EditError?
 
     /// A result.
-    public init(
+    package init(
         tableId: Int, globalId: String, parentGlobalId: String, attachmentId: Int64?, status: EditOutcome.Status, error: EditError? = nil
     ) {
         self.tableId = tableId
@@ -66,7 +66,7 @@ public struct ServiceEditResults: Sendable, Hashable {
     public var attachments: [AttachmentEditResult]
 
     /// Results.
-    public init(features: [FeatureEditResult] = [], attachments: [AttachmentEditResult] = []) {
+    package init(features: [FeatureEditResult] = [], attachments: [AttachmentEditResult] = []) {
         self.features = features
         self.attachments = attachments
     }

@@ -21,12 +21,13 @@ public struct ContingencyConstraintViolation: Sendable, Hashable, CustomStringCo
     public var severity: Severity
 
     /// A violation.
-    public init(fieldGroup: String, fields: [String], severity: Severity) {
+    package init(fieldGroup: String, fields: [String], severity: Severity) {
         self.fieldGroup = fieldGroup
         self.fields = fields
         self.severity = severity
     }
 
+    /// The severity, the fields and the field group, as a sentence.
     public var description: String {
         "\(severity): the values of \(fields.joined(separator: ", ")) match no contingency of field group '\(fieldGroup)'"
     }
@@ -39,7 +40,7 @@ public struct ContingentValuesResult: Sendable, Hashable {
     public var byFieldGroup: [String: [ContingentFieldValue]]
 
     /// A result.
-    public init(byFieldGroup: [String: [ContingentFieldValue]]) {
+    package init(byFieldGroup: [String: [ContingentFieldValue]]) {
         self.byFieldGroup = byFieldGroup
     }
 }

@@ -21,6 +21,7 @@ public enum ContingentFieldValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The value in short: `any`, `null`, the code, or `low…high` for a range.
     public var description: String {
         switch self {
         case .any: "any"
@@ -51,6 +52,7 @@ public enum ContingentFieldValue: Sendable, Hashable, CustomStringConvertible {
 public struct ContingentValuesDefinition: Sendable, Hashable {
     /// A field group for one subtype (or for all features when ``subtypeCode`` is nil).
     public struct FieldGroup: Sendable, Hashable {
+        /// The field group's name.
         public var name: String
         /// Whether a miss is an error (true) or a warning (false).
         public var isRestrictive: Bool
@@ -62,7 +64,7 @@ public struct ContingentValuesDefinition: Sendable, Hashable {
         public var contingencies: [[ContingentFieldValue]]
 
         /// A field group.
-        public init(name: String, isRestrictive: Bool, fields: [String], subtypeCode: JSONValue? = nil, contingencies: [[ContingentFieldValue]]) {
+        package init(name: String, isRestrictive: Bool, fields: [String], subtypeCode: JSONValue? = nil, contingencies: [[ContingentFieldValue]]) {
             self.name = name
             self.isRestrictive = isRestrictive
             self.fields = fields
@@ -75,14 +77,14 @@ public struct ContingentValuesDefinition: Sendable, Hashable {
     public var fieldGroups: [FieldGroup]
 
     /// A definition.
-    public init(fieldGroups: [FieldGroup]) {
+    package init(fieldGroups: [FieldGroup]) {
         self.fieldGroups = fieldGroups
     }
 
     /// Why a contingent-values document could not be read.
-    public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Where and what, e.g. `fieldGroups[1].contingentValues[3]: 2 types but 3 fields`.
-        public var description: String
+        package var description: String
     }
 
     /// Reads a layer's contingent-values answer, or the `layerID` entry of a service-level one.
@@ -90,7 +92,7 @@ public struct ContingentValuesDefinition: Sendable, Hashable {
     ///   - json: The parsed answer.
     ///   - layerID: For a service-level answer (`contingentValuesDefinition.layers`), the layer to read.
     /// - Throws: ``ParseError`` naming the first member of the wrong shape.
-    public init(json: JSONValue, layerID: Int? = nil) throws(ParseError) {
+    package init(json: JSONValue, layerID: Int? = nil) throws(ParseError) {
         guard case .object(let root) = json else { throw ParseError(description: "expected a JSON object") }
         let typeCodes = (root["typeCodes"]?.arrayValue ?? []).compactMap(\.stringValue)
         var dictionaries: [String: [String]] = [:]

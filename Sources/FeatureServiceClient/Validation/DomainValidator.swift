@@ -23,12 +23,13 @@ public struct DomainViolation: Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
 
     /// A violation.
-    public init(field: String, value: JSONValue, kind: Kind) {
+    package init(field: String, value: JSONValue, kind: Kind) {
         self.field = field
         self.value = value
         self.kind = kind
     }
 
+    /// The field, the value and the rule it breaks, as a sentence.
     public var description: String {
         switch kind {
         case .unknownField: "field '\(field)' does not exist"
@@ -50,14 +51,14 @@ public struct DomainViolation: Sendable, Hashable, CustomStringConvertible {
 /// `typeIdField`) when it names that field, otherwise the field's own. Fields the service assigns (object ID,
 /// GlobalID) are not checked. An absent attribute is checked only for a new feature: a non-nullable, editable field
 /// without a default value must then be present.
-public enum DomainValidator {
+package enum DomainValidator {
     /// Every violation in `feature`'s attributes, in field-name order.
     /// - Parameters:
     ///   - feature: The feature to check.
     ///   - layer: The layer's metadata (fields, domains, subtypes).
     ///   - isNew: Whether the feature is to be added (then required fields must be present). Default false.
     /// - Returns: The violations, present attributes in name order, then missing required fields.
-    public static func violations(of feature: Feature, in layer: LayerInfo, isNew: Bool = false) -> [DomainViolation] {
+    package static func violations(of feature: Feature, in layer: LayerInfo, isNew: Bool = false) -> [DomainViolation] {
         let subtype = layer.subtype(of: feature)
         var found: [DomainViolation] = []
         // In the dictionary's order, then sorted by name below: at most one violation per attribute, so the same as

@@ -1,4 +1,4 @@
-public import FeatureModel
+package import FeatureModel
 
 /// A relationship rule that a feature breaks, as the ArcGIS Maps SDKs define them, plus a dangling key.
 ///
@@ -26,47 +26,48 @@ public struct RelationshipConstraintViolation: Sendable, Hashable, CustomStringC
     public var detail: String
 
     /// A violation.
-    public init(kind: Kind, relationshipId: Int, relationshipName: String, detail: String) {
+    package init(kind: Kind, relationshipId: Int, relationshipName: String, detail: String) {
         self.kind = kind
         self.relationshipId = relationshipId
         self.relationshipName = relationshipName
         self.detail = detail
     }
 
+    /// The kind, the relationship and the detail, on one line.
     public var description: String { "\(kind) violation of relationship \(relationshipId) '\(relationshipName)': \(detail)" }
 }
 
 /// What is known about one feature's links in one relationship: the input of ``RelationshipValidator``.
-public struct RelationshipLinks: Sendable, Hashable {
+package struct RelationshipLinks: Sendable, Hashable {
     /// One feature at the other end of a link.
-    public struct Partner: Sendable, Hashable {
+    package struct Partner: Sendable, Hashable {
         /// The partner's key (an origin's primary key, or a destination's key in a many-to-many table).
-        public var key: JSONValue
+        package var key: JSONValue
         /// Whether a feature with that key exists (in the service or among pending adds).
-        public var exists: Bool
+        package var exists: Bool
         /// How many features on the validated feature's side, that one included, are related to this partner.
-        public var relatedOnThisSide: Int
+        package var relatedOnThisSide: Int
 
         /// A partner.
-        public init(key: JSONValue, exists: Bool = true, relatedOnThisSide: Int = 1) {
+        package init(key: JSONValue, exists: Bool = true, relatedOnThisSide: Int = 1) {
             self.key = key
             self.exists = exists
             self.relatedOnThisSide = relatedOnThisSide
         }
     }
 
-    public var relationshipId: Int
-    public var relationshipName: String
-    public var cardinality: RelationshipCardinality
-    public var composite: Bool
+    package var relationshipId: Int
+    package var relationshipName: String
+    package var cardinality: RelationshipCardinality
+    package var composite: Bool
     /// The validated feature's role.
-    public var role: RelationshipRole
+    package var role: RelationshipRole
     /// The features the validated feature is related to, each once; pending relates included, so a destination
     /// related to a second origin without being unrelated from the first has two.
-    public var partners: [Partner]
+    package var partners: [Partner]
 
     /// Links.
-    public init(
+    package init(
         relationshipId: Int, relationshipName: String, cardinality: RelationshipCardinality, composite: Bool, role: RelationshipRole,
         partners: [Partner]
     ) {
@@ -88,9 +89,9 @@ public struct RelationshipLinks: Sendable, Hashable {
 /// | composite, destination | related to no origin: ``RelationshipConstraintViolation/Kind/orphaned`` |
 /// | simple, destination | related to no origin: no violation |
 /// | any | a partner key that matches no feature: ``RelationshipConstraintViolation/Kind/danglingKey`` |
-public enum RelationshipValidator {
+package enum RelationshipValidator {
     /// The violations of one feature in one relationship, in the order of the table above.
-    public static func violations(_ links: RelationshipLinks) -> [RelationshipConstraintViolation] {
+    package static func violations(_ links: RelationshipLinks) -> [RelationshipConstraintViolation] {
         func violation(_ kind: RelationshipConstraintViolation.Kind, _ detail: String) -> RelationshipConstraintViolation {
             RelationshipConstraintViolation(
                 kind: kind, relationshipId: links.relationshipId, relationshipName: links.relationshipName, detail: detail)

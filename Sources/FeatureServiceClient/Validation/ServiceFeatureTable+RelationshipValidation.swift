@@ -2,7 +2,7 @@ public import FeatureModel
 
 extension ServiceFeatureTable {
     /// The relationship rules `feature` breaks, in every relationship of this table: cardinality and orphaned
-    /// violations as the ArcGIS Maps SDKs define them, and dangling keys (see ``RelationshipValidator``).
+    /// violations as the ArcGIS Maps SDKs define them, and dangling keys (a foreign key no feature holds).
     ///
     /// The links are what the service holds, overlaid with this table's pending edits and those of
     /// `relatedTables` (so a parent that is a pending add counts as existing, and pending relates count as links).

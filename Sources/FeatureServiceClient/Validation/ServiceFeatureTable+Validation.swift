@@ -1,7 +1,7 @@
 public import FeatureModel
 
 extension ServiceFeatureTable {
-    /// The attribute values of `feature` that this layer's fields and domains reject (see ``DomainValidator``); a
+    /// The attribute values of `feature` that this layer's fields and domains reject; a
     /// feature without an object ID is new, so its required fields must be present. Check before sending: the
     /// service would fail those edits.
     public nonisolated func validateDomains(for feature: Feature) -> [DomainViolation] {

@@ -1,4 +1,4 @@
-public import FeatureModel
+package import FeatureModel
 
 /// A field group of contingent values as a dataset file writes it: the fields, whether a miss is an error
 /// (`restrictive`) or a warning, and every valid combination of their values.
@@ -9,16 +9,16 @@ public import FeatureModel
 /// ```
 /// A value is a code of the field's domain, `null` (the field must be null), `{"any": true}` (any value,
 /// null included) or `{"range": [min, max]}` (a sub-range of a range domain).
-public struct ContingentFieldGroup: Sendable, Hashable, Codable {
-    public var name: String
-    public var restrictive: Bool
+package struct ContingentFieldGroup: Sendable, Hashable, Codable {
+    package var name: String
+    package var restrictive: Bool
     /// The group's fields, in the order of each contingency's values.
-    public var fields: [String]
+    package var fields: [String]
     /// The valid combinations; each has one value per field.
-    public var contingencies: [[ContingentValue]]
+    package var contingencies: [[ContingentValue]]
 
     /// A field group.
-    public init(name: String, restrictive: Bool, fields: [String], contingencies: [[ContingentValue]]) {
+    package init(name: String, restrictive: Bool, fields: [String], contingencies: [[ContingentValue]]) {
         self.name = name
         self.restrictive = restrictive
         self.fields = fields
@@ -26,7 +26,7 @@ public struct ContingentFieldGroup: Sendable, Hashable, Codable {
     }
 
     /// Whether `attributes` (by field name, exact case) match at least one contingency.
-    public func isSatisfied(by attributes: [String: JSONValue]) -> Bool {
+    package func isSatisfied(by attributes: [String: JSONValue]) -> Bool {
         contingencies.contains { contingency in
             zip(fields, contingency).allSatisfy { field, value in value.matches(attributes[field] ?? .null) }
         }
@@ -34,7 +34,7 @@ public struct ContingentFieldGroup: Sendable, Hashable, Codable {
 }
 
 /// One value of a contingency.
-public enum ContingentValue: Sendable, Hashable, Codable {
+package enum ContingentValue: Sendable, Hashable, Codable {
     /// Any value of the field's domain, null included.
     case any
     /// Null only.
@@ -45,7 +45,7 @@ public enum ContingentValue: Sendable, Hashable, Codable {
     case range(min: Double, max: Double)
 
     /// Whether `value` matches.
-    public func matches(_ value: JSONValue) -> Bool {
+    package func matches(_ value: JSONValue) -> Bool {
         switch self {
         case .any: return true
         case .null: return value.isNull
@@ -59,7 +59,7 @@ public enum ContingentValue: Sendable, Hashable, Codable {
     }
 
     /// The value as a dataset file writes it.
-    public var json: JSONValue {
+    package var json: JSONValue {
         switch self {
         case .any: return ["any": true]
         case .null: return .null
@@ -69,7 +69,7 @@ public enum ContingentValue: Sendable, Hashable, Codable {
     }
 
     /// The value a dataset file wrote, or nil when it is not one.
-    public init?(json: JSONValue) {
+    package init?(json: JSONValue) {
         switch json {
         case .null: self = .null
         case .object(let members):
@@ -87,7 +87,7 @@ public enum ContingentValue: Sendable, Hashable, Codable {
         }
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let json = try JSONValue(from: decoder)
         guard let value = ContingentValue(json: json) else {
             throw DecodingError.dataCorrupted(
@@ -97,7 +97,7 @@ public enum ContingentValue: Sendable, Hashable, Codable {
         self = value
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         try json.encode(to: encoder)
     }
 }

@@ -9,9 +9,9 @@ import Foundation
 /// 3. else the built-in dataset `R` (``ServiceDefinition/builtIn``), so the binary works from any directory.
 ///
 /// A malformed file is reported with every problem, each with its JSON path and a fix.
-public enum DatasetCatalog {
+package enum DatasetCatalog {
     /// The directory, relative to the working directory, searched for dataset names.
-    public static let directory = "Scenarios/datasets"
+    package static let directory = "Scenarios/datasets"
 
     /// The definition `reference` names, with generated rows added (see ``RowGenerator``).
     /// - Parameters:
@@ -19,7 +19,7 @@ public enum DatasetCatalog {
     ///   - workingDirectory: Where relative paths and `Scenarios/datasets/` are looked up.
     ///   - generatedRows: Overrides the row count of every layer that has a `generator`.
     /// - Throws: ``LocalFeatureServerError`` for an unknown name, an unreadable file or a malformed one.
-    public static func resolve(_ reference: String, workingDirectory: String, generatedRows: Int? = nil) throws -> ServiceDefinition {
+    package static func resolve(_ reference: String, workingDirectory: String, generatedRows: Int? = nil) throws -> ServiceDefinition {
         let definition: ServiceDefinition
         if reference.contains("/") || reference.hasSuffix(".json") {
             let path = reference.hasPrefix("/") ? reference : "\(workingDirectory)/\(reference)"
@@ -41,7 +41,7 @@ public enum DatasetCatalog {
     /// - Parameters:
     ///   - shownAs: How the file is named in errors (default: `path`).
     /// - Throws: ``LocalFeatureServerError`` when the file cannot be read or is malformed.
-    public static func load(path: String, shownAs: String? = nil) throws -> ServiceDefinition {
+    package static func load(path: String, shownAs: String? = nil) throws -> ServiceDefinition {
         let name = shownAs ?? path
         let text: String
         do {
@@ -58,7 +58,7 @@ public enum DatasetCatalog {
     }
 
     /// Names usable as a reference: the files in `Scenarios/datasets/` and the built-ins, sorted, without duplicates.
-    public static func knownNames(workingDirectory: String) -> [String] {
+    static func knownNames(workingDirectory: String) -> [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: "\(workingDirectory)/\(directory)")) ?? []
         let names = files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) } + ServiceDefinition.builtIn.map(\.name)
         return Array(Set(names)).sorted()

@@ -18,7 +18,7 @@ import FeatureModel
 /// Layer keys are those of the layer document (`…/FeatureServer/<id>`) plus `seedRows`, `generator` and
 /// `contingentValues` (see ``ContingentFieldGroup``). Every problem is reported, each with its JSON path and a
 /// fix, not just the first.
-public enum DatasetFile {
+package enum DatasetFile {
     static let serviceKeys = ["name", "serviceDescription", "maxRecordCount", "capabilities", "spatialReference", "extent", "layers"]
     static let layerKeys = [
         "id", "name", "type", "geometryType", "description", "displayField", "objectIdField", "globalIdField", "typeIdField", "fields",
@@ -28,7 +28,7 @@ public enum DatasetFile {
 
     /// The service described by `text`, or every problem found in it.
     /// - Returns: The definition, or the issues (never empty) when the file is not valid.
-    public static func read(_ text: String) -> Result<ServiceDefinition, DatasetFileError> {
+    package static func read(_ text: String) -> Result<ServiceDefinition, DatasetFileError> {
         let json: JSONValue
         do {
             json = try JSONReader.parse(text)
@@ -185,9 +185,9 @@ public enum DatasetFile {
 }
 
 /// Everything wrong with one dataset file.
-public struct DatasetFileError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct DatasetFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The problems, in document order; never empty.
-    public var issues: [DatasetIssue]
+    package var issues: [DatasetIssue]
 
-    public var description: String { issues.map(\.description).joined(separator: "\n") }
+    package var description: String { issues.map(\.description).joined(separator: "\n") }
 }

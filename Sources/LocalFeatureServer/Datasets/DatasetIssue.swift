@@ -2,23 +2,23 @@ import FeatureModel
 
 /// One problem in a dataset file: where (a JSON path such as `layers[1].fields[3].type`), what is wrong, and
 /// how to fix it.
-public struct DatasetIssue: Sendable, Hashable, CustomStringConvertible {
+package struct DatasetIssue: Sendable, Hashable, CustomStringConvertible {
     /// The JSON path of the offending value (`$` for the whole document).
-    public var path: String
+    package var path: String
     /// What is wrong, e.g. `unknown field type 'esriFieldTypeStrng'`.
-    public var problem: String
+    package var problem: String
     /// What to do about it, e.g. `use one of esriFieldTypeString, …`.
-    public var fix: String
+    package var fix: String
 
     /// An issue at `path`.
-    public init(path: String, problem: String, fix: String) {
+    package init(path: String, problem: String, fix: String) {
         self.path = path
         self.problem = problem
         self.fix = fix
     }
 
     /// `layers[1].fields[3].type: unknown field type 'x'; use one of …`.
-    public var description: String { "\(path): \(problem); \(fix)" }
+    package var description: String { "\(path): \(problem); \(fix)" }
 }
 
 /// Collects ``DatasetIssue``s while a dataset file is read, and reads typed values from its JSON.

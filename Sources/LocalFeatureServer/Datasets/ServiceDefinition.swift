@@ -1,4 +1,4 @@
-public import FeatureModel
+package import FeatureModel
 
 /// A feature service the local server can host: its name, its layers and tables (metadata as clients see it),
 /// and the rows a fresh database starts with.
@@ -10,24 +10,24 @@ public import FeatureModel
 /// Rules the store relies on (checked when a file is read): layer ids are unique; each layer has an
 /// `esriFieldTypeOID` field named by `objectIdField`; a relationship with the same `id` appears on both sides
 /// (origin and destination).
-public struct ServiceDefinition: Sendable, Hashable, Codable {
+package struct ServiceDefinition: Sendable, Hashable, Codable {
     /// The service name in URLs: `…/rest/services/<name>/FeatureServer`.
-    public var name: String
+    package var name: String
     /// The `serviceDescription` of the service document.
-    public var serviceDescription: String
+    package var serviceDescription: String
     /// Feature layers and tables, in id order.
-    public var layers: [LayerDefinition]
+    package var layers: [LayerDefinition]
     /// Most features one query returns; nil: the server's setting. The smaller of the two applies.
-    public var maxRecordCount: Int?
+    package var maxRecordCount: Int?
     /// The service `capabilities`; nil: `Create,Delete,Query,Update,Editing`.
-    public var capabilities: String?
+    package var capabilities: String?
     /// The service spatial reference; nil: WGS 84.
-    public var spatialReference: SpatialReference?
+    package var spatialReference: SpatialReference?
     /// The service extent; nil: the union of the layer extents.
-    public var extent: Extent?
+    package var extent: Extent?
 
     /// A service definition.
-    public init(
+    package init(
         name: String, serviceDescription: String, layers: [LayerDefinition], maxRecordCount: Int? = nil, capabilities: String? = nil,
         spatialReference: SpatialReference? = nil, extent: Extent? = nil
     ) {
@@ -41,34 +41,34 @@ public struct ServiceDefinition: Sendable, Hashable, Codable {
     }
 
     /// The layer or table with `id`.
-    public func layer(id: Int) -> LayerDefinition? {
+    package func layer(id: Int) -> LayerDefinition? {
         layers.first { $0.info.id == id }
     }
 
     /// The datasets built into the server, by name: copies of the files in `Scenarios/datasets/`, so the
     /// binary serves them from any directory.
-    public static let builtIn: [ServiceDefinition] = BuiltInDatasets.definitions
+    package static let builtIn: [ServiceDefinition] = BuiltInDatasets.definitions
 
     /// The built-in dataset called `name` (case-insensitive), if any.
-    public static func builtIn(named name: String) -> ServiceDefinition? {
+    package static func builtIn(named name: String) -> ServiceDefinition? {
         builtIn.first { $0.name.lowercased() == name.lowercased() }
     }
 }
 
 /// One layer or table of a ``ServiceDefinition``: its metadata, its seed rows, its contingent values and how to
 /// generate more rows.
-public struct LayerDefinition: Sendable, Hashable, Codable {
+package struct LayerDefinition: Sendable, Hashable, Codable {
     /// The layer metadata served at `…/FeatureServer/<id>`.
-    public var info: LayerInfo
+    package var info: LayerInfo
     /// Rows inserted when the database is created. Attributes by field name; GlobalIDs, if given, are kept.
-    public var seedRows: [Feature]
+    package var seedRows: [Feature]
     /// The layer's contingent values (field groups), served at `…/<id>/contingentValues`; nil when it has none.
-    public var contingentValues: [ContingentFieldGroup]?
+    package var contingentValues: [ContingentFieldGroup]?
     /// How many rows to generate after the seed rows, and from which seed; nil: none.
-    public var generator: RowGeneratorSettings?
+    package var generator: RowGeneratorSettings?
 
     /// A layer definition with optional seed rows.
-    public init(
+    package init(
         info: LayerInfo, seedRows: [Feature] = [], contingentValues: [ContingentFieldGroup]? = nil, generator: RowGeneratorSettings? = nil
     ) {
         self.info = info
@@ -79,14 +79,14 @@ public struct LayerDefinition: Sendable, Hashable, Codable {
 }
 
 /// The `generator` of a layer in a dataset file: `{"rows": 100, "seed": 7}`.
-public struct RowGeneratorSettings: Sendable, Hashable, Codable {
+package struct RowGeneratorSettings: Sendable, Hashable, Codable {
     /// Rows generated when the database is created (`featureload serve --rows N` overrides it).
-    public var rows: Int
+    package var rows: Int
     /// The seed: the same seed and row count give the same rows.
-    public var seed: UInt64
+    package var seed: UInt64
 
     /// Settings for `rows` generated rows from `seed`.
-    public init(rows: Int, seed: UInt64) {
+    package init(rows: Int, seed: UInt64) {
         self.rows = rows
         self.seed = seed
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What an injected fault does to a request.
-public enum FaultKind: String, Sendable, Hashable, CaseIterable {
+package enum FaultKind: String, Sendable, Hashable, CaseIterable {
     /// HTTP 500 with the ArcGIS envelope (code 500), before the handler runs.
     case http500
     /// HTTP 503 with the ArcGIS envelope (code 503), before the handler runs.
@@ -26,16 +26,16 @@ public enum FaultKind: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Which requests a fault or latency applies to. An empty scope matches every request.
-public struct FaultScope: Sendable, Hashable {
+package struct FaultScope: Sendable, Hashable {
     /// A path pattern, matched case-insensitively against the whole URL path; `*` stands for any run of
     /// characters (e.g. `*/FeatureServer/0/*`). `nil`: any path.
-    public var path: String?
+    package var path: String?
     /// The operation: the last path segment, e.g. `applyEdits`, `query`, `addFeatures`, case-insensitive (a layer
     /// document is `layer`, a service document `service`). `nil`: any operation.
-    public var operation: String?
+    package var operation: String?
 
     /// A scope; `nil` fields match everything.
-    public init(path: String? = nil, operation: String? = nil) {
+    package init(path: String? = nil, operation: String? = nil) {
         self.path = path
         self.operation = operation
     }
@@ -77,20 +77,20 @@ public struct FaultScope: Sendable, Hashable {
 }
 
 /// One fault: its kind, how often it fires and where.
-public struct FaultRule: Sendable, Hashable {
+package struct FaultRule: Sendable, Hashable {
     /// What happens.
-    public var kind: FaultKind
+    package var kind: FaultKind
     /// Probability per matching request (per edit for ``FaultKind/editFailure``), 0…1.
-    public var rate: Double
+    package var rate: Double
     /// Which requests it applies to. Default: all.
-    public var scope: FaultScope
+    package var scope: FaultScope
     /// `Retry-After` of ``FaultKind/http429``, in seconds. Default 1.
-    public var retryAfterSeconds: Int
+    package var retryAfterSeconds: Int
     /// How long ``FaultKind/stall`` holds the answer back, in seconds. Default 30.
-    public var stallSeconds: Double
+    package var stallSeconds: Double
 
     /// A rule; every parameter defaults to the documented property default.
-    public init(kind: FaultKind, rate: Double, scope: FaultScope = FaultScope(), retryAfterSeconds: Int = 1, stallSeconds: Double = 30) {
+    package init(kind: FaultKind, rate: Double, scope: FaultScope = FaultScope(), retryAfterSeconds: Int = 1, stallSeconds: Double = 30) {
         self.kind = kind
         self.rate = rate
         self.scope = scope
@@ -100,21 +100,21 @@ public struct FaultRule: Sendable, Hashable {
 }
 
 /// Added latency: a distribution of delays in milliseconds and the requests it applies to.
-public struct FaultLatency: Sendable, Hashable {
+package struct FaultLatency: Sendable, Hashable {
     /// The delay distribution.
-    public var distribution: LatencyDistribution
+    package var distribution: LatencyDistribution
     /// Which requests are delayed. Default: all.
-    public var scope: FaultScope
+    package var scope: FaultScope
 
     /// Latency for `scope`.
-    public init(_ distribution: LatencyDistribution, scope: FaultScope = FaultScope()) {
+    package init(_ distribution: LatencyDistribution, scope: FaultScope = FaultScope()) {
         self.distribution = distribution
         self.scope = scope
     }
 }
 
 /// A delay distribution, in milliseconds. Samples are clamped to 0…``maximumMilliseconds``.
-public enum LatencyDistribution: Sendable, Hashable {
+package enum LatencyDistribution: Sendable, Hashable {
     /// Always `milliseconds`.
     case fixed(milliseconds: Double)
     /// Uniform between `minimum` and `maximum`.
@@ -125,7 +125,7 @@ public enum LatencyDistribution: Sendable, Hashable {
     case logNormal(median: Double, sigma: Double)
 
     /// The longest delay drawn: 60 s.
-    public static let maximumMilliseconds = 60_000.0
+    package static let maximumMilliseconds = 60_000.0
 
     /// A delay from two uniform draws in [0, 1) (Box–Muller for the normal forms), so every request consumes the
     /// same number of draws whatever the distribution.

@@ -186,7 +186,7 @@ struct FaultSettingsProblems: Error, Sendable, Hashable, CustomStringConvertible
 
     init(_ problems: [String]) { self.problems = problems }
 
-    public var description: String { problems.joined(separator: "; ") }
+    package var description: String { problems.joined(separator: "; ") }
 }
 
 extension FaultKind {

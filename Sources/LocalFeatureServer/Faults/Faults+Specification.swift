@@ -5,7 +5,7 @@ extension FaultRule {
     /// `http429:0.02:retryAfter=3`, `stall:0.01:seconds=5@query`, `editFailure:0.001@applyEdits`,
     /// `truncatedResponse:0.1:path=*/FeatureServer/0/*`.
     /// - Throws: ``LocalFeatureServerError`` (``LocalFeatureServerError/isInvalidFaults``) naming the problem.
-    public init(specification: String) throws(LocalFeatureServerError) {
+    package init(specification: String) throws(LocalFeatureServerError) {
         let (body, operation) = Self.splitOperation(specification)
         let parts = body.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let source = "--fault \(specification)"
@@ -42,7 +42,7 @@ extension FaultLatency {
     /// Latency from a command-line specification in milliseconds: `fixed:50`, `uniform:10,100`, `normal:50,10`
     /// (mean, standard deviation) or `lognormal:20,0.5` (median, sigma), optionally scoped with `@operation`.
     /// - Throws: ``LocalFeatureServerError`` (``LocalFeatureServerError/isInvalidFaults``) naming the problem.
-    public init(specification: String) throws(LocalFeatureServerError) {
+    package init(specification: String) throws(LocalFeatureServerError) {
         let (body, operation) = FaultRule.splitOperation(specification)
         let source = "--latency \(specification)"
         let parts = body.split(separator: ":", maxSplits: 1).map(String.init)
@@ -70,7 +70,7 @@ extension LocalFeatureServerConfiguration.Faults {
     /// Settings from a JSON file in the format of `POST /arcgis/admin/faults` (see ``parse(json:base:)``).
     /// - Throws: ``LocalFeatureServerError`` (``LocalFeatureServerError/isInvalidFaults``) naming the file and
     ///   every problem in it.
-    public init(contentsOfFile path: String) throws(LocalFeatureServerError) {
+    package init(contentsOfFile path: String) throws(LocalFeatureServerError) {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -85,7 +85,7 @@ extension LocalFeatureServerConfiguration.Faults {
 
     /// Checks the settings as a whole (e.g. after combining flags).
     /// - Throws: ``LocalFeatureServerError`` (``LocalFeatureServerError/isInvalidFaults``) listing every problem.
-    public func validate(source: String) throws(LocalFeatureServerError) {
+    package func validate(source: String) throws(LocalFeatureServerError) {
         let problems = self.problems
         if !problems.isEmpty { throw .invalidFaults(source, problems: problems) }
     }
