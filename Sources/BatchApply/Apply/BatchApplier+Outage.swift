@@ -1,4 +1,4 @@
-package import FeatureServiceClient
+import FeatureServiceClient
 import FeatureModel
 
 /// A service that cannot be reached: which failures say so, waiting for it, probing it.
