@@ -6,12 +6,14 @@ import Testing
 /// The raw-sample lines of `run --out csv=…/json=…`, formatted by hand: numbers, quoting, escapes, and where an
 /// iteration's edits go.
 @Suite struct RawSampleLineTests {
-    static func batch(requests: [RequestSample], edits: Int = 3, retries: Int = 1) -> RawSampleBatch {
+    static func batch(
+        requests: [RequestSample], scenario: String = "a,\"b\"", tags: [String: String] = ["team": "qa & perf", "env": "ci"]
+    ) -> RawSampleBatch {
         var sample = IterationSample(operation: 0, intendedStart: .zero)
         sample.requests = requests
-        sample.editsApplied = edits
-        sample.retries = retries
-        return RawSampleBatch(scenario: "a,\"b\"", operation: "applyEdits", tags: ["team": "qa & perf", "env": "ci"], sample: sample)
+        sample.editsApplied = 3
+        sample.retries = 1
+        return RawSampleBatch(labels: RawSampleLabels(scenario: scenario, operation: "applyEdits", tags: tags), sample: sample)
     }
 
     static let anchor = ContinuousClock.now
@@ -26,8 +28,7 @@ import Testing
                 started: Self.anchor.advanced(by: .milliseconds(5))),
         ]
         var bytes: [UInt8] = []
-        var batch = Self.batch(requests: requests)
-        batch.tags["branch"] = "main"
+        let batch = Self.batch(requests: requests, tags: ["team": "qa & perf", "env": "ci", "branch": "main"])
         RawSampleLine.append(batch, format: .csv, to: &bytes, clock: Self.clock)
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 2)
@@ -38,8 +39,7 @@ import Testing
     @Test("json: one object per request with every column, strings escaped, no server time as null")
     func jsonLines() throws {
         let requests = [RequestSample(status: RequestSample.interrupted, duration: .milliseconds(7), failed: true, started: Self.anchor)]
-        var batch = Self.batch(requests: requests)
-        batch.scenario = "line\nbreak \"quoted\" \u{01}"
+        let batch = Self.batch(requests: requests, scenario: "line\nbreak \"quoted\" \u{01}")
         var bytes: [UInt8] = []
         RawSampleLine.append(batch, format: .json, to: &bytes, clock: Self.clock)
         #expect(bytes.last == UInt8(ascii: "\n"))

@@ -8,27 +8,25 @@ enum RawSampleLine {
         _ batch: RawSampleBatch, format: RawSampleDestination.Format, to bytes: inout [UInt8],
         clock: (anchor: ContinuousClock.Instant, wallMicroseconds: Int64)
     ) {
-        let sortedTags = batch.tags.sorted { $0.key < $1.key }
-        let requests = batch.sample.requests
-        for (index, request) in requests.enumerated() {
-            let last = index == requests.count - 1
+        for (index, request) in batch.requests.enumerated() {
+            let last = index == batch.requests.count - 1
             let started = request.started.map { clock.wallMicroseconds + microseconds(clock.anchor.duration(to: $0)) } ?? 0
             let fields = Fields(
-                timestamp: started, status: RequestSample.statusTag(request.status), failed: request.failed,
+                timestamp: started, status: request.status, failed: request.failed,
                 duration: microseconds(request.duration), server: request.serverDuration.map(microseconds),
                 sent: request.bytesSent, received: request.bytesReceived,
-                edits: last ? batch.sample.editsApplied : 0, editsFailed: last ? batch.sample.editsFailed : 0,
-                editsUnknown: last ? batch.sample.editsUnknown : 0, retries: last ? batch.sample.retries : 0)
+                edits: last ? batch.edits : 0, editsFailed: last ? batch.editsFailed : 0,
+                editsUnknown: last ? batch.editsUnknown : 0, retries: last ? batch.retries : 0)
             switch format {
-            case .csv: csv(fields, batch: batch, tags: sortedTags, to: &bytes)
-            case .json: json(fields, batch: batch, tags: sortedTags, to: &bytes)
+            case .csv: csv(fields, labels: batch.labels, to: &bytes)
+            case .json: json(fields, labels: batch.labels, to: &bytes)
             }
         }
     }
 
     struct Fields {
         var timestamp: Int64
-        var status: String
+        var status: Int
         var failed: Bool
         var duration: Int64
         var server: Int64?
@@ -40,64 +38,62 @@ enum RawSampleLine {
         var retries: Int
     }
 
-    static func csv(_ f: Fields, batch: RawSampleBatch, tags: [(key: String, value: String)], to bytes: inout [UInt8]) {
+    static func csv(_ f: Fields, labels: RawSampleLabels, to bytes: inout [UInt8]) {
         decimal(f.timestamp, places: 6, to: &bytes)
         bytes.append(UInt8(ascii: ","))
-        csvText(batch.scenario, to: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        csvText(batch.operation, to: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        bytes += f.status.utf8
+        bytes += labels.csvNames
+        status(f.status, to: &bytes)
         bytes += (f.failed ? ",1," : ",0,").utf8
         decimal(f.duration, places: 3, to: &bytes)
         bytes.append(UInt8(ascii: ","))
         if let server = f.server { decimal(server, places: 3, to: &bytes) }
-        for value in [f.sent, f.received, Int64(f.edits), Int64(f.editsFailed), Int64(f.editsUnknown), Int64(f.retries)] {
-            bytes.append(UInt8(ascii: ","))
-            decimal(value, places: 0, to: &bytes)
-        }
         bytes.append(UInt8(ascii: ","))
-        // k6's extra_tags form: key=value pairs joined by &, each part percent-encoded where it holds & = % or a quote.
-        var text = ""
-        for (index, tag) in tags.enumerated() {
-            if index > 0 { text += "&" }
-            text += tagPart(tag.key) + "=" + tagPart(tag.value)
-        }
-        csvText(text, to: &bytes)
-        bytes.append(UInt8(ascii: "\n"))
+        decimal(f.sent, places: 0, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        decimal(f.received, places: 0, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        decimal(Int64(f.edits), places: 0, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        decimal(Int64(f.editsFailed), places: 0, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        decimal(Int64(f.editsUnknown), places: 0, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+        decimal(Int64(f.retries), places: 0, to: &bytes)
+        bytes += labels.csvTags
     }
 
-    static func json(_ f: Fields, batch: RawSampleBatch, tags: [(key: String, value: String)], to bytes: inout [UInt8]) {
+    static func json(_ f: Fields, labels: RawSampleLabels, to bytes: inout [UInt8]) {
         bytes += #"{"timestamp":"#.utf8
         decimal(f.timestamp, places: 6, to: &bytes)
-        bytes += #","scenario":"#.utf8
-        jsonText(batch.scenario, to: &bytes)
-        bytes += #","operation":"#.utf8
-        jsonText(batch.operation, to: &bytes)
-        bytes += #","status":"#.utf8
-        jsonText(f.status, to: &bytes)
-        bytes += (f.failed ? #","failed":true,"duration_ms":"# : #","failed":false,"duration_ms":"#).utf8
+        bytes += labels.jsonNames
+        bytes += #","status":""#.utf8
+        status(f.status, to: &bytes)
+        bytes += (f.failed ? #"","failed":true,"duration_ms":"# : #"","failed":false,"duration_ms":"#).utf8
         decimal(f.duration, places: 3, to: &bytes)
         bytes += #","server_ms":"#.utf8
         if let server = f.server { decimal(server, places: 3, to: &bytes) } else { bytes += "null".utf8 }
-        let counts: [(String, Int64)] = [
-            ("bytes_sent", f.sent), ("bytes_received", f.received), ("edits", Int64(f.edits)), ("edits_failed", Int64(f.editsFailed)),
-            ("edits_unknown", Int64(f.editsUnknown)), ("retries", Int64(f.retries)),
-        ]
-        for (name, value) in counts {
-            bytes += #",""#.utf8
-            bytes += name.utf8
-            bytes += #"":"#.utf8
-            decimal(value, places: 0, to: &bytes)
+        bytes += #","bytes_sent":"#.utf8
+        decimal(f.sent, places: 0, to: &bytes)
+        bytes += #","bytes_received":"#.utf8
+        decimal(f.received, places: 0, to: &bytes)
+        bytes += #","edits":"#.utf8
+        decimal(Int64(f.edits), places: 0, to: &bytes)
+        bytes += #","edits_failed":"#.utf8
+        decimal(Int64(f.editsFailed), places: 0, to: &bytes)
+        bytes += #","edits_unknown":"#.utf8
+        decimal(Int64(f.editsUnknown), places: 0, to: &bytes)
+        bytes += #","retries":"#.utf8
+        decimal(Int64(f.retries), places: 0, to: &bytes)
+        bytes += labels.jsonTags
+    }
+
+    /// The `status` tag of a request: its HTTP status, or `interrupted` (``RequestSample/statusTag(_:)``).
+    static func status(_ status: Int, to bytes: inout [UInt8]) {
+        if status == RequestSample.interrupted {
+            bytes += "interrupted".utf8
+        } else {
+            decimal(Int64(status), places: 0, to: &bytes)
         }
-        bytes += #","tags":{"#.utf8
-        for (index, tag) in tags.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            jsonText(tag.key, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            jsonText(tag.value, to: &bytes)
-        }
-        bytes += "}}\n".utf8
     }
 
     static func microseconds(_ duration: Duration) -> Int64 {
@@ -105,18 +101,25 @@ enum RawSampleLine {
         return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 
-    /// `value` / 10^places in decimal, with exactly `places` digits after the point.
+    /// `value` / 10^places in decimal, with exactly `places` (at most 18) digits after the point; no allocation.
     static func decimal(_ value: Int64, places: Int, to bytes: inout [UInt8]) {
-        var magnitude = value.magnitude
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var digits: [UInt8] = []
-        repeat {
-            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0 || digits.count <= places
-        for (index, digit) in digits.reversed().enumerated() {
-            if places > 0 && index == digits.count - places { bytes.append(UInt8(ascii: ".")) }
-            bytes.append(digit)
+        var magnitude = value.magnitude
+        // 20 digits hold any UInt64; the digits are made from the last, then appended in order.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var count = 0
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0 || count <= places
+            var index = count - 1
+            while index >= 0 {
+                if places > 0 && index == places - 1 { bytes.append(UInt8(ascii: ".")) }
+                bytes.append(buffer[index])
+                index -= 1
+            }
         }
     }
 

@@ -40,12 +40,66 @@ package struct RawSampleDestination: Sendable, Hashable, CustomStringConvertible
     ]
 }
 
-/// One finished iteration's requests, waiting to be written.
+/// One finished iteration's requests, waiting to be written: what the lines need of its sample, and the labels of
+/// its scenario and operation.
 struct RawSampleBatch: Sendable {
-    var scenario: String
-    var operation: String
-    var tags: [String: String]
-    var sample: IterationSample
+    var labels: RawSampleLabels
+    var requests: [RequestSample]
+    var edits: Int
+    var editsFailed: Int
+    var editsUnknown: Int
+    var retries: Int
+
+    init(labels: RawSampleLabels, sample: IterationSample) {
+        self.labels = labels
+        requests = sample.requests
+        edits = sample.editsApplied
+        editsFailed = sample.editsFailed
+        editsUnknown = sample.editsUnknown
+        retries = sample.retries
+    }
+}
+
+/// The parts of a line that are the same for every request of one operation of one scenario, formatted once when the
+/// scenario starts: its names and its tags, escaped for each format.
+final class RawSampleLabels: Sendable {
+    /// `scenario,operation,` (CSV-quoted where needed).
+    let csvNames: [UInt8]
+    /// `,tags` and the line break.
+    let csvTags: [UInt8]
+    /// `,"scenario":"…","operation":"…"`.
+    let jsonNames: [UInt8]
+    /// `,"tags":{…}}` and the line break.
+    let jsonTags: [UInt8]
+
+    init(scenario: String, operation: String, tags: [String: String]) {
+        let sorted = tags.sorted { $0.key < $1.key }
+        var csvNames: [UInt8] = []
+        RawSampleLine.csvText(scenario, to: &csvNames)
+        csvNames.append(UInt8(ascii: ","))
+        RawSampleLine.csvText(operation, to: &csvNames)
+        csvNames.append(UInt8(ascii: ","))
+        self.csvNames = csvNames
+        // k6's extra_tags form: key=value pairs joined by &, each part percent-encoded where it holds & = % or a break.
+        var csvTags: [UInt8] = [UInt8(ascii: ",")]
+        RawSampleLine.csvText(sorted.map { RawSampleLine.tagPart($0.key) + "=" + RawSampleLine.tagPart($0.value) }.joined(separator: "&"), to: &csvTags)
+        csvTags.append(UInt8(ascii: "\n"))
+        self.csvTags = csvTags
+        var jsonNames = Array(#","scenario":"#.utf8)
+        RawSampleLine.jsonText(scenario, to: &jsonNames)
+        jsonNames += #","operation":"#.utf8
+        RawSampleLine.jsonText(operation, to: &jsonNames)
+        self.jsonNames = jsonNames
+        var jsonTags = Array(#","tags":{"#.utf8)
+        for (index, tag) in sorted.enumerated() {
+            if index > 0 { jsonTags.append(UInt8(ascii: ",")) }
+            RawSampleLine.jsonText(tag.key, to: &jsonTags)
+            jsonTags.append(UInt8(ascii: ":"))
+            RawSampleLine.jsonText(tag.value, to: &jsonTags)
+        }
+        jsonTags += "}}\n".utf8
+        self.jsonTags = jsonTags
+    }
 }
 
 /// Streams every request of a run to the ``RawSampleDestination``s in the background.
@@ -88,7 +142,7 @@ package final class RawSampleWriter: Sendable {
 
     /// Queues a finished iteration's requests (called from the VU tasks: an append under a lock, nothing more).
     func append(_ batch: RawSampleBatch) {
-        guard !batch.sample.requests.isEmpty else { return }
+        guard !batch.requests.isEmpty else { return }
         pending.withLock { $0.append(batch) }
     }
 

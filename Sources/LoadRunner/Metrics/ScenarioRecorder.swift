@@ -12,9 +12,10 @@ package final class ScenarioRecorder: Sendable {
     package let operations: [String]
     let state: Mutex<ScenarioAccumulator>
     private let inFlight = Atomic<Int>(0)
-    /// Where every request also goes, one line each (`run --out csv=…`), with the scenario's tags.
+    /// Where every request also goes, one line each (`run --out csv=…`).
     let rawOutput: RawSampleWriter?
-    let tags: [String: String]
+    /// The fixed parts of each operation's lines there (names and tags), formatted once; empty without it.
+    let rawLabels: [RawSampleLabels]
 
     /// Iterations running now.
     var currentInFlight: Int { inFlight.load(ordering: .relaxed) }
@@ -26,7 +27,7 @@ package final class ScenarioRecorder: Sendable {
         self.scenario = scenario
         self.operations = operations
         self.rawOutput = rawOutput
-        self.tags = tags
+        rawLabels = rawOutput == nil ? [] : operations.map { RawSampleLabels(scenario: scenario, operation: $0, tags: tags) }
         state = Mutex(ScenarioAccumulator(layers: layers, keepIds: keepIds))
     }
 
@@ -39,7 +40,7 @@ package final class ScenarioRecorder: Sendable {
     package func record(_ sample: IterationSample) {
         let busy = inFlight.wrappingSubtract(1, ordering: .relaxed).oldValue
         state.withLock { $0.fold(sample, busy: busy) }
-        rawOutput?.append(RawSampleBatch(scenario: scenario, operation: operations[sample.operation], tags: tags, sample: sample))
+        rawOutput?.append(RawSampleBatch(labels: rawLabels[sample.operation], sample: sample))
     }
 
     /// Notes an iteration that was cancelled before it did anything (not counted).
