@@ -1,0 +1,147 @@
+import FeatureServiceClient
+import FeatureloadTestSupport
+import Foundation
+import LoadRunner
+import Testing
+
+/// `run --metrics-listen` and `serve --metrics-listen` through the binary: the endpoint's counts, scraped after the
+/// run, equal the report's exactly, and the service counts the requests the run made.
+@Suite struct LiveMetricsCommandTests {
+    static let scenario = """
+        version: 2
+        name: live-metrics
+        target: local
+        local:
+          faults: ["http503:0.2@applyEdits"]
+        scenarios:
+          adds:
+            executor: shared-iterations
+            vus: 2
+            iterations: 60
+            exec: applyEdits
+            adds: 2
+            tags:
+              team: qa
+        """
+
+    @Test("run's /metrics, scraped during --metrics-linger, holds the report's requests, failures, edits and iterations", .timeLimit(.minutes(2)))
+    func runEndpointMatchesTheReport() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/live.yaml"
+        try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
+        let run = try BackgroundCommand([
+            "run", file, "--out", directory.path + "/out", "--formats", "md", "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "60s",
+            "--tag", "branch=main", "--run-id", "nightly-7",
+        ])
+        defer { run.stop() }
+        let output = run.read { $0.contains("report.json") }
+        let url = try #require(Self.metricsURL(in: output), Comment(rawValue: output))
+        let report = try CommandLineTests.report(in: directory.path + "/out", output: output)
+        let text = try await Self.scrape(url)
+        let comment = Comment(rawValue: "\(output)\n\(text.samples.map { "\($0)" }.joined(separator: "\n"))")
+
+        let requests = try #require(report.aggregate(.httpReqs)?.count)
+        let failed = try #require(report.aggregate(.httpReqFailed)?.passes)
+        #expect(requests >= 60 && failed > 0, comment)
+        let labels = ["run_id": "nightly-7", "generator": "0:1", "scenario": "adds", "operation": "applyEdits", "team": "qa", "branch": "main"]
+        #expect(text.sum(LiveMetricName.httpReqs, matching: labels) == requests, comment)
+        #expect(text.sum(LiveMetricName.httpReqs) == requests, comment)
+        #expect(text.sum(LiveMetricName.httpReqDuration + "_count", matching: labels) == requests, comment)
+        #expect(text.sum(LiveMetricName.httpReqFailed, matching: labels) == failed, comment)
+        #expect(text.sum(LiveMetricName.httpReqs, matching: ["status": "503"]) == failed, comment)
+        #expect(text.sum(LiveMetricName.edits, matching: labels) == report.aggregate(.edits)?.count, comment)
+        #expect(text.sum(LiveMetricName.iterations, matching: labels) == report.aggregate(.iterations)?.count, comment)
+        #expect(text.sum(LiveMetricName.retries, matching: labels) == report.aggregate(.retries)?.count ?? 0, comment)
+        #expect(text.sum(LiveMetricName.editFailed) == report.aggregate(.editFailed)?.passes ?? 0, comment)
+        #expect(text.sum(LiveMetricName.vus, matching: ["scenario": "adds"]) == 0, comment)
+        #expect(text.series(LiveMetricName.droppedIterations).count == 1, comment)
+    }
+
+    @Test("serve's /metrics counts by operation the requests a run made, and the faults it injected", .timeLimit(.minutes(2)))
+    func serveEndpointCountsTheRunsRequests() async throws {
+        let directory = try TemporaryDirectory()
+        let serve = try BackgroundCommand([
+            "serve", "--port", "0", "--metrics-listen", "127.0.0.1:0", "--fault", "http503:0.2@applyEdits", "--fault-seed", "5",
+        ])
+        defer { serve.stop() }
+        let started = serve.read { $0.contains("listening on ") && $0.contains("metrics: ") }
+        let service = try #require(
+            started.split(separator: "\n").first { $0.contains("listening on ") }.map { String($0.split(separator: " ").last!) },
+            Comment(rawValue: started))
+        let url = try #require(Self.metricsURL(in: started), Comment(rawValue: started))
+        let file = directory.path + "/live.yaml"
+        try """
+        version: 2
+        name: live-service
+        target: \(service)
+        verify: false
+        scenarios:
+          adds:
+            executor: shared-iterations
+            vus: 2
+            iterations: 60
+            exec: applyEdits
+            adds: 2
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await Featureload.run(["run", file, "--out", directory.path + "/out", "--formats", "md"])
+        let output = "\(result.output)\n\(result.errorOutput)"
+        #expect(result.status == 0 || result.status == 1, Comment(rawValue: output))
+        let report = try CommandLineTests.report(in: directory.path + "/out", output: result.output)
+        let text = try await Self.scrape(url)
+        let comment = Comment(rawValue: "\(output)\n\(text.samples.map { "\($0)" }.joined(separator: "\n"))")
+
+        let requests = try #require(report.aggregate(.httpReqs)?.count)
+        let unavailable = report.aggregate(.httpReqs, filter: ["status": "503"])?.count ?? 0
+        #expect(requests >= 60 && unavailable > 0, comment)
+        #expect(text.sum("featureload_server_requests_total", matching: ["operation": "applyEdits"]) == requests, comment)
+        #expect(text.sum("featureload_server_request_duration_seconds_count", matching: ["operation": "applyEdits"]) == requests, comment)
+        #expect(text.sum("featureload_server_requests_total", matching: ["operation": "applyEdits", "status": "503"]) == unavailable, comment)
+        #expect(text.sum("featureload_server_faults_injected_total", matching: ["operation": "applyEdits", "fault": "http503"]) == unavailable, comment)
+        // The run's metadata reads are the service's too, under their own operations.
+        #expect(text.sum("featureload_server_requests_total", matching: ["operation": "service"]) >= 1, comment)
+    }
+
+    static func metricsURL(in output: String) -> String? {
+        output.split(separator: "\n").first { $0.hasPrefix("metrics: ") }.map { String($0.dropFirst("metrics: ".count)) }
+    }
+
+    static func scrape(_ url: String) async throws -> PrometheusText {
+        try await withCurlTransport { transport in
+            let response = try await transport.send(HTTPRequest(method: .get, url: url))
+            #expect(response.status == 200)
+            return PrometheusText(String(decoding: response.body, as: UTF8.self))
+        }
+    }
+}
+
+/// The binary running in the background, its standard output read as it comes.
+final class BackgroundCommand: @unchecked Sendable {
+    private let process = Process()
+    private let output = Pipe()
+    private var seen = ""
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Featureload.binary
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Reads standard output until `done` holds for all of it so far, the output ends, or 90 s pass.
+    func read(until done: (String) -> Bool) -> String {
+        let deadline = Date().addingTimeInterval(90)
+        while !done(seen), Date() < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+        }
+        return seen
+    }
+
+    /// Stops it (SIGTERM) and waits for it to end.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
