@@ -101,6 +101,30 @@ import Testing
         #expect(text.sum("featureload_server_requests_total", matching: ["operation": "service"]) >= 1, comment)
     }
 
+    @Test("apply's /metrics counts the edits, batches and requests its summary line reports", .timeLimit(.minutes(2)))
+    func applyEndpointMatchesTheSummary() async throws {
+        let directory = try TemporaryDirectory()
+        let input = directory.path + "/parks.geojson"
+        try ApplyCommandTests.geojson(120).write(toFile: input, atomically: true, encoding: .utf8)
+        let apply = try BackgroundCommand([
+            "apply", input, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--batch-size", "25",
+            "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "60s", "--run-id", "load-1",
+        ])
+        defer { apply.stop() }
+        let output = apply.read { $0.contains("backing off") }
+        let url = try #require(Self.metricsURL(in: output), Comment(rawValue: output))
+        let summary = try #require(output.split(separator: "\n").first { $0.contains("backing off") }, Comment(rawValue: output))
+        let requests = try #require(summary.firstMatch(of: /; (\d+) requests?,/).flatMap { Double($0.1) }, Comment(rawValue: String(summary)))
+        let text = try await Self.scrape(url)
+        let comment = Comment(rawValue: "\(output)\n\(text.samples.map { "\($0)" }.joined(separator: "\n"))")
+        let labels = ["run_id": "load-1", "operation": "applyEdits", "layer": "0"]
+        #expect(summary.contains("applied 120 of 120 edits"), comment)
+        #expect(text.sum(LiveMetricName.edits, matching: labels) == 120, comment)
+        #expect(text.sum("featureload_apply_batches_total", matching: labels) == 5, comment)
+        #expect(text.sum(LiveMetricName.httpReqs, matching: labels) == requests, comment)
+        #expect(text.sum(LiveMetricName.editFailed, matching: labels) == 0, comment)
+    }
+
     static func metricsURL(in output: String) -> String? {
         output.split(separator: "\n").first { $0.hasPrefix("metrics: ") }.map { String($0.dropFirst("metrics: ".count)) }
     }
