@@ -123,6 +123,8 @@ let package = Package(
                 // The /metrics listener of --metrics-listen, and its bound port (a NIO channel's local address).
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // A graceful stop of that listener (a cancelled one logs its open connections as errors).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -5,6 +5,7 @@ import LoadRunner
 import Logging
 import NIOCore
 import Prometheus
+import ServiceLifecycle
 
 /// The `/metrics` listener of `--metrics-listen HOST:PORT`: a small Hummingbird server that renders a Prometheus
 /// registry in the text exposition format on every scrape, beside whatever the command does.
@@ -15,11 +16,13 @@ final class MetricsEndpoint: Sendable {
     let registry: PrometheusCollectorRegistry
     /// `http://HOST:PORT/metrics`, with the bound port (port 0 picks a free one).
     let url: String
+    private let group: ServiceGroup
     private let server: Task<Void, any Error>
 
-    private init(registry: PrometheusCollectorRegistry, url: String, server: Task<Void, any Error>) {
+    private init(registry: PrometheusCollectorRegistry, url: String, group: ServiceGroup, server: Task<Void, any Error>) {
         self.registry = registry
         self.url = url
+        self.group = group
         self.server = server
     }
 
@@ -59,9 +62,10 @@ final class MetricsEndpoint: Sendable {
                 continuation.finish()
             },
             logger: logger)
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [], logger: logger))
         let server = Task {
             defer { continuation.finish() }
-            try await application.runService(gracefulShutdownSignals: [])
+            try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
         guard let bound = await iterator.next() else {
@@ -73,7 +77,7 @@ final class MetricsEndpoint: Sendable {
             throw MetricsEndpointError("could not listen on \(listen) for --metrics-listen: \(reason)")
         }
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        return MetricsEndpoint(registry: registry, url: "http://\(hostPart):\(bound)/metrics", server: server)
+        return MetricsEndpoint(registry: registry, url: "http://\(hostPart):\(bound)/metrics", group: group, server: server)
     }
 
     /// Keeps answering scrapes for `linger` (so the last scrape sees the final counts), then stops the listener.
@@ -81,7 +85,7 @@ final class MetricsEndpoint: Sendable {
         // What was printed reaches a pipe now, not when the process exits after the linger.
         fflush(nil)
         if linger > .zero { try? await Task.sleep(for: linger) }
-        server.cancel()
+        await group.triggerGracefulShutdown()
         _ = await server.result
     }
 }
