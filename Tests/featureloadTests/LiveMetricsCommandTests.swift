@@ -107,13 +107,14 @@ import Testing
         let input = directory.path + "/parks.geojson"
         try ApplyCommandTests.geojson(120).write(toFile: input, atomically: true, encoding: .utf8)
         let apply = try BackgroundCommand([
-            "apply", input, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--batch-size", "25",
+            "apply", input, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--journal", directory.path + "/parks.journal",
+            "--batch-size", "25",
             "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "60s", "--run-id", "load-1",
         ])
         defer { apply.stop() }
         let output = apply.read { $0.contains("backing off") }
         let url = try #require(Self.metricsURL(in: output), Comment(rawValue: output))
-        let summary = try #require(output.split(separator: "\n").first { $0.contains("backing off") }, Comment(rawValue: output))
+        let summary = try #require(output.split(separator: "\n").first { $0.contains("backing off") }, Comment(rawValue: output + apply.errorOutput))
         let requests = try #require(summary.firstMatch(of: /; (\d+) requests?,/).flatMap { Double($0.1) }, Comment(rawValue: String(summary)))
         let text = try await Self.scrape(url)
         let comment = Comment(rawValue: "\(output)\n\(text.samples.map { "\($0)" }.joined(separator: "\n"))")
@@ -123,6 +124,24 @@ import Testing
         #expect(text.sum("featureload_apply_batches_total", matching: labels) == 5, comment)
         #expect(text.sum(LiveMetricName.httpReqs, matching: labels) == requests, comment)
         #expect(text.sum(LiveMetricName.editFailed, matching: labels) == 0, comment)
+    }
+
+    @Test("a --metrics-listen that is not HOST:PORT, or beside --generators, is a usage error; a taken port stops the run before any load", .timeLimit(.minutes(2)))
+    func refusals() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/live.yaml"
+        try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
+        let malformed = try await Featureload.run(["run", file, "--metrics-listen", "localhost"])
+        #expect(malformed.status == 64 && malformed.errorOutput.contains("is not HOST:PORT"), Comment(rawValue: malformed.errorOutput))
+        let split = try await Featureload.run(["run", file, "--generators", "2", "--metrics-listen", "127.0.0.1:0"])
+        #expect(split.status == 64 && split.errorOutput.contains("--execution-segment"), Comment(rawValue: split.errorOutput))
+        let serve = try BackgroundCommand(["serve", "--port", "0", "--metrics-listen", "127.0.0.1:0"])
+        defer { serve.stop() }
+        let started = serve.read { $0.contains("metrics: ") }
+        let taken = try #require(Self.metricsURL(in: started).flatMap { URL(string: $0)?.port }, Comment(rawValue: started))
+        let busy = try await Featureload.run(["run", file, "--out", directory.path + "/out", "--metrics-listen", "127.0.0.1:\(taken)"])
+        #expect(busy.status == 2 && busy.errorOutput.contains("could not listen on 127.0.0.1:\(taken)"), Comment(rawValue: busy.errorOutput))
+        #expect(!busy.output.contains("report:"), Comment(rawValue: busy.output))
     }
 
     static func metricsURL(in output: String) -> String? {
@@ -142,22 +161,36 @@ import Testing
 final class BackgroundCommand: @unchecked Sendable {
     private let process = Process()
     private let output = Pipe()
+    private let errors: TemporaryDirectory
     private var seen = ""
 
     init(_ arguments: [String]) throws {
+        errors = try TemporaryDirectory()
+        FileManager.default.createFile(atPath: errors.path + "/stderr", contents: nil)
         process.executableURL = Featureload.binary
         process.arguments = arguments
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: errors.path + "/stderr")
         try process.run()
     }
 
-    /// Reads standard output until `done` holds for all of it so far, the output ends, or 90 s pass.
+    /// What it wrote to standard error so far, and how it ended if it has.
+    var errorOutput: String {
+        let text = (try? String(contentsOfFile: errors.path + "/stderr", encoding: .utf8)) ?? ""
+        return process.isRunning ? text : text + "\n(exited: \(process.terminationStatus), \(process.terminationReason == .uncaughtSignal ? "signal" : "exit"))"
+    }
+
+    /// Reads standard output until `done` holds for all of it so far, the process ends, or 90 s pass.
     func read(until done: (String) -> Bool) -> String {
         let deadline = Date().addingTimeInterval(90)
         while !done(seen), Date() < deadline {
             let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
+            if data.isEmpty {
+                // The end of the output, or a read cut short while the process still runs (then try again).
+                if !process.isRunning { break }
+                usleep(50_000)
+                continue
+            }
             seen += String(decoding: data, as: UTF8.self)
         }
         return seen
