@@ -48,7 +48,7 @@ import Testing
         let operations = ["applyEdits", "query"]
         let recorder = ScenarioRecorder(
             scenario: "adds", operations: operations, layers: [0, 0], keepIds: false,
-            live: run.scenario("adds", operations: operations, tags: ["branch": "main", "scenario": "ignored"]))
+            live: run.scenario("adds", operations: operations, tags: ["branch": "main", "scenario": "ignored", "run-id": "ignored", "build.no": "7"]))
         Self.record(into: recorder)
         let emitted = registry.emitToString()
         let text = PrometheusText(emitted)
@@ -71,6 +71,9 @@ import Testing
         #expect(text.sum(LiveMetricName.vus, matching: base) == 1, comment)
         // Every series carries the run's identity; a tag cannot replace a built-in label.
         #expect(text.samples.allSatisfy { $0.labels["run_id"] == "nightly-7" && $0.labels["scenario"] == "adds" }, comment)
+        // Tag names become label names: `build.no` is `build_no`; `run-id` would be a second run_id, so it is left out.
+        #expect(text.samples.allSatisfy { $0.labels["build_no"] == "7" && $0.labels["run-id"] == nil }, comment)
+        #expect(!emitted.contains("ignored"), comment)
         #expect(text.types[LiveMetricName.httpReqs] == "counter" && text.types[LiveMetricName.vus] == "gauge", comment)
         #expect(text.types[LiveMetricName.httpReqDuration] == "histogram", comment)
     }

@@ -45,8 +45,21 @@ package final class LiveRunMetrics: Sendable {
 
     /// The metrics of one scenario, whose operations have these labels (by index).
     package func scenario(_ name: String, operations: [String], tags: [String: String]) -> LiveScenarioMetrics {
-        let tagLabels = tags.filter { !LiveMetricName.reservedLabels.contains($0.key) }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        return LiveScenarioMetrics(factory: factory, labels: tagLabels + labels + [("scenario", name)], operations: operations)
+        LiveScenarioMetrics(factory: factory, labels: Self.tagLabels(tags) + labels + [("scenario", name)], operations: operations)
+    }
+
+    /// Tags as label pairs, sorted: each name made a valid Prometheus label name (other characters become `_`), and
+    /// a tag left out when its name is a built-in label's or another tag's already.
+    static func tagLabels(_ tags: [String: String]) -> [(String, String)] {
+        var result: [(String, String)] = []
+        var names: Set<String> = []
+        for (key, value) in tags.sorted(by: { $0.key < $1.key }) {
+            var name = String(key.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") ? $0 : "_" })
+            if name.first.map({ $0.isNumber }) ?? true { name = "_" + name }
+            guard !LiveMetricName.reservedLabels.contains(name), names.insert(name).inserted else { continue }
+            result.append((name, value))
+        }
+        return result
     }
 }
 
