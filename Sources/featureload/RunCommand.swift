@@ -2,6 +2,7 @@ import ArgumentParser
 import FeatureServiceClient
 import Foundation
 import LoadRunner
+import LocalFeatureServer
 import Logging
 import Prometheus
 
@@ -46,7 +47,8 @@ struct RunCommand: AsyncParsableCommand {
             featureload_edit_failed_total, featureload_edit_outcome_unknown_total, featureload_retries_total, \
             featureload_iterations_total, featureload_dropped_iterations_total and featureload_vus, labelled scenario, \
             operation, status, generator (the execution segment), run_id (--run-id, else --start-at, else the start \
-            time) and the run's tags. --metrics-linger D keeps the endpoint up D after the reports are written.
+            time) and the run's tags. --metrics-linger D keeps the endpoint up D after the reports are written. With \
+            target local the embedded service's featureload_server_* series are served there too.
 
             Ctrl-C (or SIGTERM) stops the run: requests in flight are cancelled, and the reports are still written \
             with what ran so far (exit code 130).
@@ -176,11 +178,14 @@ struct RunCommand: AsyncParsableCommand {
         let rawOutput: RawSampleWriter?
         let metrics: (endpoint: MetricsEndpoint, factory: PrometheusMetricsFactory)?
         do {
-            settings = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
+            var resolved = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
             try ReportWriter.checkWritable(reportDirectory)
             // Opened now, so that a file that cannot be created stops the run before any load.
             rawOutput = rawOutputs.isEmpty ? nil : try RawSampleWriter(destinations: rawOutputs)
             metrics = try await metricsOptions.start(logger: logger)
+            // The embedded service's own view, on the same endpoint.
+            resolved.localMetrics = metrics.map { ServerMetrics(factory: $0.factory) }
+            settings = resolved
         } catch {
             printError("featureload run: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code

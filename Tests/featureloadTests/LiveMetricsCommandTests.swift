@@ -55,6 +55,9 @@ import Testing
         #expect(text.sum(LiveMetricName.editFailed) == report.aggregate(.editFailed)?.passes ?? 0, comment)
         #expect(text.sum(LiveMetricName.vus, matching: ["scenario": "adds"]) == 0, comment)
         #expect(text.series(LiveMetricName.droppedIterations).count == 1, comment)
+        // The embedded service's own view sits beside the run's: every applyEdits request, and the 503s it injected.
+        #expect(text.sum("featureload_server_requests_total", matching: ["operation": "applyEdits"]) == requests, comment)
+        #expect(text.sum("featureload_server_faults_injected_total", matching: ["operation": "applyEdits", "fault": "http503"]) == failed, comment)
     }
 
     @Test("serve's /metrics counts by operation the requests a run made, and the faults it injected", .timeLimit(.minutes(2)))
