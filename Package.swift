@@ -37,6 +37,10 @@ let package = Package(
         // HTTP/2 frames, to end a response on its last DATA frame (HTTP2EndStreamCoalescer); HummingbirdHTTP2 already
         // depends on it, so nothing new is fetched or built.
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        // Live metrics (`--metrics-listen`): the libraries count through the swift-metrics API (already in the graph
+        // through Hummingbird); the CLI backs it with swift-prometheus and serves /metrics in the text format.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -76,6 +80,7 @@ let package = Package(
                 // HTTPParserError: a malformed chunked body is a 400 that closes the connection, not a 500.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -86,6 +91,7 @@ let package = Package(
                 "FeatureServiceClient",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -98,6 +104,7 @@ let package = Package(
                 "FeatureServiceClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -111,6 +118,13 @@ let package = Package(
                 "LoadRunner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                // The /metrics listener of --metrics-listen, and its bound port (a NIO channel's local address).
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // A graceful stop of that listener (a cancelled one logs its open connections as errors).
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -184,6 +198,9 @@ let package = Package(
             dependencies: [
                 "LoadRunner", "FeatureModel", "FeatureServiceClient", "LocalFeatureServer", "FeatureloadTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                // The live-metrics mapping checked against a registry of its own (no process-global bootstrap).
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings
         ),

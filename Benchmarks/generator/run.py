@@ -33,8 +33,13 @@ FEATURE = {
 }
 TOOLS = ["wrk", "hey", "locust", "libcurl", "featureload"]
 # Variants of featureload with an output on, each measured against plain featureload in the same run (not run
-# unless named in --tools): `featureload+csv` streams every request to a CSV file (`run --out csv=FILE`).
-VARIANTS = {"featureload+csv": lambda ctx, batch: ["--out", "csv=" + os.path.join(ctx["workdir"], f"requests-b{batch}-round{ctx['round'] + 1}.csv")]}
+# unless named in --tools): `featureload+csv` streams every request to a CSV file (`run --out csv=FILE`);
+# `featureload+metrics` counts every request for a live Prometheus endpoint (`run --metrics-listen`, on a free port;
+# nothing scrapes it, so only the counting is measured).
+VARIANTS = {
+    "featureload+csv": lambda ctx, batch: ["--out", "csv=" + os.path.join(ctx["workdir"], f"requests-b{batch}-round{ctx['round'] + 1}.csv")],
+    "featureload+metrics": lambda ctx, batch: ["--metrics-listen", "127.0.0.1:0"],
+}
 
 
 def log(message):

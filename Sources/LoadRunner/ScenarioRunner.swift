@@ -51,6 +51,9 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
     package var segment: ExecutionTuple = .whole
     /// Where every measured request also goes, one line each (`run --out csv=…`); nil writes none.
     package var rawOutput: RawSampleWriter?
+    /// Where every measured iteration is also counted for a scrape while the run lasts (`run --metrics-listen`);
+    /// nil counts nothing.
+    package var liveMetrics: LiveRunMetrics?
 
     package init(
         plan: ScenarioPlan, planFile: String, connection: ServiceConnection, target: RunReport.TargetInfo, clock: C, toolVersion: String,
@@ -90,7 +93,7 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
 
         let context = RunContext(
             plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy, segment: segment,
-            executor: connection.transport.taskExecutor, rawOutput: rawOutput)
+            executor: connection.transport.taskExecutor, rawOutput: rawOutput, liveMetrics: liveMetrics)
         // A generator sees its share of counts and rates, so on a split test only latency thresholds (which a share
         // measures as the whole does) may stop it early; the rest are judged once the reports are merged.
         let abortable = segment.sequence.count > 1 ? plan.thresholds.filter { $0.metric.kind == .trend } : plan.thresholds

@@ -33,6 +33,9 @@ public struct LocalFeatureServerConfiguration: Sendable {
     package var browser: BrowserPolicy = BrowserPolicy()
     /// Idle timeout, connection cap and shutdown grace period. Default: 60 s, from the open-file limit, 10 s.
     public var connections: Connections = Connections()
+    /// Where requests, their durations and injected faults are counted by operation (`serve --metrics-listen`).
+    /// Default: nowhere.
+    package var metrics: ServerMetrics? = nil
 
     /// A configuration; every parameter defaults to the documented property default.
     public init(host: String = "127.0.0.1", port: Int = 0, databasePath: String? = nil, dataset: String = "parks", maxRecordCount: Int = 2000) {

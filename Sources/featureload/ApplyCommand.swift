@@ -4,6 +4,7 @@ import FeatureServiceClient
 import Foundation
 import LoadRunner
 import Logging
+import Prometheus
 
 /// `featureload apply`: a file of edits into a feature service, in parallel batches, exactly once, resumable.
 struct ApplyCommand: AsyncParsableCommand {
@@ -50,6 +51,10 @@ struct ApplyCommand: AsyncParsableCommand {
             attempt may have reached it). After --wait-for-service (default 15m) the run stops with exit code 1. \
             The wait counts from the first request that failed, and the requests then in flight finish their own \
             retries first, so a short wait can end later than it says.
+
+            --metrics-listen HOST:PORT serves Prometheus metrics at http://HOST:PORT/metrics while the apply runs \
+            (requests, edits applied, failed and unknown, retries and batches, by layer, as each batch is answered); \
+            --metrics-linger D keeps it up D afterwards; --run-id labels the series.
 
             Examples:
               featureload apply parks.geojson --to local --layer 0
@@ -142,6 +147,7 @@ struct ApplyCommand: AsyncParsableCommand {
     var waitForService: Duration = BatchApplier.defaultServiceWait
 
     @OptionGroup var targetOptions: TargetOptions
+    @OptionGroup var metricsOptions: LiveMetricsOptions
     @OptionGroup var logging: LoggingOptions
 
     /// `0`, or a duration above 0 (`90s`, `15m`, `2h`).
@@ -191,8 +197,12 @@ struct ApplyCommand: AsyncParsableCommand {
         let logger = logging.makeLogger(label: "featureload.apply")
         let serverLogger = LoggingOptions.serverLogger(beside: logger)
         let job: ApplyJob
+        let metrics: (endpoint: MetricsEndpoint, factory: PrometheusMetricsFactory)?
         do {
-            job = try makeJob()
+            var made = try makeJob()
+            metrics = try await metricsOptions.start(logger: logger)
+            made.liveMetrics = metrics.map { ApplyLiveMetrics(factory: $0.factory, runId: metricsOptions.resolvedRunId(startAt: nil)) }
+            job = made
         } catch {
             printError("featureload apply: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
@@ -219,6 +229,11 @@ struct ApplyCommand: AsyncParsableCommand {
             throw ExitStatus.invalidInput.code
         }
         display.finish()
+        try await metricsOptions.lingering(metrics?.endpoint) { try conclude(finished, interrupted: interrupted, journalPath: job.journalPath) }
+    }
+
+    /// Prints the outcome, writes the report, and exits by the outcome.
+    private func conclude(_ finished: ApplyJob.Result, interrupted: Bool, journalPath: String) throws {
         var result = finished
         if interrupted || result.summary?.interrupted == true { result.status = .interrupted }
         for line in result.lines { print(line) }
@@ -231,7 +246,7 @@ struct ApplyCommand: AsyncParsableCommand {
             }
         }
         if result.status == .interrupted {
-            print("interrupted: resume with `featureload apply --resume \(job.journalPath)`")
+            print("interrupted: resume with `featureload apply --resume \(journalPath)`")
             throw ExitStatus.interrupted.code
         }
         switch result.status {

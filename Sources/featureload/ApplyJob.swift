@@ -33,6 +33,8 @@ struct ApplyJob: Sendable {
     let rejectsPath: String
     /// How long a run waits for a service that cannot be reached (``BatchApplier/serviceWait``).
     var serviceWait: Duration = BatchApplier.defaultServiceWait
+    /// Where each answered batch is also counted (`apply --metrics-listen`).
+    var liveMetrics: ApplyLiveMetrics?
 
     /// What the run did, for the summary and the report.
     struct Result: Sendable {
@@ -203,6 +205,7 @@ struct ApplyJob: Sendable {
         for (id, layer) in layers { keys[id] = (layer.objectIdField, layer.globalIdField) }
         var applier = BatchApplier(journal: journal, service: service, settings: header.settings, keys: keys)
         applier.serviceWait = serviceWait
+        applier.liveMetrics = liveMetrics
         let summary: BatchApplier.Summary
         if streamingPlan {
             summary = try await sendPlanning(applier, header: header, layers: layers, into: &result, display: display)

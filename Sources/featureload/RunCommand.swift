@@ -2,7 +2,9 @@ import ArgumentParser
 import FeatureServiceClient
 import Foundation
 import LoadRunner
+import LocalFeatureServer
 import Logging
+import Prometheus
 
 /// `featureload run`: runs a scenario file, prints a summary, writes reports, and exits by the verdict.
 struct RunCommand: AsyncParsableCommand {
@@ -38,6 +40,15 @@ struct RunCommand: AsyncParsableCommand {
             every scenario's VUs, iterations and arrivals, numbered as the whole test numbers them, so no two write \
             the same feature; --start-at TIME (RFC 3339) starts them together. Each writes its own report, with its \
             segment.
+
+            Live metrics: --metrics-listen HOST:PORT serves Prometheus metrics at http://HOST:PORT/metrics while the \
+            run lasts (port 0 picks a free one, printed as "metrics: URL"): featureload_http_reqs_total, \
+            featureload_http_req_duration_seconds, featureload_http_req_failed_total, featureload_edits_total, \
+            featureload_edit_failed_total, featureload_edit_outcome_unknown_total, featureload_retries_total, \
+            featureload_iterations_total, featureload_dropped_iterations_total and featureload_vus, labelled scenario, \
+            operation, status, generator (the execution segment), run_id (--run-id, else --start-at, else the start \
+            time) and the run's tags. --metrics-linger D keeps the endpoint up D after the reports are written. With \
+            target local the embedded service's featureload_server_* series are served there too.
 
             Ctrl-C (or SIGTERM) stops the run: requests in flight are cancelled, and the reports are still written \
             with what ran so far (exit code 130).
@@ -102,6 +113,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var scenarioOptions: ScenarioFileOptions
     @OptionGroup var tagOptions: RunTagOptions
+    @OptionGroup var metricsOptions: LiveMetricsOptions
     @OptionGroup var targetOptions: TargetOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -117,6 +129,9 @@ struct RunCommand: AsyncParsableCommand {
         guard (1...64).contains(generators) else { throw ValidationError("--generators must be 1…64, got \(generators)") }
         if generators > 1 && (executionSegment != nil || executionSegmentSequence != nil || startAt != nil) {
             throw ValidationError("--generators N gives each generator its segment and start; leave out --execution-segment, --execution-segment-sequence and --start-at")
+        }
+        if generators > 1 && metricsOptions.metricsListen != nil {
+            throw ValidationError("--metrics-listen serves one generator's metrics; with --generators N run the generators as separate processes (--execution-segment), each with its own --metrics-listen")
         }
         do {
             _ = try segmentTuple()
@@ -161,11 +176,16 @@ struct RunCommand: AsyncParsableCommand {
         }
         let settings: TargetSettings
         let rawOutput: RawSampleWriter?
+        let metrics: (endpoint: MetricsEndpoint, factory: PrometheusMetricsFactory)?
         do {
-            settings = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
+            var resolved = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
             try ReportWriter.checkWritable(reportDirectory)
             // Opened now, so that a file that cannot be created stops the run before any load.
             rawOutput = rawOutputs.isEmpty ? nil : try RawSampleWriter(destinations: rawOutputs)
+            metrics = try await metricsOptions.start(logger: logger)
+            // The embedded service's own view, on the same endpoint.
+            resolved.localMetrics = metrics.map { ServerMetrics(factory: $0.factory) }
+            settings = resolved
         } catch {
             printError("featureload run: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
@@ -174,6 +194,8 @@ struct RunCommand: AsyncParsableCommand {
         let display = ProgressDisplay(mode: ProgressDisplay.automatic(quiet: quiet, interval: progressInterval))
         let planFile = scenarioFile
         let segment = (try? segmentTuple()) ?? .whole
+        let runId = metricsOptions.resolvedRunId(startAt: startAt.flatMap(Self.date))
+        let liveMetrics = metrics.map { LiveRunMetrics(factory: $0.factory, runId: runId, generator: segment.segment.description) }
         let report: RunReport
         let interrupted: Bool
         do {
@@ -191,6 +213,7 @@ struct RunCommand: AsyncParsableCommand {
                         target: info, clock: ContinuousClock(), toolVersion: Featureload.version)
                     runner.segment = segment
                     runner.rawOutput = rawOutput
+                    runner.liveMetrics = liveMetrics
                     rawOutput?.start()
                     if let start = startAt.flatMap(Self.date) {
                         let wait = start.timeIntervalSinceNow
@@ -215,7 +238,7 @@ struct RunCommand: AsyncParsableCommand {
         }
 
         display.finish()
-        try await finish(report, interrupted: interrupted, rawOutput: rawOutput)
+        try await metricsOptions.lingering(metrics?.endpoint) { try await finish(report, interrupted: interrupted, rawOutput: rawOutput) }
     }
 
     /// Closes the request samples, writes the reports, prints the summary and the paths, tells the CI, and exits by

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LocalFeatureServer
 import Logging
+import Prometheus
 
 /// `featureload serve`: runs the local ArcGIS-REST-compatible feature service until interrupted.
 struct ServeCommand: AsyncParsableCommand {
@@ -65,6 +66,11 @@ struct ServeCommand: AsyncParsableCommand {
             portal (/arcgis/sharing/rest, /arcgis/sharing/rest/info, /arcgis/sharing/rest/portals/self), so that the \
             ArcGIS API for Python connects with GIS("https://127.0.0.1:PORT/arcgis", verify_cert=False); the portal \
             answers over plain HTTP too, but that client always rewrites a portal URL to https.
+
+            --metrics-listen HOST:PORT: serve Prometheus metrics at http://HOST:PORT/metrics (a listener of its own; \
+            port 0 picks a free one, printed as "metrics: URL"): featureload_server_requests_total and \
+            featureload_server_request_duration_seconds by operation and status, and \
+            featureload_server_faults_injected_total by operation and fault, to set beside a run's own metrics.
 
             --log-level: diagnostics on standard error (default warning); debug also logs rejected where clauses \
             and other request errors.
@@ -145,9 +151,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("On SIGTERM or SIGINT, cancel requests still running after this many seconds.", valueName: "seconds"))
     var shutdownGrace: Double = 10
 
+    @Option(
+        help: ArgumentHelp("Serve Prometheus metrics (requests, durations and faults by operation) at http://HOST:PORT/metrics.", valueName: "host:port"))
+    var metricsListen: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
+        if let metricsListen { _ = try MetricsEndpoint.address(metricsListen) }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port)") }
         guard maxRecordCount >= 1 else { throw ValidationError("--max-record-count must be at least 1, got \(maxRecordCount)") }
         if let rows, rows < 0 { throw ValidationError("--rows must be 0 or more, got \(rows)") }
@@ -183,15 +194,28 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.connections = LocalFeatureServerConfiguration.Connections(
             idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maximumConnections: maxConnections,
             shutdownGracePeriod: .milliseconds(Int64(shutdownGrace * 1000)))
+        var metrics: MetricsEndpoint?
+        if let metricsListen {
+            let endpoint = try await MetricsEndpoint.start(listen: metricsListen, registry: PrometheusCollectorRegistry(), logger: logger)
+            configuration.metrics = ServerMetrics(factory: MetricsEndpoint.factory(endpoint.registry))
+            progress("metrics: \(endpoint.url)")
+            metrics = endpoint
+        }
         // A LocalFeatureServerError (unknown or malformed dataset, database, bind) propagates: ArgumentParser prints its description.
         let temporary = data == nil
-        try await runLocalFeatureServer(configuration, logger: logger) { endpoint in
-            for name in endpoint.serviceNames {
-                Self.write("featureload serve: listening on \(endpoint.serviceURL(name))\n", to: .standardOutput)
+        do {
+            try await runLocalFeatureServer(configuration, logger: logger) { endpoint in
+                for name in endpoint.serviceNames {
+                    Self.write("featureload serve: listening on \(endpoint.serviceURL(name))\n", to: .standardOutput)
+                }
+                Self.write("featureload serve: data in \(endpoint.databasePath)\(temporary ? " (temporary)" : "")\n", to: .standardError)
+                Self.write(Self.tlsNotice(endpoint, generated: tlsSelfSigned), to: .standardError)
             }
-            Self.write("featureload serve: data in \(endpoint.databasePath)\(temporary ? " (temporary)" : "")\n", to: .standardError)
-            Self.write(Self.tlsNotice(endpoint, generated: tlsSelfSigned), to: .standardError)
+        } catch {
+            await metrics?.stop(after: .zero)
+            throw error
         }
+        await metrics?.stop(after: .zero)
     }
 
     /// What a non-loopback listener exposes to anyone who can reach it, in one sentence; nil on loopback.

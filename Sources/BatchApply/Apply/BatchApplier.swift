@@ -55,6 +55,8 @@ package struct BatchApplier: Sendable {
     package static let defaultServiceWait = Duration.seconds(900)
     /// The longest pause between two probes of a service that cannot be reached.
     package var probeInterval: Duration = .seconds(30)
+    /// Where each answered batch is also counted for a scrape while the run lasts (`apply --metrics-listen`).
+    package var liveMetrics: ApplyLiveMetrics?
 
     /// The default retry policy of an apply: patient enough for an overnight run against a throttling service.
     package static let defaultRetry = RetryPolicy(
@@ -163,6 +165,7 @@ package struct BatchApplier: Sendable {
                     event = .sent
                 case .awaitAnswer:
                     guard let result = try await group.next() else { preconditionFailure("a batch in flight has no task") }
+                    liveMetrics?.record(result)
                     event = .answered(result)
                 case .awaitPlan:
                     if let more = await incoming?.next() { event = .planned(more.ids) } else { event = .planEnded }

@@ -16,24 +16,29 @@ package final class ScenarioRecorder: Sendable {
     let rawOutput: RawSampleWriter?
     /// The fixed parts of each operation's lines there (names and tags), formatted once; empty without it.
     let rawLabels: [RawSampleLabels]
+    /// Where every iteration is also counted for a scrape while the run lasts (`run --metrics-listen`).
+    let live: LiveScenarioMetrics?
 
     /// Iterations running now.
     var currentInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// A recorder for `scenario`, whose operations have these labels and edit these layers (by index).
     package init(
-        scenario: String, operations: [String], layers: [Int], keepIds: Bool, rawOutput: RawSampleWriter? = nil, tags: [String: String] = [:]
+        scenario: String, operations: [String], layers: [Int], keepIds: Bool, rawOutput: RawSampleWriter? = nil, tags: [String: String] = [:],
+        live: LiveScenarioMetrics? = nil
     ) {
         self.scenario = scenario
         self.operations = operations
         self.rawOutput = rawOutput
         rawLabels = rawOutput == nil ? [] : operations.map { RawSampleLabels(scenario: scenario, operation: $0, tags: tags) }
+        self.live = live
         state = Mutex(ScenarioAccumulator(layers: layers, keepIds: keepIds))
     }
 
     /// Notes an iteration starting (for the busy-VU gauge).
     package func iterationStarted() {
-        inFlight.wrappingAdd(1, ordering: .relaxed)
+        let busy = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        live?.setBusy(busy)
     }
 
     /// Folds a finished iteration's sample.
@@ -41,16 +46,22 @@ package final class ScenarioRecorder: Sendable {
         let busy = inFlight.wrappingSubtract(1, ordering: .relaxed).oldValue
         state.withLock { $0.fold(sample, busy: busy) }
         rawOutput?.append(RawSampleBatch(labels: rawLabels[sample.operation], sample: sample))
+        if let live {
+            live.record(sample)
+            live.setBusy(busy - 1)
+        }
     }
 
     /// Notes an iteration that was cancelled before it did anything (not counted).
     package func iterationAbandoned() {
-        inFlight.wrappingSubtract(1, ordering: .relaxed)
+        let busy = inFlight.wrappingSubtract(1, ordering: .relaxed).newValue
+        live?.setBusy(busy)
     }
 
     /// Counts an iteration the executor could not start (no free VU) at `offset` from the run's start.
     package func recordDropped(at offset: Duration) {
         state.withLock { $0.dropped(at: offset) }
+        live?.recordDropped()
     }
 
     /// Records the VU pool's size (the `vus_max` gauge).

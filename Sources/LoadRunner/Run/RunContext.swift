@@ -42,6 +42,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
     let running = RunningScenarios()
     /// Where every measured request also goes, one line each (`run --out csv=…`).
     var rawOutput: RawSampleWriter?
+    /// Where every iteration is also counted for a scrape while the run lasts (`run --metrics-listen`).
+    var liveMetrics: LiveRunMetrics?
 
     /// How far each running scenario has got, in the plan's order.
     func progress() -> [ScenarioProgress] {
@@ -115,7 +117,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         // A sweep's warm-up points are not measured, so their requests are not written either.
         let recorder = ScenarioRecorder(
             scenario: spec.name, operations: labels, layers: spec.operations.map(\.layer), keepIds: plan.verify,
-            rawOutput: spec.isWarmUp ? nil : rawOutput, tags: plan.metricTags(of: spec))
+            rawOutput: spec.isWarmUp ? nil : rawOutput, tags: plan.metricTags(of: spec),
+            live: spec.isWarmUp ? nil : liveMetrics?.scenario(spec.name, operations: labels, tags: plan.metricTags(of: spec)))
         var warnings: [String] = []
         let begin = runStart.duration(to: clock.now)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-\(spec.name)-\(UUID().uuidString)").path

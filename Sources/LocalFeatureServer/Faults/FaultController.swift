@@ -3,8 +3,17 @@ import Synchronization
 /// A counter shared between the edit path and the statistics.
 final class FaultTally: Sendable {
     private let count = Atomic<Int>(0)
+    /// A tally that counts everything this one does (the server's, under one request's).
+    private let parent: FaultTally?
 
-    func add(_ amount: Int) { count.add(amount, ordering: .relaxed) }
+    init(parent: FaultTally? = nil) {
+        self.parent = parent
+    }
+
+    func add(_ amount: Int) {
+        count.add(amount, ordering: .relaxed)
+        parent?.add(amount)
+    }
     var value: Int { count.load(ordering: .relaxed) }
     func reset() { count.store(0, ordering: .relaxed) }
 }

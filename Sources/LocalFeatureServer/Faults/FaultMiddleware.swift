@@ -27,6 +27,8 @@ struct FaultMiddleware: RouterMiddleware {
     let logger: Logger
     /// Sleeps for added latency and stalls; a test clock may stand in.
     let clock: any Clock<Duration>
+    /// Counts the faults injected, by operation and kind (`serve --metrics-listen`).
+    var metrics: ServerMetrics? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
@@ -38,6 +40,8 @@ struct FaultMiddleware: RouterMiddleware {
         if let action = decision.action { kinds.append(action.kind.rawValue) }
         if decision.editFailures != nil { kinds.append(FaultKind.editFailure.rawValue) }
         let label = kinds.joined(separator: ", ")
+        let operation = ServerMetrics.operation(of: path)
+        for kind in kinds where kind != FaultKind.editFailure.rawValue { metrics?.countFault(kind, operation: operation) }
         logger.notice(
             "fault injected",
             metadata: ["fault": "\(label)", "method": "\(request.method.rawValue)", "path": "\(path)", "latency": "\(decision.latency)"])
@@ -87,7 +91,12 @@ struct FaultMiddleware: RouterMiddleware {
     private func run(
         _ next: (Request, Context) async throws -> Response, _ request: Request, _ context: Context, editFailures: EditFaultInjection?
     ) async throws -> Response {
-        guard let editFailures else { return try await next(request, context) }
+        guard var editFailures else { return try await next(request, context) }
+        guard let metrics else { return try await EditFaultInjection.$current.withValue(editFailures) { try await next(request, context) } }
+        // This request's failed edits, counted by operation (they also count in the server's tally).
+        let tally = FaultTally(parent: editFailures.tally)
+        editFailures.tally = tally
+        defer { metrics.countFault(FaultKind.editFailure.rawValue, operation: ServerMetrics.operation(of: request.uri.path), amount: tally.value) }
         return try await EditFaultInjection.$current.withValue(editFailures) { try await next(request, context) }
     }
 

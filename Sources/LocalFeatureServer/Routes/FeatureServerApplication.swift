@@ -8,8 +8,8 @@ import NIOHTTP1
 /// middleware chain.
 ///
 /// ```
-/// request ─▶ ServerTimingMiddleware ─▶ ArcGISErrorMiddleware ─▶ BrowserGuardMiddleware ─▶ TokenAuthMiddleware ─▶ FaultAdminMiddleware ─▶ FaultMiddleware ─▶ responder
-///            (Server-Timing header)    (anything thrown → envelope) (Host, Origin, POST-only)   (--users only)      (/arcgis/admin/…)        (faults, stats)
+/// request ─▶ [ServerMetricsMiddleware] ─▶ ServerTimingMiddleware ─▶ ArcGISErrorMiddleware ─▶ BrowserGuardMiddleware ─▶ TokenAuthMiddleware ─▶ FaultAdminMiddleware ─▶ FaultMiddleware ─▶ responder
+///            (--metrics-listen)          (Server-Timing header)    (anything thrown → envelope) (Host, Origin, POST-only)   (--users only)      (/arcgis/admin/…)        (faults, stats)
 /// ```
 /// The body is read once, up to ``LocalFeatureServerConfiguration/Limits/maximumRequestBodySize``; a larger one
 /// is answered with the envelope (code 413) instead of being processed. A `multipart/form-data` body is parsed as it
@@ -30,6 +30,7 @@ enum FeatureServerApplication {
         let limit = configuration.limits.maximumRequestBodySize
         let faults = FaultController(configuration.faults)
         let router = Router(context: FeatureServerRequestContext.self)
+        if let metrics = configuration.metrics { router.add(middleware: ServerMetricsMiddleware(metrics: metrics)) }
         router.add(middleware: ServerTimingMiddleware())
         router.add(middleware: ArcGISErrorMiddleware())
         router.add(
@@ -45,7 +46,7 @@ enum FeatureServerApplication {
         if configuration.faults.isAdminEnabled {
             router.add(middleware: FaultAdminMiddleware(controller: faults, bodyLimit: limit, logger: logger))
         }
-        router.add(middleware: FaultMiddleware(controller: faults, logger: logger, clock: clock))
+        router.add(middleware: FaultMiddleware(controller: faults, logger: logger, clock: clock, metrics: configuration.metrics))
         var responder = responder
         responder.maximumAttachmentSize = configuration.limits.maximumAttachmentSize
         let limits = configuration.limits

@@ -31,6 +31,8 @@ struct TargetSettings: Sendable {
     var localConfiguration: LocalFeatureServerConfiguration?
     /// Said in the report about the embedded service (the faults it injects).
     var localNotes: [String] = []
+    /// Where the embedded service counts its requests and faults (`run --metrics-listen`: beside the run's own).
+    var localMetrics: ServerMetrics?
 }
 
 /// A connected target, handed to a command's body by ``withTarget(_:serverLogger:_:)``.

@@ -39,7 +39,8 @@ func withTarget<T: Sendable>(
                     service: service, serviceURL: url, isLocal: false, dataset: nil, notes: notes, transport: transport,
                     authentication: authentication))
         case .local(let dataset, let dataPath):
-            let configuration = settings.localConfiguration ?? LocalFeatureServerConfiguration(databasePath: dataPath, dataset: dataset)
+            var configuration = settings.localConfiguration ?? LocalFeatureServerConfiguration(databasePath: dataPath, dataset: dataset)
+            configuration.metrics = settings.localMetrics
             return try await withLocalFeatureServer(configuration, logger: serverLogger) { endpoint in
                 // The service's name, not the dataset's reference (which may be a file's path).
                 let url = endpoint.serviceURL(endpoint.serviceNames.first ?? dataset)
