@@ -27,7 +27,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let file = directory.path + "/raw.yaml"
         try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
-        let csvPath = directory.path + "/samples.csv"
+        // In a folder that does not exist yet, as in the README's CI jobs: it is made.
+        let csvPath = directory.path + "/perf/samples.csv"
         let jsonPath = directory.path + "/samples.json.gz"
         let result = try await Featureload.run([
             "run", file, "--out", directory.path + "/out", "--out", "csv=" + csvPath, "--out", "json=" + jsonPath, "--formats", "md",
@@ -92,9 +93,12 @@ import Testing
         let directory = try TemporaryDirectory()
         let file = directory.path + "/raw.yaml"
         try Self.scenario.write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try await Featureload.run(["run", file, "--out", directory.path + "/out", "--out", "csv=/nonexistent-dir/samples.csv"])
+        // A folder that cannot be made: its parent is a file.
+        try "".write(toFile: directory.path + "/plain-file", atomically: true, encoding: .utf8)
+        let blocked = directory.path + "/plain-file/samples.csv"
+        let result = try await Featureload.run(["run", file, "--out", directory.path + "/out", "--out", "csv=" + blocked])
         #expect(result.status == 2, Comment(rawValue: "\(result.output)\n\(result.errorOutput)"))
-        #expect(result.errorOutput.contains("/nonexistent-dir/samples.csv"), Comment(rawValue: result.errorOutput))
+        #expect(result.errorOutput.contains(blocked), Comment(rawValue: result.errorOutput))
         #expect(!result.output.contains("running "), Comment(rawValue: result.output))
     }
 

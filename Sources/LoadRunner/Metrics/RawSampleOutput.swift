@@ -223,11 +223,14 @@ final class RawSampleFile {
 
     init(_ destination: RawSampleDestination) throws {
         self.destination = destination
-        guard FileManager.default.createFile(atPath: destination.path, contents: nil),
+        // Its folder is made as the reports' is (`--out perf --out csv=perf/requests.csv` on a fresh checkout).
+        let folder = URL(fileURLWithPath: destination.path).deletingLastPathComponent()
+        guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil,
+            FileManager.default.createFile(atPath: destination.path, contents: nil),
             let handle = FileHandle(forWritingAtPath: destination.path)
         else {
             throw LoadRunnerError(
-                "--out \(destination): cannot create \(destination.path) (does its directory exist, and may it be written?)")
+                "--out \(destination): cannot create \(destination.path) (may its folder be made and written to?)")
         }
         self.handle = handle
         gzip = destination.isCompressed ? GzipStream() : nil
