@@ -196,6 +196,7 @@ struct RunCommand: AsyncParsableCommand {
         let segment = (try? segmentTuple()) ?? .whole
         let runId = metricsOptions.resolvedRunId(startAt: startAt.flatMap(Self.date))
         let liveMetrics = metrics.map { LiveRunMetrics(factory: $0.factory, runId: runId, generator: segment.segment.description) }
+        liveMetrics?.announce(plan)
         let report: RunReport
         let interrupted: Bool
         do {

@@ -106,4 +106,40 @@ import Testing
         let cutOff = text.series(name + "_bucket", matching: ["status": "interrupted"])
         #expect(cutOff.first { $0.labels["le"].flatMap(Double.init) == 60 }?.value == 0, comment)
     }
+
+    @Test("announcing a plan makes each measured scenario's usual series at zero before any request")
+    func announcedSeriesStartAtZero() throws {
+        let (registry, factory) = Self.registry()
+        let plan = try ScenarioParser.parse(
+            yaml: """
+                version: 2
+                name: announced
+                target: local
+                scenarios:
+                  adds:
+                    executor: constant-vus
+                    vus: 2
+                    duration: 5s
+                    exec: applyEdits
+                    adds: 1
+                  reads:
+                    executor: shared-iterations
+                    vus: 1
+                    iterations: 3
+                    exec: query
+                """, file: "announced.yaml")
+        LiveRunMetrics(factory: factory, runId: "r", generator: "0:1").announce(plan)
+        let emitted = registry.emitToString()
+        let text = PrometheusText(emitted)
+        let comment = Comment(rawValue: emitted)
+        for (scenario, operation) in [("adds", "applyEdits"), ("reads", "query")] {
+            let labels = ["run_id": "r", "scenario": scenario, "operation": operation]
+            #expect(text.series(LiveMetricName.httpReqs, matching: labels.merging(["status": "200"]) { $1 }).map(\.value) == [0], comment)
+            #expect(text.series(LiveMetricName.httpReqDuration + "_count", matching: labels).map(\.value) == [0], comment)
+            #expect(text.series(LiveMetricName.edits, matching: labels).map(\.value) == [0], comment)
+            #expect(text.series(LiveMetricName.iterations, matching: labels).map(\.value) == [0], comment)
+        }
+        #expect(text.series(LiveMetricName.vus).count == 2 && text.series(LiveMetricName.droppedIterations).count == 2, comment)
+        #expect(text.samples.allSatisfy { $0.value == 0 }, comment)
+    }
 }

@@ -43,6 +43,15 @@ package final class LiveRunMetrics: Sendable {
         labels = [("run_id", runId), ("generator", generator)]
     }
 
+    /// Makes the series of every measured scenario of `plan` now, at zero, before any load: a scrape before the
+    /// first request already sees them, so Prometheus's `increase()` and `rate()`, which count from a series' first
+    /// sample, count every request (the Prometheus advice for series whose labels are known ahead).
+    package func announce(_ plan: ScenarioPlan) {
+        for spec in plan.scenarios where !spec.isWarmUp {
+            _ = scenario(spec.name, operations: spec.operations.map(\.label), tags: plan.metricTags(of: spec))
+        }
+    }
+
     /// The metrics of one scenario, whose operations have these labels (by index).
     package func scenario(_ name: String, operations: [String], tags: [String: String]) -> LiveScenarioMetrics {
         LiveScenarioMetrics(factory: factory, labels: Self.tagLabels(tags) + labels + [("scenario", name)], operations: operations)
@@ -103,6 +112,8 @@ package final class LiveScenarioMetrics: Sendable {
         }
         dropped = CoreMetrics.Counter(label: LiveMetricName.droppedIterations, dimensions: labels, factory: factory)
         vus = CoreMetrics.Gauge(label: LiveMetricName.vus, dimensions: labels, factory: factory)
+        // The usual answer's series exist from the start, at zero (see LiveRunMetrics.announce); others on first use.
+        for operation in operations.indices { _ = requestMetrics(operation: operation, status: 200) }
     }
 
     /// Counts a finished iteration and its requests.
