@@ -6,6 +6,7 @@ import Synchronization
 /// `featureload run --generators N`: the test as N child processes on this machine, each one execution segment of
 /// the sequence `0,1/N,…,1`, against one service (the embedded one started here, or the live target), started
 /// together and merged at the end into one report and one verdict — what the Kubernetes Indexed Job does across pods.
+/// While they run, one progress line per scenario sums their figures (``GeneratorProgressWatch``).
 extension RunCommand {
     /// One generator process: its output folder and its log.
     struct Generator {
@@ -16,7 +17,8 @@ extension RunCommand {
 
     /// Runs the generators and returns their merged report.
     func runGenerators(
-        _ count: Int, settings: TargetSettings, serverLogger: Logger, display: ProgressDisplay, rawOutput: RawSampleWriter?
+        _ count: Int, scenarios: [String], settings: TargetSettings, serverLogger: Logger, display: ProgressDisplay,
+        rawOutput: RawSampleWriter?
     ) async throws -> RunReport {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-generators-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -34,6 +36,9 @@ extension RunCommand {
         // The file's overrides and tags as given here; -e values reach the children through their environment.
         let shape = scenarioOptions.childArguments + tagOptions.childArguments
         let variables = (try? scenarioOptions.commandLineVariables()) ?? [:]
+        // Each generator keeps its progress in a file, which this process sums into one progress line.
+        let progressFiles = display.mode == .off ? nil : (0..<count).map { "\(work)/generator-\($0)-progress.json" }
+        let watch = progressFiles.map { GeneratorProgressWatch(paths: $0, order: scenarios, display: display) }
         return try await withTarget(settings, serverLogger: serverLogger) { connected in
             // Started together, a moment from now, so that every child has loaded the service's metadata first.
             let startAt = Date().addingTimeInterval(2 + 0.25 * Double(count)).formatted(.iso8601)
@@ -41,11 +46,12 @@ extension RunCommand {
             let children = try (0..<count).map { index in
                 try Self.generator(
                     index, of: count,
-                    running: ["run", scenarioFile, "--target", connected.serviceURL] + shape + parts(index).flatMap { ["--out", $0.description] },
+                    running: ["run", scenarioFile, "--target", connected.serviceURL] + shape + parts(index).flatMap { ["--out", $0.description] }
+                        + (progressFiles.map { ["--progress-file", $0[index]] } ?? []),
                     sequence: sequence, startAt: startAt, targetArguments: connected.isLocal ? arguments.local : arguments.live,
                     variables: variables, work: work)
             }
-            let statuses = try await Self.run(children, display: display)
+            let statuses = try await Self.run(children, display: display, watch: watch)
             var reports: [(path: String, report: RunReport)] = []
             for (index, child) in children.enumerated() {
                 // Exit 1 is a generator's own gates failing on its share; the merged verdict is what counts.
@@ -98,8 +104,9 @@ extension RunCommand {
     /// This executable, which the generators run.
     static var binary: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }
 
-    /// Starts `children` and returns their exit statuses, in order, once every one has exited.
-    static func run(_ children: [Generator], display: ProgressDisplay) async throws -> [Int32] {
+    /// Starts `children` and returns their exit statuses, in order, once every one has exited; meanwhile `watch`
+    /// shows their summed progress every second, and once more at the end, with the figures they finished with.
+    static func run(_ children: [Generator], display: ProgressDisplay, watch: GeneratorProgressWatch?) async throws -> [Int32] {
         // Each child's exit, as it happens: waiting with waitUntilExit would block threads the embedded
         // service needs to answer the children.
         let (exits, exited) = AsyncStream.makeStream(of: (Int, Int32).self)
@@ -122,12 +129,26 @@ extension RunCommand {
         let count = children.count
         return await withTaskCancellationHandler {
             await Task {
-                var statuses = Array(repeating: Int32(0), count: count)
-                for await (index, status) in exits {
-                    statuses[index] = status
-                    display.message("  generator \(index) finished (exit \(status))")
+                await withTaskGroup(of: [Int32]?.self) { group in
+                    if let watch { group.addTask { await watch.follow(); return nil } }
+                    group.addTask {
+                        var statuses = Array(repeating: Int32(0), count: count)
+                        for await (index, status) in exits {
+                            statuses[index] = status
+                            display.message("  generator \(index) finished (exit \(status))")
+                        }
+                        return statuses
+                    }
+                    var statuses: [Int32] = []
+                    while let result = await group.next() {
+                        guard let result else { continue }
+                        statuses = result
+                        group.cancelAll()
+                    }
+                    // Every generator wrote its final figures before it exited.
+                    watch?.poll()
+                    return statuses
                 }
-                return statuses
             }.value
         } onCancel: {
             for process in processes where process.isRunning { process.interrupt() }

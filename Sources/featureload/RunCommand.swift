@@ -108,8 +108,14 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Run the test as N generator processes on this machine, each one execution segment, and merge their reports (default 1).", valueName: "n"))
+        help: ArgumentHelp(
+            "Run the test as N generator processes on this machine, each one execution segment, with one progress line summing them, and merge their reports (default 1).",
+            valueName: "n"))
     var generators = 1
+
+    /// Where a generator of `run --generators N` keeps its progress for the parent to show (set by the parent).
+    @Option(name: .long, help: .hidden)
+    var progressFile: String?
 
     @OptionGroup var scenarioOptions: ScenarioFileOptions
     @OptionGroup var tagOptions: RunTagOptions
@@ -131,7 +137,8 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--generators N gives each generator its segment and start; leave out --execution-segment, --execution-segment-sequence and --start-at")
         }
         if generators > 1 && metricsOptions.metricsListen != nil {
-            throw ValidationError("--metrics-listen serves one generator's metrics; with --generators N run the generators as separate processes (--execution-segment), each with its own --metrics-listen")
+            throw ValidationError(
+                "--metrics-listen serves one generator's metrics, not the sum of --generators N: run the generators as separate processes (--execution-segment, --execution-segment-sequence, --start-at), each with its own --metrics-listen and the same --run-id, as the Kubernetes Job in deploy/ does, and sum them in Prometheus")
         }
         do {
             _ = try segmentTuple()
@@ -197,13 +204,16 @@ struct RunCommand: AsyncParsableCommand {
         let runId = metricsOptions.resolvedRunId(startAt: startAt.flatMap(Self.date))
         let liveMetrics = metrics.map { LiveRunMetrics(factory: $0.factory, runId: runId, generator: segment.segment.description) }
         liveMetrics?.announce(plan)
+        let progressFile = self.progressFile.map(GeneratorProgressFile.init(path:))
         let report: RunReport
         let interrupted: Bool
         do {
             let generators = self.generators
             (report, interrupted) = try await InterruptSignals.cancellingWork {
                 if generators > 1 {
-                    return try await runGenerators(generators, settings: settings, serverLogger: serverLogger, display: display, rawOutput: rawOutput)
+                    return try await runGenerators(
+                        generators, scenarios: plan.scenarios.map(\.name), settings: settings, serverLogger: serverLogger, display: display,
+                        rawOutput: rawOutput)
                 }
                 return try await withTarget(settings, serverLogger: serverLogger) { connected in
                     let info = RunReport.TargetInfo(
@@ -223,7 +233,7 @@ struct RunCommand: AsyncParsableCommand {
                             try await Task.sleep(for: .seconds(wait))
                         }
                     }
-                    var report = try await runner.run { event in Self.show(event, on: display) }
+                    var report = try await runner.run { Self.show($0, on: display, keeping: progressFile) }
                     if let start = startAt.flatMap(Self.date) {
                         let late = Double(report.startedAtEpochMilliseconds) / 1000 - start.timeIntervalSince1970
                         report.notes.append(String(format: "started %.3f s after --start-at %@", late, startAt ?? ""))
@@ -264,7 +274,9 @@ struct RunCommand: AsyncParsableCommand {
         if !report.verdict.passed { throw ExitStatus.failed.code }
     }
 
-    private static func show(_ event: RunEvent, on display: ProgressDisplay) {
+    /// Shows `event` on `display`, and keeps it in `file` for the parent of a generator of `run --generators N`.
+    private static func show(_ event: RunEvent, on display: ProgressDisplay, keeping file: GeneratorProgressFile? = nil) {
+        file?.record(event)
         switch event {
         case .metadataLoaded(let service, let layers):
             display.message("target: \(service) (\(layers.joined(separator: ", ")))")

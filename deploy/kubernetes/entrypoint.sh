@@ -10,6 +10,11 @@
 #   TARGET                the …/FeatureServer URL under test (generate)
 #   SCENARIO              the scenario file (generate; default /scenario/scenario.yaml)
 #   START_AT              optional RFC 3339 time at which every generator starts its load (generate)
+#   RUN_ID                optional: the run_id label of the generator's live metrics (generate; the merge's REPORTS
+#                         folder in the manifests)
+#   METRICS_LISTEN        HOST:PORT of the generator's Prometheus /metrics while it runs (generate; default
+#                         0.0.0.0:9464; empty for none; port 0 picks a free one, printed as "metrics: URL")
+#   METRICS_LINGER        how long /metrics stays up after the run, for a last scrape (generate; default 15s)
 #   REPORTS               the directory every pod shares (default /reports); generator i writes to
 #                         $REPORTS/generator-i, the merge to $REPORTS/merged.json and merged.md
 #   MERGE_TIMEOUT         seconds the merge waits for the generators' reports (merge; default 600)
@@ -88,6 +93,13 @@ generate() {
     echo "entrypoint: generator $i of $n: segment $segment of $sequence, target $TARGET${START_AT:+, start at $START_AT}"
     if [ -n "${START_AT:-}" ]; then
         set -- "$@" --start-at "$START_AT"
+    fi
+    if [ -n "${RUN_ID:-}" ]; then
+        set -- "$@" --run-id "$RUN_ID"
+    fi
+    metrics=${METRICS_LISTEN-0.0.0.0:9464}
+    if [ -n "$metrics" ]; then
+        set -- "$@" --metrics-listen "$metrics" --metrics-linger "${METRICS_LINGER:-15s}"
     fi
 
     # featureload runs in the background so that a SIGTERM to this shell (PID 1 in a pod, which ignores signals it

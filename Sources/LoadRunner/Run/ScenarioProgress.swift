@@ -2,7 +2,7 @@ import FeatureModel
 import Synchronization
 
 /// How far a running scenario has got: what a progress display shows, read from its recorder while it runs.
-package struct ScenarioProgress: Sendable, Equatable {
+package struct ScenarioProgress: Sendable, Equatable, Codable {
     package var scenario: String
     /// Seconds since the scenario started.
     package var elapsed: Double
