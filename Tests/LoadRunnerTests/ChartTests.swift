@@ -31,6 +31,10 @@ import Testing
     func scenarioCharts() async throws {
         let report = try await RunnerIntegrationTests.run(
             RunnerIntegrationTests.plan("  steady:\n    executor: constant-vus\n    vus: 2\n    duration: 3s\n    exec: query\n    returnCountOnly: true\n"))
+        // A run that sent nothing (its setup failed on an overloaded machine) draws no charts: say why, not just that.
+        let requests = report.aggregate(.httpReqs)?.count ?? 0
+        let why = Comment(rawValue: "requests \(requests); warnings \(report.scenarios.flatMap(\.warnings)); errors \(report.scenarios.map(\.errors))")
+        try #require(requests > 0, why)
         let charts = Self.xTicks(HTMLRenderer.render(report))
         let perSecond = ["Throughput per second", "Request latency per second", "Failures per second"].compactMap { charts[$0] }
         #expect(perSecond.count == 3, "\(charts.keys)")
