@@ -46,7 +46,8 @@ actor FeatureStore {
 
     /// Pages the write-ahead log may hold before the writer copies it into the file itself (SQLite's default is
     /// 1,000, 4 MB): normally ``StoreCheckpointer`` copies it long before, off the writer's path, and this is only
-    /// for when it falls behind.
+    /// for when it falls behind. Under writes that never pause the background copy never quite catches up with the
+    /// writer, and the log starts again from its beginning only once the writer has copied it here.
     static let walAutocheckpointPages = 16_384
 
     /// Opens (creating and seeding if new) the database at `path` for `definition`.
