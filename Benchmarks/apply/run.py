@@ -163,6 +163,39 @@ def run_runner(binary, workdir, name, batch, concurrency, count, limit, global_i
         stop_server(server)
 
 
+# The ratios the benchmark holds the tools to: (name, numerator tool, denominator tool, batch or None for every
+# batch, least ratio of rates that passes).
+TARGETS = [
+    ("run with client GlobalIDs ÷ run, plain adds", "run-ids", "run", None, 1 / 1.2),
+    ("apply (plan first) ÷ run, plain adds", "apply", "run", 1000, 0.8),
+    ("apply --skip-invalid ÷ run, plain adds", "apply-streamed", "run", 1000, 0.8),
+]
+
+
+def target_ratios(results, batches, rounds):
+    """Each target's ratio of edit rates: the median over the rounds of each round's own pair, with its range."""
+    ratios = []
+    for name, numerator, denominator, only, least in TARGETS:
+        for batch in batches:
+            if only is not None and batch != only:
+                continue
+            if only is None and batch not in (100, 1000):
+                continue
+            values = []
+            for round_number in range(rounds):
+                def rate(tool):
+                    found = [r["editsPerSecond"] for r in results if r["batch"] == batch and r["tool"] == tool and r["round"] == round_number]
+                    return found[0] if found else None
+                top, bottom = rate(numerator), rate(denominator)
+                if top and bottom:
+                    values.append(top / bottom)
+            if values:
+                value = statistics.median(values)
+                ratios.append({"name": name, "batch": batch, "value": value, "low": min(values), "high": max(values),
+                               "target": least, "pass": value >= least})
+    return ratios
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", required=True)
@@ -174,6 +207,7 @@ def main():
     parser.add_argument("--limit", type=int, default=600, help="longest one command may take, in seconds")
     args = parser.parse_args()
 
+    start_load = os.getloadavg()
     os.makedirs(args.output, exist_ok=True)
     workdir = tempfile.mkdtemp(prefix="featureload-apply-bench-")
     input_path = os.path.join(workdir, "bench.geojsonl")
@@ -250,7 +284,6 @@ def main():
     base = os.path.join(args.output, f"apply-journal-{stamp}")
     summary = {"edits": args.edits, "concurrency": args.concurrency, "rounds": args.rounds, "rows": rows, "runs": results,
                "machine": {"cores": os.cpu_count(), "loadAverage": os.getloadavg()}}
-    json.dump(summary, open(base + ".json", "w"), indent=2, sort_keys=True)
     lines = [
         f"# What apply's journal costs: {args.edits} adds, {args.concurrency} requests in flight, {args.rounds} rounds (medians)",
         "",
@@ -303,7 +336,25 @@ def main():
                       f"{' (met)' if target['streamedCost'] < 0.10 else ' (not met)'}. The journal's own work, planning first:"
                       f" {target['journalShare'] * 100:.1f} %{' (met)' if target['journalShare'] < 0.10 else ' (not met)'};"
                       f" reading and checking the input: {target['checkShare'] * 100:.1f} %."]
-    lines += ["", f"Machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}; generator and service share them."]
+    ratios = target_ratios(results, args.batches, args.rounds)
+    summary["ratios"] = ratios
+    if ratios:
+        lines += ["", "Targets: what exactly-once adds cost the service against plain adds (the runner's adds with client GlobalIDs",
+                  "sent with `useGlobalIds=true`, against its plain adds: at most 1.2 times, a ratio of rates of at least",
+                  f"{1 / 1.2:.3f}), and apply against the runner's plain adds at batch 1000 (at least 0.8). Each ratio is the",
+                  "median of each round's own (the two runs of a round go back to back), with the range over the rounds.",
+                  "",
+                  "| ratio | batch | median | range | target | |",
+                  "|---|---:|---:|---:|---:|---|"]
+        for ratio in ratios:
+            spread = f"{ratio['low']:.3f} to {ratio['high']:.3f}" if args.rounds > 1 else "–"
+            lines.append(f"| {ratio['name']} | {ratio['batch']} | {ratio['value']:.3f} | {spread} | ≥ {ratio['target']:.3f} | "
+                         f"{'PASS' if ratio['pass'] else 'FAIL'} |")
+    load = os.getloadavg()
+    summary["machine"]["loadAverageAtEnd"] = load
+    lines += ["", f"Machine: {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end "
+                  f"({start_load[0]:.2f} {start_load[1]:.2f} {start_load[2]:.2f} at the start); generator and service share them."]
+    json.dump(summary, open(base + ".json", "w"), indent=2, sort_keys=True)
     open(base + ".md", "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
     log(f"wrote {base}.md and {base}.json")

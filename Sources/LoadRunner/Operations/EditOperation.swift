@@ -32,14 +32,23 @@ struct EditOperation: LoadOperation {
         // One attempt, no exactly-once: applyEdits then goes out once (sendOnce), and when nothing needs the adds as
         // values afterwards (no contingent-value shaping either) they are written straight into JSON.
         let singleAttempt = environment.retry == nil && !options.clientGlobalIds
-        let encoded = endpoint == .applyEdits && singleAttempt && environment.shaper == nil
+        // Exactly-once adds are written straight into JSON too, with their GlobalIDs beside them for the retries.
+        let keyField = options.clientGlobalIds ? environment.info.globalIdField : nil
+        let encoded = endpoint == .applyEdits && (singleAttempt || keyField != nil) && environment.shaper == nil
         var newFeatures = adds > 0 && !encoded ? generator.features(from: first, count: adds) : []
         if let shaper = environment.shaper {
             newFeatures = shape(newFeatures, first: first, shaper: shaper, sample: &sample)
         }
-        if options.clientGlobalIds, let field = environment.info.globalIdField {
+        var globalIds: [String] = []
+        if let field = keyField {
+            // Time-ordered, as a well-behaved client makes them: each request's land together at the end of the
+            // service's GlobalID index (random ones cost it an index page each).
             var random = SplitMix64(seed: environment.runNonce ^ UInt64(truncatingIfNeeded: first) &* 0x9E37_79B9_7F4A_7C15)
-            for i in newFeatures.indices { newFeatures[i].attributes[field] = .string(GlobalID.make(using: &random)) }
+            let milliseconds = GlobalID.currentMilliseconds()
+            globalIds = (0..<(encoded ? adds : newFeatures.count)).map {
+                GlobalID.makeTimeOrdered(milliseconds: milliseconds, sequence: $0, using: &random)
+            }
+            for i in newFeatures.indices { newFeatures[i].attributes[field] = .string(globalIds[i]) }
         }
         let objectIdField = environment.info.objectIdField
         let changed = environment.pool.sample(updates).enumerated().map { offset, objectId in
@@ -53,7 +62,12 @@ struct EditOperation: LoadOperation {
             sample.fail("no existing feature left to \(changed.count < updates ? "update" : "delete"); seed more with `setup: { seed: N }`")
         }
         var edits = LayerEdits(adds: newFeatures, updates: changed, deletes: removed)
-        if encoded && adds > 0 { edits.encodedAdds = EncodedFeatures(formEncoded: generator.formEncoded(from: first, count: adds), count: adds) }
+        if encoded && adds > 0, let field = keyField {
+            let body = generator.formEncoded(from: first, count: adds, globalIdField: field, globalIds: globalIds)
+            edits.encodedAdds = EncodedFeatures(formEncoded: body, count: adds, globalIds: globalIds)
+        } else if encoded && adds > 0 {
+            edits.encodedAdds = EncodedFeatures(formEncoded: generator.formEncoded(from: first, count: adds), count: adds)
+        }
         guard edits.count > 0 else { return }
         switch endpoint {
         case .applyEdits:
@@ -111,8 +125,9 @@ struct EditOperation: LoadOperation {
                 edits, options: requestOptions, retry: environment.retry ?? .none, globalIdField: environment.info.globalIdField ?? "GlobalID")
             sample.retries += outcome.attempts.retryCount
             sample.backoff += outcome.attempts.totalBackoff
-            for (feature, add) in zip(edits.adds, outcome.adds) {
-                let globalId = environment.info.globalIdField.flatMap { feature.attributes[$0]?.stringValue }
+            let globalIds = clientGlobalIds(edits)
+            for (offset, add) in outcome.adds.prefix(edits.addCount).enumerated() {
+                let globalId = offset < globalIds.count ? globalIds[offset] : nil
                 switch add.status {
                 case .applied, .appliedByEarlierAttempt:
                     guard let objectId = add.result?.objectId, objectId >= 0 else {
@@ -175,6 +190,7 @@ struct EditOperation: LoadOperation {
     /// The client GlobalIDs of the adds in `edits` (none unless the scenario sends its own).
     private func clientGlobalIds(_ edits: LayerEdits) -> [String] {
         guard options.clientGlobalIds, let field = environment.info.globalIdField else { return [] }
+        if let encoded = edits.encodedAdds { return encoded.globalIds ?? [] }
         return edits.adds.compactMap { $0.attributes[field]?.stringValue }
     }
 

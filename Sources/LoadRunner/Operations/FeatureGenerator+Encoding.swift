@@ -124,6 +124,16 @@ extension FeatureGenerator {
         write(from: start, count: count, in: formSyntax)
     }
 
+    /// ``formEncoded(from:count:)`` with each feature's GlobalID in attribute `field`: `globalIds[i]` for the feature at
+    /// `start + i` (exactly-once adds: sent with `useGlobalIds=true`, their GlobalIDs known before sending).
+    package func formEncoded(from start: Int, count: Int, globalIdField field: String, globalIds: [String]) -> [UInt8] {
+        precondition(globalIds.count == count, "one GlobalID per feature")
+        var writer = JSONWriter(capacity: field.utf8.count + 3)
+        writer.write(string: field)
+        let key = FormEncoding.encodedValue(utf8: writer.bytes + [UInt8(ascii: ":")])
+        return write(from: start, count: count, in: formSyntax, globalIds: (key, globalIds))
+    }
+
     /// The fixed parts of the features' JSON (punctuation, keys, coded values, literals), as JSON text or
     /// percent-encoded; and whether the parts written per feature (text, a slow field's value) are encoded too.
     final class Syntax: Sendable {
@@ -189,25 +199,31 @@ extension FeatureGenerator {
         }
     }
 
-    private func write(from start: Int, count: Int, in syntax: Syntax) -> [UInt8] {
+    /// `globalIds`: an attribute written last in every feature, its key (as `syntax` writes keys) and each feature's value.
+    private func write(from start: Int, count: Int, in syntax: Syntax, globalIds: (key: [UInt8], values: [String])? = nil) -> [UInt8] {
         let framing = syntax.arrayOpen.count + syntax.arrayClose.count
+        // A GlobalID is 38 characters, each at most 3 bytes encoded.
+        let extra = globalIds.map { syntax.comma.count + $0.key.count + 2 * syntax.quote.count + 3 * 38 } ?? 0
         // Each feature's reserve below asks for its own room and the closing bracket's beyond what is written, the
         // opening bracket included: with that counted, the first allocation is the only one.
-        var bytes = ByteWriter(capacity: syntax.arrayOpen.count + framing + count * (syntax.featureBound + syntax.comma.count))
+        var bytes = ByteWriter(capacity: syntax.arrayOpen.count + framing + count * (syntax.featureBound + extra + syntax.comma.count))
         // GlobalID.append's scratch, kept from one GUID to the next.
         var scratch: [UInt8] = []
         bytes.put(syntax.arrayOpen)
         for index in start..<(start + count) {
             // Room for the feature, and for what is left to write after it: the writes do not check.
-            bytes.reserve(syntax.comma.count + syntax.featureBound + framing)
+            bytes.reserve(syntax.comma.count + syntax.featureBound + extra + framing)
             if index > start { bytes.put(syntax.comma) }
-            writeFeature(at: index, in: syntax, to: &bytes, scratch: &scratch)
+            let globalId = globalIds.map { ($0.key, $0.values[index - start]) }
+            writeFeature(at: index, in: syntax, to: &bytes, scratch: &scratch, globalId: globalId)
         }
         bytes.put(syntax.arrayClose)
         return bytes.take()
     }
 
-    private func writeFeature(at index: Int, in syntax: Syntax, to bytes: inout ByteWriter, scratch: inout [UInt8]) {
+    private func writeFeature(
+        at index: Int, in syntax: Syntax, to bytes: inout ByteWriter, scratch: inout [UInt8], globalId: (key: [UInt8], value: String)? = nil
+    ) {
         var random = randomStream(for: index)
         bytes.put(syntax.featureOpen)
         for (position, field) in fieldPlans.enumerated() {
@@ -249,6 +265,13 @@ extension FeatureGenerator {
             case .literal:
                 bytes.put(syntax.values[position][0])
             }
+        }
+        if let (key, value) = globalId {
+            if !fieldPlans.isEmpty { bytes.put(syntax.comma) }
+            bytes.put(key)
+            bytes.put(syntax.quote)
+            bytes.put(Array(value.utf8), encoded: syntax.encodes)
+            bytes.put(syntax.quote)
         }
         if let point = pointGeometry(random: &random) {
             bytes.put(syntax.geometryX)

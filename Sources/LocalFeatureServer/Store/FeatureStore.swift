@@ -21,17 +21,34 @@ actor FeatureStore {
     /// The last GlobalID sequence handed out, so server-assigned GlobalIDs keep rising across requests.
     private var globalIdSequence: UInt64 = 0
     private let executor: DispatchQueueExecutor
+    /// Copies the write-ahead log into the file off the writer's path; nil when it could not open its connection.
+    private let checkpointer: StoreCheckpointer?
 
     /// Runs the actor on its own serial queue: see ``DispatchQueueExecutor``.
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    private init(definition: ServiceDefinition, schemas: [Int: LayerSchema], pool: DatabasePool, now: @escaping @Sendable () -> Int64) {
+    private init(
+        definition: ServiceDefinition, schemas: [Int: LayerSchema], pool: DatabasePool, checkpointer: StoreCheckpointer?,
+        now: @escaping @Sendable () -> Int64
+    ) {
         self.definition = definition
         self.schemas = schemas
         self.pool = pool
+        self.checkpointer = checkpointer
         self.now = now
         self.executor = DispatchQueueExecutor(label: "featureload.store.\(definition.name)")
     }
+
+    /// Page cache of each connection, in KiB (SQLite's default is 2 MiB). The GlobalID index of a layer with client
+    /// GlobalIDs is written at random places: with the default, a layer of 100,000 rows no longer fit and nearly every
+    /// add read an index page back from the file. Pages are allocated only as they are used.
+    static let cacheKibibytes = 32 * 1024
+
+    /// Pages the write-ahead log may hold before the writer copies it into the file itself (SQLite's default is
+    /// 1,000, 4 MB): normally ``StoreCheckpointer`` copies it long before, off the writer's path, and this is only
+    /// for when it falls behind. Under writes that never pause the background copy never quite catches up with the
+    /// writer, and the log starts again from its beginning only once the writer has copied it here.
+    static let walAutocheckpointPages = 16_384
 
     /// Opens (creating and seeding if new) the database at `path` for `definition`.
     ///
@@ -50,6 +67,8 @@ actor FeatureStore {
         configuration.label = "featureload.\(definition.name)"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -\(cacheKibibytes)")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walAutocheckpointPages)")
         }
         let pool: DatabasePool
         do {
@@ -64,7 +83,8 @@ actor FeatureStore {
             try? pool.close()
             throw error
         }
-        return FeatureStore(definition: definition, schemas: schemas, pool: pool, now: now)
+        let checkpointer = StoreCheckpointer(path: path, label: "featureload.checkpoint.\(definition.name)")
+        return FeatureStore(definition: definition, schemas: schemas, pool: pool, checkpointer: checkpointer, now: now)
     }
 
     private static func prepare(pool: DatabasePool, definition: ServiceDefinition, schemas: [Int: LayerSchema]) throws {
@@ -189,6 +209,7 @@ actor FeatureStore {
 
     /// Closes every connection without checkpointing, for a store that was opened but never served (a failed start).
     nonisolated func closeSynchronously() {
+        checkpointer?.stop()
         try? pool.close()
     }
 
@@ -197,6 +218,7 @@ actor FeatureStore {
     func close() throws {
         guard !isClosed else { return }
         isClosed = true
+        checkpointer?.stop()
         _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         try pool.close()
     }

@@ -1,0 +1,126 @@
+import FeatureModel
+import FeatureServiceClient
+import FeatureloadTestSupport
+import Foundation
+import GRDB
+import Testing
+
+@testable import LocalFeatureServer
+
+/// Client GlobalIDs through the real server on 127.0.0.1, port 0: random ones (as ArcGIS Pro sends them) and
+/// time-ordered ones land, keep their canonical form, are found by GlobalID, and a second add of any of them is
+/// refused with 1022 as before.
+@Suite struct GlobalIDIndexHTTPTests {
+    /// A time-ordered (version 7) GUID as a client would make it: `milliseconds`, `sequence`, then `random`.
+    static func timeOrdered(milliseconds: UInt64, sequence: Int, random: inout SplitMix64) -> String {
+        let high = (milliseconds & 0xFFFF_FFFF_FFFF) << 16 | 0x7000 | UInt64(sequence & 0xFFF)
+        let low = (random.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        let hex = String(high, radix: 16, uppercase: true).leftPadded(16) + String(low, radix: 16, uppercase: true).leftPadded(16)
+        let digits = Array(hex)
+        let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(digits[$0]) }
+        return "{" + groups.joined(separator: "-") + "}"
+    }
+
+    static func adds(_ globalIds: [String]) -> String {
+        let features = globalIds.enumerated().map { index, id in
+            #"{"attributes":{"name":"Park \#(index)","state":"CO","category":1,"area_km2":2.5,"visitors":\#(index),"GlobalID":"\#(id)"},"geometry":{"x":-105,"y":40}}"#
+        }
+        return "[" + features.joined(separator: ",") + "]"
+    }
+
+    static func applyEdits(_ transport: CurlTransport, _ server: TestServer, _ globalIds: [String], rollback: Bool = true) async throws -> ApplyEditsResult {
+        let request = HTTPRequest.form(
+            url: server.serviceURL + "/0/applyEdits",
+            fields: [
+                FormField("f", "json"), FormField("useGlobalIds", "true"), FormField("rollbackOnFailure", rollback ? "true" : "false"),
+                FormField("adds", adds(globalIds)),
+            ])
+        let response = try await transport.send(request)
+        return try WireJSON.decode(ApplyEditsResult.self, from: String(decoding: response.body, as: UTF8.self))
+    }
+
+    static func count(_ transport: CurlTransport, _ server: TestServer, where clause: String) async throws -> Int {
+        let url = server.serviceURL + "/0/query?where=" + FormEncoding.escape(clause) + "&returnCountOnly=true&f=json"
+        return try WireJSON.decode(CountResult.self, from: String(decoding: try await transport.send(HTTPRequest(url: url)).body, as: UTF8.self)).count
+    }
+
+    @Test("random and time-ordered client GlobalIDs land once each, in canonical form, and a second add is refused", .timeLimit(.minutes(2)))
+    func randomAndOrdered() async throws {
+        try await withTestServer { server in
+            try await withCurlTransport { transport in
+                var system = SystemRandomNumberGenerator()
+                var random = SplitMix64(seed: 42)
+                let batches = 6
+                let size = 250
+                var sent: [String] = []
+                for batch in 0..<batches {
+                    // Alternating: random version 4 GUIDs, in lower case without braces half the time, and time-ordered ones.
+                    let ids: [String]
+                    if batch % 2 == 0 {
+                        ids = (0..<size).map { _ in GlobalID.make(using: &system) }
+                    } else {
+                        ids = (0..<size).map { Self.timeOrdered(milliseconds: 1_764_633_600_000 + UInt64(batch), sequence: $0, random: &random) }
+                    }
+                    let wire = batch % 4 == 0 ? ids.map { String($0.dropFirst().dropLast()).lowercased() } : ids
+                    let result = try await Self.applyEdits(transport, server, wire)
+                    #expect(result.addResults.count == size)
+                    let applied = result.addResults.filter { $0.success }.count
+                    #expect(applied == size)
+                    #expect(result.addResults.map(\.globalId) == ids.map { Optional($0) })
+                    sent += ids
+                }
+                #expect(Set(sent).count == sent.count)
+                #expect(try await Self.count(transport, server, where: "1=1") == 12 + batches * size)
+                for id in [sent[0], sent[size], sent[sent.count - 1]] {
+                    #expect(try await Self.count(transport, server, where: "GlobalID = '\(id)'") == 1)
+                }
+                // A second add of a random and of a time-ordered GlobalID, in either form: refused with 1022, the
+                // other adds of the request applied (no rollback).
+                let again = [String(sent[1].dropFirst().dropLast()).lowercased(), sent[size + 1], Self.timeOrdered(milliseconds: 1, sequence: 0, random: &random)]
+                let result = try await Self.applyEdits(transport, server, again, rollback: false)
+                #expect(result.addResults.map(\.success) == [false, false, true])
+                #expect(result.addResults[0].error?.code == 1022)
+                #expect(result.addResults[1].error?.code == 1022)
+                #expect(result.addResults[0].error?.description == "Unique constraint violation: GlobalID \(sent[1]) already exists.")
+                #expect(result.addResults[1].globalId == sent[size + 1])
+                #expect(try await Self.count(transport, server, where: "1=1") == 12 + batches * size + 1)
+            }
+        }
+    }
+}
+
+@Suite struct StoreCheckpointerTests {
+    @Test("the checkpointer copies a store's write-ahead log into its file without the writer", .timeLimit(.minutes(1)))
+    func copiesTheLog() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("log.sqlite")
+        var configuration = Configuration()
+        // The writer never copies the log itself.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try await pool.write { db in
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)")
+            for index in 0..<2000 { try db.execute(sql: "INSERT INTO t (payload) VALUES (?)", arguments: [String(repeating: "x", count: 200) + "\(index)"]) }
+        }
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        let checkpointer = try #require(StoreCheckpointer(path: path, label: "test.checkpoint", interval: 0.01))
+        var after = before
+        for _ in 0..<500 where after <= before {
+            try await Task.sleep(for: .milliseconds(10))
+            after = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        }
+        checkpointer.stop()
+        checkpointer.stop()  // a second stop returns at once
+        let message = "the file stayed at \(before) bytes"
+        #expect(after > before + 400_000, Comment(rawValue: message))
+        #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 2000)
+        try pool.close()
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        String(repeating: "0", count: max(width - count, 0)) + self
+    }
+}
