@@ -28,7 +28,7 @@ extension FeatureStore {
         try checkOpen()
         let layer = try attachmentLayer(layerId)
         var globalIds = makeGlobalIdFactory()
-        let (result, _) = try writeInTransaction { db -> (EditResult, Void, rollback: Bool) in
+        let (result, _) = try writeInTransaction(movingBlobs: true) { db -> (EditResult, Void, rollback: Bool) in
             var writer = AttachmentWriter(db: db, layer: layer, globalIds: globalIds)
             guard try writer.parent(objectId: objectId) != nil else { throw Self.featureMissing(objectId, layerId) }
             let result = try writer.add(parentObjectId: objectId, content: content, globalId: nil)
@@ -46,7 +46,7 @@ extension FeatureStore {
         try checkOpen()
         let layer = try attachmentLayer(layerId)
         let globalIds = makeGlobalIdFactory()
-        let (result, _) = try writeInTransaction { db -> (EditResult, Void, rollback: Bool) in
+        let (result, _) = try writeInTransaction(movingBlobs: true) { db -> (EditResult, Void, rollback: Bool) in
             let writer = AttachmentWriter(db: db, layer: layer, globalIds: globalIds)
             guard try writer.parent(objectId: objectId) != nil else { throw Self.featureMissing(objectId, layerId) }
             let result = try writer.update(.id(attachmentId), parentObjectId: objectId, content: content)
@@ -62,7 +62,7 @@ extension FeatureStore {
         try checkOpen()
         let layer = try attachmentLayer(layerId)
         let globalIds = makeGlobalIdFactory()
-        let (results, failures) = try writeInTransaction { db -> ([EditResult], [String], rollback: Bool) in
+        let (results, failures) = try writeInTransaction(movingBlobs: true) { db -> ([EditResult], [String], rollback: Bool) in
             let writer = AttachmentWriter(db: db, layer: layer, globalIds: globalIds)
             guard try writer.parent(objectId: objectId) != nil else { throw Self.featureMissing(objectId, layerId) }
             var results: [EditResult] = []

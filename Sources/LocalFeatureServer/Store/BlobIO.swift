@@ -26,6 +26,10 @@ enum BlobIO {
     /// e.g. made with `zeroblob`), starting at byte `start`.
     /// - Throws: `DatabaseError` for SQLite failures and a source of another size; Foundation's errors for the file.
     static func write(_ source: BlobSource, size: Int, db: Database, table: String, column: String, rowid: Int64, at start: Int = 0) throws {
+        try withSmallCache(db) { try copy(source, size: size, db: db, table: table, column: column, rowid: rowid, at: start) }
+    }
+
+    private static func copy(_ source: BlobSource, size: Int, db: Database, table: String, column: String, rowid: Int64, at start: Int) throws {
         let target = try Handle(db: db, table: table, column: column, rowid: rowid, writable: true)
         defer { target.close() }
         guard start + size <= target.size else { throw mismatch("target holds \(target.size) bytes, cannot write \(size) at \(start)") }
@@ -66,6 +70,23 @@ enum BlobIO {
     /// Up to `count` bytes of the BLOB `column` of row `rowid` in `table`, from `offset`.
     /// - Throws: `DatabaseError` (e.g. `SQLITE_ERROR` when the row is gone).
     static func read(db: Database, table: String, column: String, rowid: Int64, offset: Int, count: Int) throws -> ByteBuffer {
+        try withSmallCache(db) { try readRange(db: db, table: table, column: column, rowid: rowid, offset: offset, count: count) }
+    }
+
+    /// Runs `body` with the connection's page cache held to SQLite's default size (2 MiB), then gives it back its own.
+    ///
+    /// A blob's pages pass through the page cache like any other, and the store's cache is large for its indexes
+    /// (``FeatureStore/cacheKibibytes``): without this a 50 MB attachment would fill it and cost the process that
+    /// much memory while it moves.
+    static func withSmallCache<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        let own = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+        guard own < -2000 || own > 500 else { return try body() }
+        try db.execute(sql: "PRAGMA cache_size = -2000")
+        defer { try? db.execute(sql: "PRAGMA cache_size = \(own)") }
+        return try body()
+    }
+
+    private static func readRange(db: Database, table: String, column: String, rowid: Int64, offset: Int, count: Int) throws -> ByteBuffer {
         let origin = try Handle(db: db, table: table, column: column, rowid: rowid, writable: false)
         defer { origin.close() }
         let length = max(0, min(count, origin.size - offset))

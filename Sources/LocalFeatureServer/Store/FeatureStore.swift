@@ -174,15 +174,22 @@ actor FeatureStore {
     func currentTime() -> Int64 { now() }
 
     /// Runs `body` in one immediate write transaction, which commits unless `body` answers `rollback` true.
+    ///
+    /// With `movingBlobs` (attachments and uploads), the page cache is held to SQLite's default size meanwhile
+    /// (``BlobIO/withSmallCache(_:_:)``), so that a large file moving through it does not fill the cache kept for
+    /// the indexes.
     /// - Throws: `DatabaseError` for SQLite failures; whatever `body` throws (the transaction rolls back).
-    func writeInTransaction<A, B>(_ body: (Database) throws -> (A, B, rollback: Bool)) throws -> (A, B) {
+    func writeInTransaction<A, B>(movingBlobs: Bool = false, _ body: (Database) throws -> (A, B, rollback: Bool)) throws -> (A, B) {
         try pool.writeWithoutTransaction { db -> (A, B) in
             var outcome: (A, B)?
-            try db.inTransaction(.immediate) {
-                let (a, b, rollback) = try body(db)
-                outcome = (a, b)
-                return rollback ? .rollback : .commit
+            func transaction() throws {
+                try db.inTransaction(.immediate) {
+                    let (a, b, rollback) = try body(db)
+                    outcome = (a, b)
+                    return rollback ? .rollback : .commit
+                }
             }
+            if movingBlobs { try BlobIO.withSmallCache(db, transaction) } else { try transaction() }
             return outcome!
         }
     }

@@ -41,7 +41,7 @@ extension FeatureStore {
             itemID: UploadItemID.make(), itemName: AttachmentName.sanitized(part.filename), description: AttachmentName.keywords(description),
             date: currentTime(), committed: true, size: Int64(part.size))
         let source = part.blobSource
-        _ = try writeInTransaction { db -> (Void, Void, rollback: Bool) in
+        _ = try writeInTransaction(movingBlobs: true) { db -> (Void, Void, rollback: Bool) in
             try db.execute(
                 sql: "INSERT INTO \(AttachmentSchema.uploads) (item_id, item_name, description, date, committed, size, data) VALUES (?, ?, ?, ?, 1, ?, zeroblob(?))",
                 arguments: [item.itemID, item.itemName, item.description, item.date, part.size, part.size])
@@ -58,7 +58,7 @@ extension FeatureStore {
         let item = UploadItem(
             itemID: UploadItemID.make(), itemName: AttachmentName.sanitized(itemName ?? ""), description: AttachmentName.keywords(description),
             date: currentTime(), committed: false)
-        _ = try writeInTransaction { db -> (Void, Void, rollback: Bool) in
+        _ = try writeInTransaction(movingBlobs: true) { db -> (Void, Void, rollback: Bool) in
             try db.execute(
                 sql: "INSERT INTO \(AttachmentSchema.uploads) (item_id, item_name, description, date, committed) VALUES (?, ?, ?, ?, 0)",
                 arguments: [item.itemID, item.itemName, item.description, item.date])
@@ -72,7 +72,7 @@ extension FeatureStore {
     func uploadPart(itemId: String, partId: Int, _ part: FilePart) throws {
         try checkOpen()
         let source = part.blobSource
-        _ = try writeInTransaction { db -> (Void, Void, rollback: Bool) in
+        _ = try writeInTransaction(movingBlobs: true) { db -> (Void, Void, rollback: Bool) in
             let committed = try Self.uploadState(db, itemId)
             guard !committed else { throw ServiceError.invalidParameter("itemID", reason: "item '\(itemId)' is already committed") }
             try db.execute(
@@ -89,7 +89,7 @@ extension FeatureStore {
     ///   item is over `limit` bytes); `DatabaseError`.
     func commitUpload(itemId: String, parts requested: [Int]?, limit: Int) throws -> UploadItem {
         try checkOpen()
-        let (item, _) = try writeInTransaction { db -> (UploadItem, Void, rollback: Bool) in
+        let (item, _) = try writeInTransaction(movingBlobs: true) { db -> (UploadItem, Void, rollback: Bool) in
             guard try !Self.uploadState(db, itemId) else { throw ServiceError.invalidParameter("itemID", reason: "item '\(itemId)' is already committed") }
             var stored: [Int: (rowid: Int64, size: Int)] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT part_id, rowid, size FROM \(AttachmentSchema.uploadParts) WHERE item_id = ?", arguments: [itemId]) {
@@ -127,7 +127,7 @@ extension FeatureStore {
     /// - Throws: ``ServiceError`` (404 unknown item); `DatabaseError`.
     func deleteUpload(itemId: String) throws {
         try checkOpen()
-        _ = try writeInTransaction { db -> (Void, Void, rollback: Bool) in
+        _ = try writeInTransaction(movingBlobs: true) { db -> (Void, Void, rollback: Bool) in
             _ = try Self.uploadState(db, itemId)
             try db.execute(sql: "DELETE FROM \(AttachmentSchema.uploadParts) WHERE item_id = ?", arguments: [itemId])
             try db.execute(sql: "DELETE FROM \(AttachmentSchema.uploads) WHERE item_id = ?", arguments: [itemId])
