@@ -153,6 +153,16 @@ let package = Package(
             path: "Benchmarks/server-batches/Sources",
             swiftSettings: swiftSettings
         ),
+        // The floor `featureload serve` is measured against (Benchmarks/README.md): the least a Hummingbird + GRDB
+        // server does for a single-add applyEdits, with nothing of featureload in it.
+        .executableTarget(
+            name: "featureload-floor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/server-floor"
+        ),
         .target(
             name: "FeatureloadTestSupport",
             dependencies: [

@@ -58,6 +58,11 @@ struct BenchmarkResult: Codable {
     var residentSamples: [Int] = []
     /// The target: a batch of 1000 end to end reaches at least this share of the raw insert rate.
     var targetRatioAtBatch1000 = 0.25
+    /// Single-add CPU per request of `featureload serve` against the floor server.
+    var floor: FloorComparison?
+    /// The 1, 5 and 15 minute load averages before and after the HTTP runs.
+    var loadAverageBefore: [Double]?
+    var loadAverageAfter: [Double]?
 }
 
 enum BenchmarkReport {
@@ -77,10 +82,18 @@ enum BenchmarkReport {
 
     static func markdown(_ result: BenchmarkResult) -> String {
         func mib(_ bytes: Int?) -> String { bytes.map { String(format: "%.1f MiB", Double($0) / 1_048_576) } ?? "n/a" }
+        func load(_ values: [Double]?) -> String { values.map { $0.map { String(format: "%.2f", $0) }.joined(separator: " ") } ?? "n/a" }
         var text = """
             # Server batches: applyEdits over HTTP vs raw SQLite inserts
 
-            Run \(result.startedAt) on \(result.cores) cores (\(result.host)); client and server share them.
+            Run \(result.startedAt) on \(result.cores) cores (\(result.host)); client and server share them. Load average \
+            (1, 5, 15 min) \(load(result.loadAverageBefore)) before, \(load(result.loadAverageAfter)) after.
+
+            """
+        if let floor = result.floor { text += floorSection(floor) }
+        guard !result.rows.isEmpty else { return text }
+        text += """
+
             HTTP: `featureload serve` (child process) ← libcurl transport, \(result.concurrency) concurrent requests, \
             rollbackOnFailure=true, point features with 4 attributes. Raw: the same table and indexes, WAL, \
             synchronous=NORMAL, one prepared statement, one transaction per batch, server idle.
@@ -94,7 +107,7 @@ enum BenchmarkReport {
         }
         if let verified = result.verifiedRows { text += "\nAll \(verified) rows verified in the server's table by a count query.\n" }
         if let thousand = result.rows.first(where: { $0.batchSize == 1000 }) {
-            let verdict = thousand.ratio >= result.targetRatioAtBatch1000 ? "met" : "NOT met"
+            let verdict = thousand.ratio >= result.targetRatioAtBatch1000 ? "PASS" : "FAIL"
             text += "\nTarget (batch 1000 ≥ \(Int(result.targetRatioAtBatch1000 * 100)) % of raw): **\(verdict)** (\(String(format: "%.1f %%", 100 * thousand.ratio))).\n"
         }
         text += "\nServer RSS: \(mib(result.residentBytesBefore)) after warm-up, \(mib(result.residentBytesAfter)) after \(result.residentSamples.count) s of sustained load"
@@ -102,6 +115,27 @@ enum BenchmarkReport {
             text += " (first sample \(mib(first)), last \(mib(last)), peak \(mib(peak)))"
         }
         text += ".\n"
+        return text
+    }
+
+    /// The single-add comparison with the floor: per round, then the totals and the verdict.
+    static func floorSection(_ floor: FloorComparison) -> String {
+        var text = """
+
+            ## Single adds: featureload serve against the floor
+
+            The server process's CPU (utime + stime) per single-add applyEdits, requests counted as rows added to its \
+            database; \(floor.rounds.count) rounds of \(String(format: "%.0f", floor.secondsPerRound)) s alternating between \
+            the two servers, \(floor.concurrency) requests in flight, the same libcurl client.
+
+            | round | server | requests | CPU s | CPU µs/request |
+            |---:|---|---:|---:|---:|
+
+            """
+        for (index, round) in floor.rounds.enumerated() {
+            text += "| \(index / 2 + 1) | \(round.server) | \(round.requests) | \(String(format: "%.2f", round.cpuSeconds)) | \(String(format: "%.1f", round.microsecondsPerRequest)) |\n"
+        }
+        text += "\n" + floor.summary + "\n"
         return text
     }
 }

@@ -62,6 +62,33 @@ enum HTTPBatches {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
+    /// Sends `request` for `seconds` (at most `maximumRequests` in all); returns the answered requests and the elapsed
+    /// seconds.
+    /// - Throws: ``BenchmarkFailure`` when an answer is an error or reports a failed edit; transport errors.
+    static func run(
+        _ transport: CurlTransport, request: HTTPRequest, seconds: Double, maximumRequests: Int, concurrency: Int
+    ) async throws -> (requests: Int, seconds: Double) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let deadline = start + UInt64(seconds * 1e9)
+        let perWorker = max(1, maximumRequests / concurrency)
+        let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var count = 0
+                    while count < perWorker, DispatchTime.now().uptimeNanoseconds < deadline {
+                        let response = try await transport.send(request)
+                        if let error = WireJSON.error(in: response.body) { throw BenchmarkFailure("applyEdits failed: \(error)") }
+                        guard response.status == 200, response.body.count > 20 else { throw BenchmarkFailure("applyEdits answered HTTP \(response.status)") }
+                        count += 1
+                    }
+                    return count
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        return (answered, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+
     /// Sends batches for `seconds`, sampling `sample()` once a second; returns the samples.
     static func sustain(
         _ transport: CurlTransport, serviceURL: String, batchSize: Int, seconds: Int, concurrency: Int, sample: @Sendable () -> Int?

@@ -64,6 +64,16 @@ enum RawInsert {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
+    /// Rows in `layer_0` of the database at `path` (another process may be writing it: WAL readers do not block it).
+    static func count(path: String) throws -> Int {
+        let db = try open(path)
+        defer { sqlite3_close_v2(db) }
+        guard let text = try rows(db, "SELECT count(*) FROM layer_0").first?.first, let count = Int(text) else {
+            throw BenchmarkFailure("cannot count the rows of layer_0 in \(path)")
+        }
+        return count
+    }
+
     /// A value bound to one column.
     enum RawValue {
         case text(String)

@@ -29,14 +29,28 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds of sustained load (batches of 100 plus queries) for the memory check.")
     var sustainSeconds: Int = 30
 
+    @Option(help: "The floor server binary (default: featureload-floor next to this one).")
+    var floor: String?
+
+    @Option(help: "Pairs of single-add rounds against featureload serve and the floor, alternating (0: skip).")
+    var floorRounds: Int = 4
+
+    @Option(help: "Seconds per single-add round.")
+    var floorSeconds: Double = 5
+
+    @Flag(help: "Only the single-add comparison with the floor (no batches, raw inserts or sustained load).")
+    var floorOnly = false
+
     func validate() throws {
         guard !batchSizes.isEmpty, batchSizes.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--batch-sizes must be positive") }
         guard edits.count == batchSizes.count else { throw ValidationError("--edits needs one count per batch size") }
         guard concurrency >= 1, sustainSeconds >= 0 else { throw ValidationError("--concurrency ≥ 1 and --sustain-seconds ≥ 0") }
+        guard floorRounds >= 0, floorSeconds > 0, floorSeconds <= 600 else { throw ValidationError("--floor-rounds ≥ 0, 0 < --floor-seconds ≤ 600") }
+        guard !floorOnly || floorRounds > 0 else { throw ValidationError("--floor-only needs --floor-rounds ≥ 1") }
     }
 
     func run() async throws {
-        let binary = featureload ?? Self.siblingBinary()
+        let binary = featureload ?? Self.siblingBinary("featureload")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -45,7 +59,18 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
         defer { server.stop() }
         log("server: \(server.serviceURL) (pid \(server.process.processIdentifier))")
         var result = BenchmarkResult(concurrency: concurrency, binary: binary)
+        result.loadAverageBefore = loadAverage()
         try await withCurlTransport(configuration: .init(maxConnections: max(concurrency, 4))) { transport in
+            if floorRounds > 0 {
+                let floorServer = try ServerProcess(floor: floor ?? Self.siblingBinary("featureload-floor"), directory: directory)
+                defer { floorServer.stop() }
+                log("floor: \(floorServer.serviceURL) (pid \(floorServer.process.processIdentifier))")
+                let comparison = try await FloorComparison.measure(
+                    transport, serve: server, floor: floorServer, rounds: floorRounds, seconds: floorSeconds, concurrency: concurrency)
+                log(comparison.summary)
+                result.floor = comparison
+            }
+            if floorOnly { return }
             // Warm-up: connections, caches and the first pages of the table.
             for size in batchSizes {
                 _ = try await HTTPBatches.run(
@@ -75,6 +100,8 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
                 result.residentBytesAfter = server.residentBytes
             }
         }
+        result.loadAverageAfter = loadAverage()
+        if floorOnly { return try finish(result) }
         // The raw limit, with the server idle: the same table, rows and transaction sizes.
         let schema = try RawInsert.schema(of: server.databasePath)
         let rawPath = directory.appendingPathComponent("raw.sqlite").path
@@ -89,6 +116,11 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
             result.rows[index].rawRowsPerSecond = Double(row.edits) / seconds
             log("raw SQLite batch \(row.batchSize): \(Int(Double(row.edits) / seconds)) rows/s; ratio \(String(format: "%.1f", 100 * result.rows[index].ratio)) %")
         }
+        try finish(result)
+    }
+
+    /// Writes the reports and prints the table.
+    func finish(_ result: BenchmarkResult) throws {
         let (json, markdown) = try BenchmarkReport.write(result, to: output)
         log("wrote \(json) and \(markdown)")
         print(BenchmarkReport.markdown(result))
@@ -113,9 +145,10 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
         return Int(count)
     }
 
-    static func siblingBinary() -> String {
+    /// The executable `name` in this one's directory.
+    static func siblingBinary(_ name: String) -> String {
         let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        return me.deletingLastPathComponent().appendingPathComponent("featureload").path
+        return me.deletingLastPathComponent().appendingPathComponent(name).path
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A `featureload serve` child process: started on port 0, its URL read from standard output, stopped with SIGTERM.
+/// A `featureload serve` (or `featureload-floor`) child process: started on port 0, its URL read from standard
+/// output, stopped with SIGTERM.
 final class ServerProcess: @unchecked Sendable {
     let process: Process
     /// `http://127.0.0.1:<port>/arcgis/rest/services/parks/FeatureServer`.
@@ -9,11 +10,23 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts `binary serve` on a fresh database in `directory` with `arguments` added, and waits (at most 30 s)
     /// until it prints the service URL.
-    init(binary: String, directory: URL, arguments: [String] = []) throws {
-        databasePath = directory.appendingPathComponent("server.sqlite").path
+    convenience init(binary: String, directory: URL, arguments: [String] = []) throws {
+        let path = directory.appendingPathComponent("server.sqlite").path
+        try self.init(binary: binary, arguments: ["serve", "--port", "0", "--data", path, "--log-level", "error"] + arguments, databasePath: path)
+    }
+
+    /// Starts the floor server `binary` on a fresh database in `directory`, and waits (at most 30 s) until it prints
+    /// the service URL.
+    convenience init(floor binary: String, directory: URL) throws {
+        let path = directory.appendingPathComponent("floor.sqlite").path
+        try self.init(binary: binary, arguments: ["--data", path], databasePath: path)
+    }
+
+    private init(binary: String, arguments: [String], databasePath: String) throws {
+        self.databasePath = databasePath
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", "0", "--data", databasePath, "--log-level", "error"] + arguments
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
@@ -32,7 +45,7 @@ final class ServerProcess: @unchecked Sendable {
             }
         }
         process.terminate()
-        throw BenchmarkFailure("featureload serve did not report its URL within 30 s; output: \(text)")
+        throw BenchmarkFailure("\(binary) did not report its URL within 30 s; output: \(text)")
     }
 
     /// The resident set size in bytes (`VmRSS` of `/proc/<pid>/status`), or nil where /proc is missing.
@@ -42,6 +55,18 @@ final class ServerProcess: @unchecked Sendable {
         else { return nil }
         let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first
         return kilobytes.map { $0 * 1024 }
+    }
+
+    /// The process's user + system CPU time in seconds (`utime` + `stime` of `/proc/<pid>/stat`), or nil where /proc
+    /// is missing.
+    var cpuSeconds: Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the parenthesised name start at field 3 (state); utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Sends SIGTERM and waits (at most 20 s) for a graceful exit.

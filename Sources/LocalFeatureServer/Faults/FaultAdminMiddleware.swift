@@ -18,6 +18,7 @@ struct FaultAdminMiddleware: RouterMiddleware {
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard FaultMiddleware.mayContain(request.uri.path, "admin") else { return try await next(request, context) }
         let segments = request.uri.path.split(separator: "/").map { $0.lowercased() }
         guard segments.count >= 2, segments[0] == "arcgis", segments[1] == "admin" else { return try await next(request, context) }
         var request = request

@@ -102,8 +102,25 @@ struct FaultMiddleware: RouterMiddleware {
 
     /// Whether faults apply to `path`: everything except `/arcgis/admin/…` and the token service.
     static func isSubject(_ path: String) -> Bool {
+        guard mayContain(path, "admin") || mayContain(path, "generatetoken") else { return true }
         let lowered = path.lowercased()
         return !lowered.hasPrefix("/arcgis/admin") && !lowered.contains("generatetoken")
+    }
+
+    /// False only when `path`, lower-cased, cannot contain `word` (lower-case ASCII): it is ASCII and holds no
+    /// case-insensitive match. A cheap test before lower-casing the whole path on every request.
+    static func mayContain(_ path: String, _ word: StaticString) -> Bool {
+        let bytes = path.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return true }
+        return word.withUTF8Buffer { needle in
+            guard let first = needle.first, bytes.count >= needle.count else { return false }
+            var start = bytes.startIndex
+            while let index = bytes[start...].firstIndex(where: { $0 | 0x20 == first }) {
+                if bytes[index...].starts(with: needle, by: { $0 | 0x20 == $1 }) { return true }
+                start = bytes.index(after: index)
+            }
+            return false
+        }
     }
 
     /// `response` with its full `Content-Length` but only the first half of the body, after which the connection is

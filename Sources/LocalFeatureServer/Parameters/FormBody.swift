@@ -47,7 +47,17 @@ enum FormBody {
 
     /// The lower-cased media type of `contentType` (`""` when there is none).
     static func mediaType(_ contentType: String?) -> String {
-        contentType.map { String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmed.lowercased() } ?? ""
+        guard let contentType else { return "" }
+        // Every request asks (twice): header values are ASCII in practice, so bytes are trimmed and lower-cased directly;
+        // anything else takes the general path, which trims and lower-cases by Unicode rules.
+        let bytes = contentType.utf8
+        guard bytes.first != UInt8(ascii: ";"), bytes.allSatisfy({ $0 < 0x80 }) else {
+            return String(contentType.split(separator: ";", maxSplits: 1).first ?? "").trimmed.lowercased()
+        }
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+        let media = bytes.prefix { $0 != UInt8(ascii: ";") }
+        guard let first = media.firstIndex(where: { !isSpace($0) }), let last = media.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: media[first...last].map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// The `boundary` parameter of a multipart content type, unquoted.

@@ -53,7 +53,10 @@ enum FeatureServerRoute: Sendable, Hashable {
 
     /// The route for `path`, or nil when the server has no such resource.
     init?(path: String) {
-        let segments = path.split(separator: "/").map { FormEncoding.unescape(String($0)) }
+        // Most segments hold no escape: they are taken as they are (what unescaping would give) without a copy through bytes.
+        let segments = path.split(separator: "/").map { segment in
+            segment.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") } ? FormEncoding.unescape(segment) : String(segment)
+        }
         let lowered = segments.map { $0.lowercased() }
         if let resource = PortalResource(segments: lowered) {
             self = .portal(resource)
