@@ -52,11 +52,16 @@ enum FloorServer {
         try await app.runService()
     }
 
-    /// The pool as `featureload serve`'s FeatureStore opens it (GRDB's WAL `DatabasePool`, `synchronous = NORMAL`),
-    /// with the parks layer's table.
+    /// The pool as `featureload serve`'s FeatureStore opens it (GRDB's WAL `DatabasePool`, `synchronous = NORMAL`,
+    /// its page cache and log sizes), with the parks layer's table. FeatureStore's background checkpoints are a
+    /// design of its own, not a setting, and are left out.
     static func openPool(path: String) throws -> DatabasePool {
         var configuration = Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -32768")
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+        }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try pool.write { db in
             try db.execute(
