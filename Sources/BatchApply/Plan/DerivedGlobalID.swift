@@ -40,28 +40,8 @@ package enum DerivedGlobalID {
         for byte in source { mix(byte) }
         let a = finish(high ^ UInt64(source.count))
         let b = finish(low &+ a)
-        // `{XXXXXXXX-XXXX-8XXX-YXXX-XXXXXXXXXXXX}` written byte by byte: formatting through Characters cost more than
-        // the hash when planning millions of adds.
-        return String(unsafeUninitializedCapacity: 38) { buffer in
-            let hex: StaticString = "0123456789ABCDEF"
-            let digits = hex.utf8Start
-            buffer[0] = UInt8(ascii: "{")
-            var at = 1
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                    buffer[at] = UInt8(ascii: "-")
-                    at += 1
-                }
-                let word = nibble < 16 ? a : b
-                var value = Int((word >> UInt64(60 - 4 * (nibble % 16))) & 0xF)
-                if nibble == 12 { value = 8 }  // version 8: custom
-                if nibble == 16 { value = 0x8 | (value & 0x3) }  // RFC 9562 variant
-                buffer[at] = digits[value]
-                at += 1
-            }
-            buffer[at] = UInt8(ascii: "}")
-            return at + 1
-        }
+        // `{XXXXXXXX-XXXX-8XXX-YXXX-XXXXXXXXXXXX}`: version 8 (custom) and the RFC 9562 variant set in the bits.
+        return GlobalID.canonical(high: a & ~0xF000 | 0x8000, low: b & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000)
     }
 
     /// SplitMix64's finaliser.

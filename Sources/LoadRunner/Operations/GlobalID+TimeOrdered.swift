@@ -14,23 +14,7 @@ extension GlobalID {
     package static func makeTimeOrdered<G: RandomNumberGenerator>(milliseconds: UInt64, sequence: Int, using generator: inout G) -> String {
         let high = (milliseconds & 0xFFFF_FFFF_FFFF) << 16 | 0x7000 | (UInt64(truncatingIfNeeded: sequence) & 0xFFF)  // version 7
         let low = (generator.next() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 9562 variant
-        return String(unsafeUninitializedCapacity: 38) { buffer in
-            let hex: StaticString = "0123456789ABCDEF"
-            let digits = hex.utf8Start
-            buffer[0] = UInt8(ascii: "{")
-            var at = 1
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                    buffer[at] = UInt8(ascii: "-")
-                    at += 1
-                }
-                let word = nibble < 16 ? high : low
-                buffer[at] = digits[Int((word >> UInt64(60 - 4 * (nibble % 16))) & 0xF)]
-                at += 1
-            }
-            buffer[at] = UInt8(ascii: "}")
-            return at + 1
-        }
+        return canonical(high: high, low: low)
     }
 
     /// The wall clock in Unix epoch milliseconds, for ``makeTimeOrdered(milliseconds:sequence:using:)``.
