@@ -52,13 +52,14 @@ import Testing
         .timeLimit(.minutes(2)))
     func definiteRefusalsAreNotInDoubt() async throws {
         try await Outage.withPlanned(200) { planned in
+            let queries = try await Outage.seen("query", endpoint: planned.endpoint, transport: planned.transport)
             try await Outage.setOutage("http503", endpoint: planned.endpoint, transport: planned.transport)
             var applier = Outage.applier(planned.journal, layer: planned.layer, service: planned.service, batchSize: 20, concurrency: 4)
             applier.probeInterval = .milliseconds(200)
             applier.serviceWait = .seconds(60)
             async let run = applier.run()
             try await Outage.untilSending(endpoint: planned.endpoint, transport: planned.transport)
-            try await Outage.untilQuiet(endpoint: planned.endpoint, transport: planned.transport)
+            try await Outage.untilProbed(after: queries, endpoint: planned.endpoint, transport: planned.transport)
             // Every batch out got a 503 on each attempt (answered before anything is applied): none is in doubt now,
             // so a crash during the wait leaves nothing to look up.
             #expect(Self.inDoubt(planned.journal) == 0, "batches refused with 503 on every attempt are not in doubt")

@@ -21,14 +21,20 @@ import Testing
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
     }
 
-    /// The applyEdits requests the server has seen so far.
-    static func applyEditsSeen(endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
+    /// The requests for `operation` (lower-cased, as the server names it: `applyedits`, `query`) the server has seen
+    /// so far.
+    static func seen(_ operation: String, endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
         let response = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats"))
         guard case .object(let stats) = try JSONReader.parse(bytes: response.body), case .object(let operations)? = stats["requestsByOperation"] else {
             Issue.record("no statistics: \(String(decoding: response.body, as: UTF8.self))")
             return 0
         }
-        return Int(operations["applyedits"]?.intValue ?? 0)
+        return Int(operations[operation]?.intValue ?? 0)
+    }
+
+    /// The applyEdits requests the server has seen so far.
+    static func applyEditsSeen(endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
+        try await seen("applyedits", endpoint: endpoint, transport: transport)
     }
 
     /// Waits until the server has seen an applyEdits request (the run is sending), at most 30 s.
@@ -40,19 +46,30 @@ import Testing
         Issue.record("the run sent nothing within 30 s")
     }
 
-    /// Waits until the server sees no new applyEdits request for 300 ms (the batches in flight when the service went
-    /// away have given up, however slow a loaded machine makes them), at most 30 s; returns the count then.
+    /// Puts the service out of reach as `kind` says, then waits until the run probes it (``untilProbed(after:endpoint:transport:)``).
     @discardableResult
-    static func untilQuiet(endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
-        var last = try await applyEditsSeen(endpoint: endpoint, transport: transport)
-        for _ in 0..<100 {
-            try await Task.sleep(for: .milliseconds(300))
-            let now = try await applyEditsSeen(endpoint: endpoint, transport: transport)
-            if now == last { return now }
-            last = now
+    static func outageUntilProbed(_ kind: String, endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
+        // The run makes no query of its own before an outage, so any query after this count is a probe.
+        let queries = try await seen("query", endpoint: endpoint, transport: transport)
+        try await setOutage(kind, endpoint: endpoint, transport: transport)
+        return try await untilProbed(after: queries, endpoint: endpoint, transport: transport)
+    }
+
+    /// Waits until the server has seen more than `queries` queries: the run's first probe (a count) of a service out
+    /// of reach. The applier probes only once every batch in flight has come back and what came back is written, so
+    /// from then on it sends no applyEdits until the service answers. Waiting for that event rather than for a quiet
+    /// spell holds on a starved machine, where one batch's last retry can come long after the others'. At most 60 s;
+    /// returns the applyEdits requests seen when the probe arrived.
+    @discardableResult
+    static func untilProbed(after queries: Int, endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
+        for _ in 0..<6_000 {
+            if try await seen("query", endpoint: endpoint, transport: transport) > queries {
+                return try await applyEditsSeen(endpoint: endpoint, transport: transport)
+            }
+            try await Task.sleep(for: .milliseconds(10))
         }
-        Issue.record("applyEdits requests kept coming for 30 s while the service was out of reach")
-        return last
+        Issue.record("the run did not probe the service within 60 s of the outage")
+        return try await applyEditsSeen(endpoint: endpoint, transport: transport)
     }
 
     /// What most tests here start from: a local service (with `faults`) reached through libcurl, its count of parks
@@ -130,9 +147,8 @@ import Testing
             let run = Task { try await applier.run() }
             // Paced at 1,000 edits/s, the run is under way when the service goes away, for about 2 s.
             try await Self.untilSending(endpoint: endpoint, transport: transport)
-            try await Self.setOutage(fault, endpoint: endpoint, transport: transport)
             // Once the batches in flight have given up, nothing more is sent, only probes.
-            let early = try await Self.untilQuiet(endpoint: endpoint, transport: transport)
+            let early = try await Self.outageUntilProbed(fault, endpoint: endpoint, transport: transport)
             try await Task.sleep(for: .milliseconds(1_000))
             let late = try await Self.applyEditsSeen(endpoint: endpoint, transport: transport)
             #expect(early > 0 && late == early, "no applyEdits while the service is out of reach: \(late - early) were sent after \(early)")
@@ -208,8 +224,7 @@ import Testing
                 applier.probeInterval = .milliseconds(200)
                 let run = Task { try await applier.run() }
                 try await Self.untilSending(endpoint: endpoint, transport: transport)
-                try await Self.setOutage("dropAfterCommit", endpoint: endpoint, transport: transport)
-                try await Self.untilQuiet(endpoint: endpoint, transport: transport)
+                try await Self.outageUntilProbed("dropAfterCommit", endpoint: endpoint, transport: transport)
                 try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
                 let summary = try await run.value
                 #expect(summary.outages >= 1 && summary.unavailable == nil)
@@ -230,9 +245,8 @@ import Testing
             let applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
             let run = Task { try await applier.run() }
             try await Self.untilSending(endpoint: endpoint, transport: transport)
-            try await Self.setOutage("dropBeforeHandler", endpoint: endpoint, transport: transport)
             // The run now waits for the service.
-            try await Self.untilQuiet(endpoint: endpoint, transport: transport)
+            try await Self.outageUntilProbed("dropBeforeHandler", endpoint: endpoint, transport: transport)
             let clock = ContinuousClock()
             let cancelled = clock.now
             run.cancel()
@@ -250,13 +264,6 @@ import Testing
         }
     }
 
-    /// The service-metadata requests the server has seen so far.
-    static func metadataSeen(endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
-        let response = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats"))
-        guard case .object(let stats) = try JSONReader.parse(bytes: response.body), case .object(let operations)? = stats["requestsByOperation"] else { return 0 }
-        return Int(operations["service"]?.intValue ?? 0)
-    }
-
     @Test(
         "reading the metadata at the start waits for a service answering 503 as sending does: it goes on once the service answers, and stops with the reason after --wait-for-service",
         .timeLimit(.minutes(1)))
@@ -270,7 +277,7 @@ import Testing
                 }
                 // Each try is the policy's 3 attempts: two tries have failed once the server has seen 6 requests.
                 for _ in 0..<3_000 {
-                    if try await Self.metadataSeen(endpoint: endpoint, transport: transport) >= 6 { break }
+                    if try await Self.seen("service", endpoint: endpoint, transport: transport) >= 6 { break }
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 try await Self.setOutage(nil, endpoint: endpoint, transport: transport)
