@@ -87,7 +87,7 @@ struct ApplyJob: Sendable {
             throw ApplyError.target("--layer \(start.layer): no such layer or table in \(connected.serviceURL); it has \(names)")
         }
         let inputSize = (try? FileManager.default.attributesOfItem(atPath: start.input)[.size] as? NSNumber)?.int64Value ?? 0
-        let header = JournalHeader(
+        var header = JournalHeader(
             input: start.input, inputSize: inputSize, target: start.to == "local" ? "local" : connected.serviceURL,
             localData: start.to == "local" ? start.localData : nil, localDataset: start.to == "local" ? start.dataset : nil, layer: layer.id,
             objectIdField: layer.objectIdField, globalIdField: layer.globalIdField ?? "GlobalID", settings: start.settings, access: start.access,
@@ -96,6 +96,7 @@ struct ApplyJob: Sendable {
         result.layer = "\(layer.id) \(layer.name)"
         try Self.check(start, layer: layer, layers: layers, serviceURL: connected.serviceURL)
         if start.dryRun { return try dryRun(start, header: header, layers: layers, into: result) }
+        header.globalIds = try await globalIdScheme(header, layers: layers, service: connected.service, display: display)
         let journal = try ApplyJournal.create(at: journalPath, header: header)
         if start.skipInvalid {
             display.message("planning \(start.input) into \(journalPath), sending each batch once it is planned (--skip-invalid) …")
@@ -315,6 +316,7 @@ struct ApplyJob: Sendable {
         var reader = try InputFile.open(path: header.input, format: reading.format, options: reading.options)
         let skipInvalid = reading.skipInvalid
         var planner = ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
+        planner.globalIdScheme = header.globalIds ?? .hashed
         planner.related = header.settings.related
         planner.dropUnknownFields = header.settings.dropUnknownFields
         if let checkingThreads { planner.checkingThreads = checkingThreads }

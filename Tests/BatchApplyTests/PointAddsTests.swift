@@ -155,7 +155,7 @@ import Testing
         for (index, line) in Self.taken.enumerated() {
             let record = Self.record(line, index: index + 40)
             guard case .deferred(_, let text?, _) = record else { Issue.record("no text for \(line)"); continue }
-            #expect(pointAdds.plan(text) != nil, "the fast path left \(line)")
+            #expect(pointAdds.plan(text, scheme: .ordered) != nil, "the fast path left \(line)")
             let expected = try Self.describe(general.check(record))
             #expect(expected.hasPrefix("ready"), "\(expected)")
             #expect(try Self.describe(fast.check(record)) == expected)
@@ -168,7 +168,7 @@ import Testing
         let pointAdds = try #require(fast.pointAdds)
         for (index, line) in Self.left.enumerated() {
             let record = Self.record(line, index: index)
-            if case .deferred(_, let text?, _) = record { #expect(pointAdds.plan(text) == nil, "the fast path took \(line)") }
+            if case .deferred(_, let text?, _) = record { #expect(pointAdds.plan(text, scheme: .ordered) == nil, "the fast path took \(line)") }
             #expect(try Self.describe(fast.check(record)) == Self.describe(general.check(record)), "\(line)")
         }
     }
@@ -211,7 +211,7 @@ import Testing
         for (index, line) in Self.nameless.enumerated() {
             let record = Self.record(line, index: index)
             guard case .deferred(_, let text?, _) = record else { Issue.record("no text for \(line)"); continue }
-            #expect((fast.pointAdds?.plan(text) != nil) == !requiredName, "\(line)")
+            #expect((fast.pointAdds?.plan(text, scheme: .ordered) != nil) == !requiredName, "\(line)")
             let expected = try Self.describe(general.check(record))
             #expect(expected.hasPrefix(requiredName ? "refused" : "ready"), "\(expected)")
             #expect(try Self.describe(fast.check(record)) == expected)
@@ -237,7 +237,7 @@ import Testing
             let geometry = random.next() % 10 == 0 ? "null" : #"{"type": "Point", "coordinates": [\#(x), 36.25]}"#
             let line = Self.line("{" + members.joined(separator: ", ") + "}", geometry: geometry)
             let record = Self.record(line, index: index)
-            if case .deferred(_, let text?, _) = record, fast.pointAdds?.plan(text) != nil { takenCount += 1 }
+            if case .deferred(_, let text?, _) = record, fast.pointAdds?.plan(text, scheme: .ordered) != nil { takenCount += 1 }
             #expect(try Self.describe(fast.check(record)) == Self.describe(general.check(record)), "\(line)")
         }
         // Both kinds were drawn in numbers.
@@ -257,7 +257,7 @@ import Testing
         var taken = 0
         var wkids: Set<String> = []
         while let record = fastReader.nextRead(), let again = generalReader.nextRead() {
-            if case .deferred(_, let text?, _) = record, fast.pointAdds?.plan(text) != nil {
+            if case .deferred(_, let text?, _) = record, fast.pointAdds?.plan(text, scheme: .ordered) != nil {
                 taken += 1
                 wkids.insert("\(text.wkid)")
             }

@@ -28,6 +28,9 @@ package struct JournalHeader: Sendable, Hashable, Codable {
     package var reading: Reading
     /// Where rejected and failed edits are written.
     package var rejects: String?
+    /// How adds without a GlobalID of their own get theirs; nil in journals of releases before ordered IDs, which
+    /// derived them ``DerivedGlobalID/Scheme/hashed``.
+    package var globalIds: DerivedGlobalID.Scheme?
 
     /// How the input is read: its format and the options of the command line, and whether invalid records are
     /// skipped.
@@ -92,8 +95,9 @@ package struct JournalHeader: Sendable, Hashable, Codable {
     package init(
         input: String, inputSize: Int64, target: String, localData: String? = nil, localDataset: String? = nil,
         layer: Int, objectIdField: String, globalIdField: String, settings: ApplySettings, access: Access = Access(), reading: Reading,
-        rejects: String? = nil
+        rejects: String? = nil, globalIds: DerivedGlobalID.Scheme = .ordered
     ) {
+        self.globalIds = globalIds
         self.reading = reading
         self.rejects = rejects
         self.input = input

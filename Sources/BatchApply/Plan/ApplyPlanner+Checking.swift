@@ -34,7 +34,7 @@ extension ApplyPlanner {
     /// One record decoded and checked.
     package func check(_ record: ReadRecord) -> Checked {
         // An add with nothing more to it than its feature (no related records or files to find) may take the fast path.
-        if fastPath, related == false, attachments == nil, let pointAdds, case .deferred(_, let text?, _) = record, let planned = pointAdds.plan(text) {
+        if fastPath, related == false, attachments == nil, let pointAdds, case .deferred(_, let text?, _) = record, let planned = pointAdds.plan(text, scheme: globalIdScheme) {
             let edit = InputEdit(kind: .add, feature: Feature(attributes: [:]), position: text.position, source: planned.source)
             return .ready(edit: edit, planned: planned, givenGlobalId: false, feature: Feature(attributes: [:]), attachmentKey: nil)
         }

@@ -103,7 +103,7 @@ extension ApplyPlanner {
                     "layer \(layerId) (\(layer.name)) has no GlobalID field, so an add cannot be applied exactly once: a retried request could add it twice. Fix: add a GlobalID field to the layer")
             }
             keys.objectId = nil
-            let id = keys.globalId ?? DerivedGlobalID.make(layer: layerId, position: edit.position.index, source: edit.source)
+            let id = keys.globalId ?? DerivedGlobalID.make(layer: layerId, position: edit.position.index, source: edit.source, scheme: globalIdScheme)
             keys.globalId = id
             let (converted, problems) = coerce(keys.feature, layer, .add)
             keys.feature = converted

@@ -48,6 +48,9 @@ package struct ApplyPlanner: Sendable {
     package var dropUnknownFields = false
     /// The files to attach, and the input attribute that names them.
     package var attachments: (directory: AttachmentDirectory, keyField: String)?
+    /// How adds without a GlobalID of their own get one (``DerivedGlobalID``): ordered, unless an earlier release
+    /// applied the same input with hashed ones.
+    package var globalIdScheme = DerivedGlobalID.Scheme.ordered
     /// Files up to this many bytes travel inside the request (larger ones through uploads).
     package var uploadThreshold: Int64 = 10_000_000
     /// The most bytes of files an atomic batch carries inside its request, whatever its edit count.

@@ -83,12 +83,12 @@ package struct AttachmentDirectory: Sendable {
     }
 
     /// The attachments of the add at `position` (GlobalID `parentGlobalId`, in `layer`) for `key`, each with a GlobalID
-    /// derived from its parent and file, so planning the same input again gives the same ones.
-    func attachments(for key: JSONValue, layer: Int, position: Int, parentGlobalId: String) -> [PlannedAttachment] {
+    /// derived (as `scheme` lays them out) from its parent and file, so planning the same input again gives the same ones.
+    func attachments(for key: JSONValue, layer: Int, position: Int, parentGlobalId: String, scheme: DerivedGlobalID.Scheme) -> [PlannedAttachment] {
         files(for: key).map { relative in
             let name = relative.split(separator: "/").last.map(String.init) ?? relative
             let add = AttachmentAdd(
-                layer: layer, globalId: DerivedGlobalID.make(layer: layer, position: position, source: parentGlobalId + "/" + relative),
+                layer: layer, globalId: DerivedGlobalID.make(layer: layer, position: position, source: parentGlobalId + "/" + relative, scheme: scheme),
                 parentGlobalId: parentGlobalId, file: directory + "/" + relative, name: name, contentType: MediaType.forFileName(name))
             return PlannedAttachment(position: position, add: add)
         }

@@ -74,7 +74,8 @@ struct PlanBuilder {
         }
         var files: [PlannedAttachment] = []
         if let attachmentKey, let (directory, _) = planner.attachments, let globalId = planned.globalId {
-            files = directory.attachments(for: attachmentKey, layer: planned.layer, position: planned.position.index, parentGlobalId: globalId)
+            files = directory.attachments(
+                for: attachmentKey, layer: planned.layer, position: planned.position.index, parentGlobalId: globalId, scheme: planner.globalIdScheme)
         }
         let parentKeys = planned.kind == .add ? links.parentKeys(of: feature, layer: planned.layer) : []
         let childKeys = planned.kind == .add ? links.childKeys(of: feature, layer: planned.layer) : []

@@ -141,14 +141,14 @@ struct PointAdds: Sendable {
     }
 
     /// The add of record `text`, planned, or nil when the record is for the general path.
-    func plan(_ text: GeoJSONText) -> PlannedEdit? {
+    func plan(_ text: GeoJSONText, scheme: DerivedGlobalID.Scheme) -> PlannedEdit? {
         text.bytes.withUnsafeBufferPointer { bytes -> PlannedEdit? in
             var reader = Reader(bytes: bytes)
             guard let found = reader.feature(rules: rules) else { return nil }
             for index in required where found.present[index] != .some(true) { return nil }
             let source = RecordText.string(text.bytes)
             // A record the fast path reads is ASCII throughout, so its bytes are its text's.
-            let globalId = DerivedGlobalID.make(layer: layer, position: text.position.index, utf8: bytes)
+            let globalId = DerivedGlobalID.make(layer: layer, position: text.position.index, utf8: bytes, scheme: scheme)
             // Written straight into the string's storage, of the payload's exact length (a string keeps the capacity
             // it is made with): the keys and values of the fields the record names, the GlobalID, the coordinates and
             // the fixed parts.
