@@ -60,10 +60,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The thread that copies an SQLite write-ahead log into its file, off the writer's path: the store's and the
+        // journal's.
+        .target(
+            name: "WALCheckpointer",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "LocalFeatureServer",
             dependencies: [
                 "FeatureModel",
+                "WALCheckpointer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API as GRDB links it, to bind values of the batched insert path directly.
@@ -101,6 +109,7 @@ let package = Package(
             name: "BatchApply",
             dependencies: [
                 "FeatureModel",
+                "WALCheckpointer",
                 "FeatureServiceClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -189,7 +198,7 @@ let package = Package(
         .testTarget(
             name: "LocalFeatureServerTests",
             dependencies: [
-                "LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient",
+                "LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient", "WALCheckpointer",
                 // Rows written behind the server's back (a stored geometry no edit could write today).
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // A TLS client for the HTTPS listener's tests (CurlTransport cannot trust a self-signed certificate).

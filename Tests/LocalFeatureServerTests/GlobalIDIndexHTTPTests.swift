@@ -4,6 +4,7 @@ import FeatureloadTestSupport
 import Foundation
 import GRDB
 import Testing
+import WALCheckpointer
 
 @testable import LocalFeatureServer
 
@@ -89,7 +90,7 @@ import Testing
     }
 }
 
-@Suite struct StoreCheckpointerTests {
+@Suite struct WALCheckpointerTests {
     @Test("the checkpointer copies a store's write-ahead log into its file without the writer", .timeLimit(.minutes(1)))
     func copiesTheLog() async throws {
         let directory = try TemporaryDirectory()
@@ -104,7 +105,7 @@ import Testing
             for index in 0..<2000 { try db.execute(sql: "INSERT INTO t (payload) VALUES (?)", arguments: [String(repeating: "x", count: 200) + "\(index)"]) }
         }
         let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-        let checkpointer = try #require(StoreCheckpointer(path: path, label: "test.checkpoint", interval: 0.01))
+        let checkpointer = try #require(WALCheckpointer(path: path, label: "test.checkpoint", interval: 0.01))
         var after = before
         for _ in 0..<500 where after <= before {
             try await Task.sleep(for: .milliseconds(10))

@@ -1,6 +1,7 @@
 import Foundation
 import FeatureServiceClient
 import GRDB
+import WALCheckpointer
 
 /// The journal of one `featureload apply`: an SQLite file (WAL) that holds the plan — every edit with its batch,
 /// client-assigned GlobalID and input position — before anything is sent, and each edit's outcome after.
@@ -46,12 +47,12 @@ package final class ApplyJournal: Sendable {
     static let openStatuses = "(" + EditStatus.allCases.filter(\.isOpen).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
 
     /// Keeps the write-ahead log short, so that closing the journal has little left to copy.
-    private let checkpointer: JournalCheckpointer?
+    private let checkpointer: WALCheckpointer?
 
     private init(path: String, database: DatabaseQueue) {
         self.path = path
         self.database = database
-        checkpointer = JournalCheckpointer(path: path)
+        checkpointer = WALCheckpointer(path: path, label: "featureload.journal-checkpoint")
     }
 
     deinit {

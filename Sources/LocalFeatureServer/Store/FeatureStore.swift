@@ -1,5 +1,6 @@
 import FeatureModel
 import GRDB
+import WALCheckpointer
 
 /// The SQLite store behind one hosted service: one table per layer in one database file.
 ///
@@ -22,13 +23,13 @@ actor FeatureStore {
     private var globalIdSequence: UInt64 = 0
     private let executor: DispatchQueueExecutor
     /// Copies the write-ahead log into the file off the writer's path; nil when it could not open its connection.
-    private let checkpointer: StoreCheckpointer?
+    private let checkpointer: WALCheckpointer?
 
     /// Runs the actor on its own serial queue: see ``DispatchQueueExecutor``.
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     private init(
-        definition: ServiceDefinition, schemas: [Int: LayerSchema], pool: DatabasePool, checkpointer: StoreCheckpointer?,
+        definition: ServiceDefinition, schemas: [Int: LayerSchema], pool: DatabasePool, checkpointer: WALCheckpointer?,
         now: @escaping @Sendable () -> Int64
     ) {
         self.definition = definition
@@ -45,7 +46,7 @@ actor FeatureStore {
     static let cacheKibibytes = 32 * 1024
 
     /// Pages the write-ahead log may hold before the writer copies it into the file itself (SQLite's default is
-    /// 1,000, 4 MB): normally ``StoreCheckpointer`` copies it long before, off the writer's path, and this is only
+    /// 1,000, 4 MB): normally ``WALCheckpointer`` copies it long before, off the writer's path, and this is only
     /// for when it falls behind. Under writes that never pause the background copy never quite catches up with the
     /// writer, and the log starts again from its beginning only once the writer has copied it here.
     static let walAutocheckpointPages = 16_384
@@ -83,7 +84,7 @@ actor FeatureStore {
             try? pool.close()
             throw error
         }
-        let checkpointer = StoreCheckpointer(path: path, label: "featureload.checkpoint.\(definition.name)")
+        let checkpointer = WALCheckpointer(path: path, label: "featureload.checkpoint.\(definition.name)")
         return FeatureStore(definition: definition, schemas: schemas, pool: pool, checkpointer: checkpointer, now: now)
     }
 

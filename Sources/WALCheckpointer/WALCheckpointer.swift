@@ -1,38 +1,40 @@
-import Foundation
+package import Foundation
 import GRDB
 
-/// Copies the store's write-ahead log into its file every `interval`, on a thread and connection of its own, while the
-/// store is open.
+/// Copies an SQLite database's write-ahead log into its file every `interval`, on a thread and connection of its own,
+/// while the database is open: the local service's store and apply's journal each keep one.
 ///
-/// SQLite otherwise does this copy (a checkpoint) on the writer's connection right after the commit that fills the log
-/// past ``FeatureStore/walAutocheckpointPages``, and syncs the file twice while the next applyEdits waits. Adds with
-/// random GlobalIDs (as ArcGIS Pro sends them) dirty an index page nearly each, so the log fills many times faster
-/// than with plain adds, and those syncs were most of what they cost beyond plain adds. Here the writer never waits
-/// for them: a passive checkpoint never holds up the writer and never waits for it; a failed one is left to the next
-/// one, or to SQLite's own past the larger threshold.
+/// SQLite otherwise does this copy (a checkpoint) on the writer's connection, right after the commit that fills the log
+/// past `wal_autocheckpoint` pages, and syncs the file twice while the next write waits; and again when the database
+/// is closed (for a journal: at the end of a run, while the user waits for the command to end). Adds with random
+/// GlobalIDs dirty an index page nearly each, so the store's log fills many times faster than with plain adds, and
+/// those syncs were most of what they cost beyond plain adds. Here the writer never waits for them: a passive
+/// checkpoint never holds up the writer and never waits for it; a failed one is left to the next one, or to SQLite's
+/// own past its threshold.
 ///
 /// `@unchecked Sendable`: `stopped` and `running` are read and written only with `condition` locked.
-final class StoreCheckpointer: @unchecked Sendable {
+package final class WALCheckpointer: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false
     private var running = true
 
-    /// Starts checkpointing the store at `path` (in WAL mode) every `interval` seconds; nil when no connection to it
-    /// can be opened (SQLite's own checkpoints go on).
-    init?(path: String, label: String, interval: TimeInterval = 0.05) {
+    /// Starts checkpointing the database at `path` (in WAL mode) every `interval` seconds, on a thread named `label`;
+    /// nil when no connection to it can be opened (SQLite's own checkpoints go on).
+    package init?(path: String, label: String, interval: TimeInterval = 0.05) {
         var configuration = Configuration()
         configuration.label = label
         configuration.busyMode = .immediateError
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         guard let database = try? DatabaseQueue(path: path, configuration: configuration) else { return nil }
         let thread = Thread { [self] in loop(database, interval: interval) }
-        thread.name = label
         thread.stackSize = 256 << 10
+        thread.name = label
         thread.start()
     }
 
     /// Ends the thread, once its checkpoint under way is done; returns once it has ended and closed its connection.
-    func stop() {
+    /// A second call returns at once.
+    package func stop() {
         condition.lock()
         stopped = true
         condition.broadcast()
