@@ -12,21 +12,33 @@ import GRDB
 /// checkpoint never holds up the writer and never waits for it; a failed one is left to the next one, or to SQLite's
 /// own past its threshold.
 ///
-/// `@unchecked Sendable`: `stopped` and `running` are read and written only with `condition` locked.
+/// An idle database is looked at less and less often: each look that finds nothing new in the log, and all of it
+/// copied, doubles the wait up to `idleInterval`; a look that finds new pages goes back to `interval`.
+///
+/// `@unchecked Sendable`: `stopped`, `running` and `looks` are read and written only with `condition` locked.
 package final class WALCheckpointer: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopped = false
     private var running = true
+    private var looks = 0
 
-    /// Starts checkpointing the database at `path` (in WAL mode) every `interval` seconds, on a thread named `label`;
-    /// nil when no connection to it can be opened (SQLite's own checkpoints go on).
-    package init?(path: String, label: String, interval: TimeInterval = 0.05) {
+    /// The checkpoints made so far.
+    package var checkpoints: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return looks
+    }
+
+    /// Starts checkpointing the database at `path` (in WAL mode) every `interval` seconds while it is written, and at
+    /// most every `idleInterval` seconds while it is not, on a thread named `label`; nil when no connection to it can
+    /// be opened (SQLite's own checkpoints go on).
+    package init?(path: String, label: String, interval: TimeInterval = 0.05, idleInterval: TimeInterval = 1) {
         var configuration = Configuration()
         configuration.label = label
         configuration.busyMode = .immediateError
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         guard let database = try? DatabaseQueue(path: path, configuration: configuration) else { return nil }
-        let thread = Thread { [self] in loop(database, interval: interval) }
+        let thread = Thread { [self] in loop(database, interval: interval, idleInterval: max(interval, idleInterval)) }
         thread.stackSize = 256 << 10
         thread.name = label
         thread.start()
@@ -42,13 +54,19 @@ package final class WALCheckpointer: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func loop(_ database: DatabaseQueue, interval: TimeInterval) {
+    private func loop(_ database: DatabaseQueue, interval: TimeInterval, idleInterval: TimeInterval) {
+        var wait = interval
+        var logged = -1
         condition.lock()
         while !stopped {
-            if !condition.wait(until: Date(timeIntervalSinceNow: interval)) {
+            if !condition.wait(until: Date(timeIntervalSinceNow: wait)) {
                 condition.unlock()
-                _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+                let frames = try? database.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+                let idle = frames.map { $0.walFrameCount == logged && $0.checkpointedFrameCount == $0.walFrameCount } ?? false
+                wait = idle ? min(wait * 2, idleInterval) : interval
+                logged = frames?.walFrameCount ?? -1
                 condition.lock()
+                looks += 1
             }
         }
         condition.unlock()

@@ -118,6 +118,37 @@ import WALCheckpointer
         #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 2000)
         try pool.close()
     }
+
+    @Test("an idle database is looked at less and less often, and as often as before once it is written again", .timeLimit(.minutes(1)))
+    func idleBackOff() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("idle.sqlite")
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)") }
+        let checkpointer = try #require(WALCheckpointer(path: path, label: "test.idle", interval: 0.01, idleInterval: 0.5))
+        defer { checkpointer.stop() }
+        // 2 s idle: every 10 ms would be 200 looks; doubling from 10 ms to 500 ms is about 10. A busy machine makes
+        // fewer, never more.
+        try await Task.sleep(for: .seconds(2))
+        let idle = checkpointer.checkpoints
+        #expect(idle >= 2 && idle <= 40, "looks while idle: \(idle)")
+        // Written again: the log is copied while it grows (the file grows past what the idle database held).
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        try await pool.write { db in
+            for index in 0..<2000 { try db.execute(sql: "INSERT INTO t (payload) VALUES (?)", arguments: [String(repeating: "y", count: 200) + "\(index)"]) }
+        }
+        var after = before
+        for _ in 0..<500 where after <= before + 400_000 {
+            try await Task.sleep(for: .milliseconds(10))
+            after = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        }
+        let message = "the file stayed at \(before) bytes (\(after))"
+        #expect(after > before + 400_000, Comment(rawValue: message))
+        try pool.close()
+    }
 }
 
 extension String {

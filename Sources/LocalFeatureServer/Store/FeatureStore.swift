@@ -215,6 +215,11 @@ actor FeatureStore {
         return try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(layer.table)") ?? 0 }
     }
 
+    deinit {
+        // A store dropped without close(): its checkpointer's thread ends with it.
+        checkpointer?.stop()
+    }
+
     /// Closes every connection without checkpointing, for a store that was opened but never served (a failed start).
     nonisolated func closeSynchronously() {
         checkpointer?.stop()
