@@ -27,10 +27,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
-        // multipart/form-data parsing for applyEdits and attachment uploads (real ArcGIS clients send
-        // multipart). Its streaming parser keeps large attachments out of memory; it only depends on
-        // swift-nio and swift-collections, which Hummingbird already brings in.
-        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         // HTTPS for `serve --tls-*` (the ArcGIS API for Python only talks to a portal over https). Hummingbird's TLS
         // layer already depends on it; named to load PEM files. Adds about 100 s to a clean debug build (README).
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
@@ -76,7 +72,6 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API as GRDB links it, to bind values of the batched insert path directly.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 // HTTP/2 over TLS (ALPN h2 next to http/1.1), so multiplexing clients are exercised end to end.
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -1,5 +1,4 @@
 import FeatureModel
-import MultipartKit
 import NIOCore
 
 /// Reads the form fields of a request body by its `Content-Type`.
@@ -73,15 +72,14 @@ enum FormBody {
     }
 }
 
-/// Gathers the parts of a multipart body as the (callback-driven, single-threaded) multipart parser reports them,
-/// chunk by chunk: plain fields in memory, file parts in memory up to ``Limits/spillThreshold`` and in a temporary
-/// file beyond it.
+/// Gathers the parts of a multipart body as ``MultipartStreamParser`` reports them, chunk by chunk: plain fields in
+/// memory, file parts in memory up to ``Limits/spillThreshold`` and in a temporary file beyond it.
 ///
 /// Not thread-safe: one request's task feeds it, then calls ``finish()`` once.
 final class MultipartAccumulator {
     /// How much of a form may be held, and where.
     struct Limits {
-        /// Most bytes of plain fields held in memory (the request body limit).
+        /// Most bytes of plain fields held in memory (the request body limit); also the most of one part's header lines.
         var fieldBytes: Int
         /// Most bytes of all file parts together (the attachment size limit).
         var fileBytes: Int
@@ -94,11 +92,8 @@ final class MultipartAccumulator {
         static let unlimitedInMemory = Limits(fieldBytes: .max, fileBytes: .max, spillThreshold: .max, temporaryRoot: "")
     }
 
-    private let parser: MultipartParser
+    private var parser: MultipartStreamParser
     private let limits: Limits
-    private let closingDelimiter: [UInt8]
-    private var tail: [UInt8] = []
-    private var screen: MultipartHeaderScreen
 
     private var name: String?
     private var filename: String?
@@ -110,17 +105,11 @@ final class MultipartAccumulator {
     private var form = MultipartForm()
     private var fieldBytes = 0
     private var fileBytes = 0
-    private var partCount = 0
     private var failure: ServiceError?
 
     init(boundary: String, limits: Limits) {
-        self.parser = MultipartParser(boundary: boundary)
+        self.parser = MultipartStreamParser(boundary: boundary, maximumHeaderSize: limits.fieldBytes)
         self.limits = limits
-        self.closingDelimiter = Array("--\(boundary)--".utf8)
-        self.screen = MultipartHeaderScreen(boundary: boundary)
-        parser.onHeader = { [unowned self] name, value in header(name, value) }
-        parser.onBody = { [unowned self] chunk in body(&chunk) }
-        parser.onPartComplete = { [unowned self] in complete() }
     }
 
     deinit {
@@ -131,18 +120,21 @@ final class MultipartAccumulator {
     /// - Throws: ``ServiceError`` (400) when the body does not parse; (413) when a limit is passed. The temporary files
     ///   are removed before it throws.
     func feed(_ chunk: ByteBuffer) throws(ServiceError) {
-        let keep = closingDelimiter.count + 1024
-        let view = chunk.readableBytesView
-        tail.append(contentsOf: view.suffix(keep))
-        if tail.count > keep { tail.removeFirst(tail.count - keep) }
-        guard screen.accepts(view) else {
-            abandon()
-            throw ServiceError.malformedBody("multipart/form-data has a part header name that is not ASCII")
-        }
-        do {
-            try parser.execute(chunk)
-        } catch {
-            fail(ServiceError.malformedBody("multipart/form-data does not parse"))
+        var chunk = chunk
+        while failure == nil {
+            let event: MultipartStreamParser.Event?
+            do throws(MultipartStreamParser.Failure) {
+                event = try parser.next(in: &chunk)
+            } catch {
+                fail(serviceError(error))
+                break
+            }
+            switch event {
+            case .header(let name, let value): header(name, value)
+            case .body(let bytes): body(bytes)
+            case .partEnd: complete()
+            case nil: return
+            }
         }
         if let failure {
             abandon()
@@ -151,9 +143,9 @@ final class MultipartAccumulator {
     }
 
     /// The form, once the whole body has been fed.
-    /// - Throws: ``ServiceError`` (400) when the body had no parts or lacks its closing boundary.
+    /// - Throws: ``ServiceError`` (400) when the body lacks its closing boundary.
     func finish() throws(ServiceError) -> MultipartForm {
-        guard partCount > 0, containsClosingDelimiter() else {
+        guard parser.isClosed else {
             abandon()
             throw ServiceError.malformedBody("multipart/form-data has no closing boundary")
         }
@@ -168,12 +160,12 @@ final class MultipartAccumulator {
         form.files = []
     }
 
-    private func containsClosingDelimiter() -> Bool {
-        guard tail.count >= closingDelimiter.count else { return false }
-        for start in 0...(tail.count - closingDelimiter.count) where tail[start] == closingDelimiter[0] {
-            if tail[start..<start + closingDelimiter.count].elementsEqual(closingDelimiter) { return true }
+    private func serviceError(_ failure: MultipartStreamParser.Failure) -> ServiceError {
+        switch failure {
+        case .syntax: ServiceError.malformedBody("multipart/form-data does not parse")
+        case .nonASCIIHeaderName: ServiceError.malformedBody("multipart/form-data has a part header name that is not ASCII")
+        case .headersTooLarge: RequestBodyLimit.tooLarge(limit: limits.fieldBytes)
         }
-        return false
     }
 
     private func fail(_ error: ServiceError) {
@@ -201,7 +193,7 @@ final class MultipartAccumulator {
         }
     }
 
-    private func body(_ chunk: inout ByteBuffer) {
+    private func body(_ chunk: ByteBuffer) {
         guard failure == nil else { return }
         let count = chunk.readableBytes
         partSize += count
@@ -239,7 +231,6 @@ final class MultipartAccumulator {
     }
 
     private func complete() {
-        partCount += 1
         defer {
             name = nil
             filename = nil
