@@ -280,12 +280,14 @@ scenarios:
     adds: {batch}
 """)
     # One folder per run: a later round must not read an earlier round's report.
-    out_dir = os.path.join(ctx["workdir"], f"featureload-b{batch}-round{ctx['round'] + 1}")
+    # One folder per tool too: featureload and a variant of it run in the same round, and each must read its own
+    # report (one shared folder once gave a run the other's request count and duration).
+    out_dir = os.path.join(ctx["workdir"], f"{ctx['tool']}-b{batch}-round{ctx['round'] + 1}")
     command = [ctx["binary"], "run", scenario, "--target", ctx["service_url"], "--quiet", "--out", out_dir] + list(extra)
     out, err, cpu, wall, code = run_timed(command, dict(os.environ), prefix, ctx["duration"] + 60)
     reports = glob.glob(os.path.join(out_dir, "*", "report.json"))
-    if not reports:
-        return dict(cpu=cpu, wall=wall, exit=code, error=f"no report from featureload: {(out + err)[-1000:]}")
+    if len(reports) != 1:
+        return dict(cpu=cpu, wall=wall, exit=code, error=f"{len(reports)} reports from featureload in {out_dir}: {(out + err)[-1000:]}")
     report = json.load(open(reports[0]))
     scenario_report = report["scenarios"][0]
 
@@ -325,7 +327,7 @@ def runner(tool):
 
 
 def measure(ctx, tool, batch):
-    prefix = os.path.join(ctx["workdir"], f"{tool}-b{batch}")
+    prefix = os.path.join(ctx["workdir"], f"{tool}-b{batch}-round{ctx['round'] + 1}")  # every run keeps its own logs
     before = layer_count(ctx["layer_url"])
     server_before, (busy_before, total_before), start = process_cpu_seconds(ctx["server_pid"]), \
         machine_cpu_seconds(), time.monotonic()
@@ -427,6 +429,11 @@ def markdown(report):
                   "client share the machine's cores, so what each microsecond of client CPU costs the server shows "
                   "in their edits/s.", ""]
         lines += [f"- {line}" for line in report["floor"]]
+    if report.get("loopRatios"):
+        lines += ["", "## featureload ÷ the libcurl loop", "",
+                  "Each ratio is the median over the rounds of each round's own pair (featureload and the loop run back "
+                  "to back against fresh servers); client CPU a request counts requests on the server.", ""]
+        lines += loop_ratio_lines(report)
     if report["notes"]:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in report["notes"]]
     return "\n".join(lines) + "\n"
@@ -459,6 +466,49 @@ def evaluate(report):
                        f"featureload's rounds {fmt(low)}–{fmt(featureload['edits_per_second_range'][1])}); client CPU "
                        f"{fmt(with_output['client_cpu_us_per_request'])} vs {fmt(featureload['client_cpu_us_per_request'])} µs/req"))
     return targets
+
+
+# featureload against the libcurl loop, the floor under its transport (issue 29): (name, figure of each run, batch,
+# bound, "min" when the ratio must reach the bound or "max" when it must stay under it). Each ratio is the median over
+# the rounds of that round's own featureload ÷ loop pair (the two run back to back), with the range over the rounds.
+LOOP_TARGETS = [
+    ("edits/s, featureload ÷ libcurl loop", "edits_per_second", 1, 0.95, "min"),
+    ("client CPU µs a request, featureload ÷ libcurl loop", "client_cpu_us_per_request", 1, 1.3, "max"),
+    ("edits/s, featureload ÷ libcurl loop", "edits_per_second", 100, 1.0, "min"),
+]
+
+
+def loop_ratios(runs):
+    """Each LOOP_TARGETS ratio whose batch size ran with both tools: the median of the rounds' own pairs."""
+    ratios = []
+    for name, key, batch, bound, kind in LOOP_TARGETS:
+        values = []
+        for round_number in sorted({r["round"] for r in runs if r["batch"] == batch}):
+            def figure(tool):
+                found = [r.get(key) for r in runs if r["tool"] == tool and r["batch"] == batch and r["round"] == round_number]
+                return found[0] if found else None
+            top, bottom = figure("featureload"), figure("libcurl")
+            if top and bottom:
+                values.append(top / bottom)
+        if values:
+            value = statistics.median(values)
+            ratios.append(dict(name=name, batch=batch, value=value, low=min(values), high=max(values), rounds=len(values),
+                               bound=bound, kind=kind, passed=value >= bound if kind == "min" else value <= bound))
+    return ratios
+
+
+def loop_ratio_lines(report):
+    """The ratios against the libcurl loop as a markdown table, with the machine's cores and load."""
+    machine = report["machine"]
+    lines = ["| ratio | batch | median | range over rounds | target | |", "|---|---:|---:|---:|---:|---|"]
+    for ratio in report["loopRatios"]:
+        lines.append(f"| {ratio['name']} | {ratio['batch']} | {ratio['value']:.2f} | {ratio['low']:.2f}–{ratio['high']:.2f} "
+                     f"({ratio['rounds']} rounds) | {'≥' if ratio['kind'] == 'min' else '≤'} {ratio['bound']:.2f} | "
+                     f"{'PASS' if ratio['passed'] else 'FAIL'} |")
+    start, end = machine["loadAverageStart"], machine["loadAverageEnd"]
+    lines += ["", f"Machine: {machine['cores']} cores, load average {start[0]:.2f} {start[1]:.2f} {start[2]:.2f} at the start, "
+                  f"{end[0]:.2f} {end[1]:.2f} {end[2]:.2f} at the end; clients and server share them."]
+    return lines
 
 
 def floor(report):
@@ -603,7 +653,7 @@ def main():
                                layer_url=layer_url, apply_url=layer_url + "/applyEdits",
                                apply_path=urllib.parse.urlsplit(layer_url + "/applyEdits").path,
                                host_url=f"{parsed.scheme}://{parsed.netloc}", server_pid=server.pid, body_files={},
-                               round=round_index)
+                               round=round_index, tool=tool)
                     log(f"featureload serve (pid {server.pid}) at {service_url} for {tool}, batch {batch}, "
                         f"round {round_index + 1} of {args.rounds}")
                     if rows_at_start is None:
@@ -668,6 +718,7 @@ def main():
                   results=results, runs=runs, notes=notes, logs=workdir)
     report["targets"] = evaluate(report)
     report["floor"] = floor(report)
+    report["loopRatios"] = loop_ratios(runs)
     os.makedirs(args.output, exist_ok=True)
     base = os.path.join(args.output, f"generator-{stamp}")
     with open(base + ".json", "w") as out:
@@ -677,6 +728,8 @@ def main():
     with open(base + ".md", "w") as out:
         out.write(text)
     print(text)
+    if report["loopRatios"]:  # once more at the very end, where a terminal shows it
+        print("featureload ÷ libcurl loop:\n" + "\n".join(loop_ratio_lines(report)))
     print(f"report: {base}.json\nreport: {base}.md")
 
 

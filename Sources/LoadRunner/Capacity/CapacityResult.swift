@@ -80,6 +80,8 @@ package struct CapacityResult: Sendable, Equatable {
 extension RunReport {
     /// One result per sweep in the run, its points in the order they ran.
     package var capacity: [CapacityResult] {
+        // Most runs have no sweep: then no view is worth computing (each walks every scenario's histograms).
+        guard scenarios.contains(where: { $0.sweepPoint != nil }) else { return [] }
         let views = Dictionary(uniqueKeysWithValues: self.views.map { ($0.name, $0) })
         var order: [String] = []
         var points: [String: [(SweepPoint, ScenarioView)]] = [:]

@@ -226,44 +226,15 @@ extension FeatureGenerator {
     ) {
         var random = randomStream(for: index)
         bytes.put(syntax.featureOpen)
-        for (position, field) in fieldPlans.enumerated() {
-            if position > 0 { bytes.put(syntax.comma) }
-            bytes.put(syntax.keys[position])
-            switch field.value {
-            case .codes(let count):
-                bytes.put(syntax.values[position][Int(random.next() % UInt64(count))])
-            case .integerRange(let low, let high):
-                bytes.putDecimal(Int64.random(in: low...high, using: &random))
-            case .constantInteger(let value):
-                bytes.putDecimal(value)
-            case .doubleRange(let low, let high):
-                bytes.put(scaled: (Double.random(in: low...high, using: &random) * 100).rounded(), digits: 2, encoded: syntax.encodes)
-            case .integer(let range):
-                bytes.putDecimal(Int64.random(in: range, using: &random))
-            case .double:
-                bytes.put(scaled: (Double.random(in: 0...10_000, using: &random) * 100).rounded(), digits: 2, encoded: syntax.encodes)
-            case .guid:
-                scratch.removeAll(keepingCapacity: true)
-                GlobalID.append(using: &random, to: &scratch)
-                bytes.put(syntax.quote)
-                bytes.put(scratch, encoded: syntax.encodes)
-                bytes.put(syntax.quote)
-            case .letters(let count):
-                bytes.put(syntax.quote)
-                for _ in 0..<count { bytes.put(UInt8(ascii: "A") + UInt8(random.next() % 26)) }
-                bytes.put(syntax.quote)
-            case .text(let limit):
-                bytes.put(syntax.quote)
-                putText(prefix: field.textPrefix, limit: limit, index: index, random: &random, encoded: syntax.encodes, to: &bytes)
-                bytes.put(syntax.quote)
-            case .slow:
-                var writer = JSONWriter(capacity: 64)
-                writer.write(value(for: field.field, index: index, random: &random))
-                // Not in the feature's bound: room for it and for the rest of the feature.
-                bytes.reserve(3 * writer.bytes.count + syntax.featureBound)
-                bytes.put(writer.bytes, encoded: syntax.encodes)
-            case .literal:
-                bytes.put(syntax.values[position][0])
+        // Plans and keys are read in place, through buffer pointers: copying a plan out of its array (as a `for` over
+        // it does) retains and releases each of its strings and arrays, for every field of every feature.
+        fieldPlans.withUnsafeBufferPointer { plans in
+            syntax.keys.withUnsafeBufferPointer { keys in
+                for position in plans.indices {
+                    if position > 0 { bytes.put(syntax.comma) }
+                    bytes.put(keys[position])
+                    writeValue(of: plans[position], at: position, index: index, in: syntax, to: &bytes, scratch: &scratch, random: &random)
+                }
             }
         }
         if let (key, value) = globalId {
@@ -280,6 +251,49 @@ extension FeatureGenerator {
             bytes.put(scaled: point.y, digits: 6, encoded: syntax.encodes)
         }
         bytes.put(syntax.closeBoth)
+    }
+
+    /// Writes the value of the field planned by `field` (at `position` in ``fieldPlans``) for the feature at `index`.
+    private func writeValue(
+        of field: FieldPlan, at position: Int, index: Int, in syntax: Syntax, to bytes: inout ByteWriter, scratch: inout [UInt8],
+        random: inout SplitMix64
+    ) {
+        switch field.value {
+        case .codes(let count):
+            bytes.put(syntax.values[position][Int(random.next() % UInt64(count))])
+        case .integerRange(let low, let high):
+            bytes.putDecimal(Int64.random(in: low...high, using: &random))
+        case .constantInteger(let value):
+            bytes.putDecimal(value)
+        case .doubleRange(let low, let high):
+            bytes.put(scaled: (Double.random(in: low...high, using: &random) * 100).rounded(), digits: 2, encoded: syntax.encodes)
+        case .integer(let range):
+            bytes.putDecimal(Int64.random(in: range, using: &random))
+        case .double:
+            bytes.put(scaled: (Double.random(in: 0...10_000, using: &random) * 100).rounded(), digits: 2, encoded: syntax.encodes)
+        case .guid:
+            scratch.removeAll(keepingCapacity: true)
+            GlobalID.append(using: &random, to: &scratch)
+            bytes.put(syntax.quote)
+            bytes.put(scratch, encoded: syntax.encodes)
+            bytes.put(syntax.quote)
+        case .letters(let count):
+            bytes.put(syntax.quote)
+            for _ in 0..<count { bytes.put(UInt8(ascii: "A") + UInt8(random.next() % 26)) }
+            bytes.put(syntax.quote)
+        case .text(let limit):
+            bytes.put(syntax.quote)
+            putText(prefix: field.textPrefix, limit: limit, index: index, random: &random, encoded: syntax.encodes, to: &bytes)
+            bytes.put(syntax.quote)
+        case .slow:
+            var writer = JSONWriter(capacity: 64)
+            writer.write(value(for: field.field, index: index, random: &random))
+            // Not in the feature's bound: room for it and for the rest of the feature.
+            bytes.reserve(3 * writer.bytes.count + syntax.featureBound)
+            bytes.put(writer.bytes, encoded: syntax.encodes)
+        case .literal:
+            bytes.put(syntax.values[position][0])
+        }
     }
 
     /// `"<name> <index> <base 36>"` cut to `limit` (ASCII, so bytes are characters).
