@@ -59,34 +59,12 @@ package struct LatencyHistogram: Sendable, Codable, Equatable {
 
     package var count: UInt64 { histogram.totalCount }
     /// The value at a percentile (0…100), in microseconds; 0 when empty.
-    ///
-    /// `Histogram.valueAtPercentile`, walked here over the inlinable ``recordedValues`` so that it is compiled for
-    /// `UInt64`: the package's own is generic and not inlinable, and every count it adds goes through
-    /// `FixedWidthInteger`'s witness table (reports compute several a histogram, for every view of a run).
     package func percentile(_ percentile: Double) -> UInt64 {
-        guard count > 0 else { return 0 }
-        guard percentile != 0, percentile < 100 else { return histogram.valueAtPercentile(percentile) }  // min or max
-        // As the package computes it: one ulp down, so that rounding up does not reach the next bucket.
-        let requested = Swift.min(Swift.max(percentile.nextDown, 0), 100)
-        let target = Swift.max(1, UInt64(((requested * Double(count)) / 100).rounded(.up)))
-        var total: UInt64 = 0
-        for value in histogram.recordedValues() {
-            total += value.count
-            if total >= target { return Swift.max(Swift.min(value.value, histogram.maxRecorded), histogram.min) }
-        }
-        return 0
+        count == 0 ? 0 : histogram.valueAtPercentile(percentile)
     }
     package var max: UInt64 { count == 0 ? 0 : histogram.max }
     package var min: UInt64 { count == 0 ? 0 : histogram.min }
-    /// The mean of the bucket midpoints, as `Histogram.mean` computes it, compiled for `UInt64` (see ``percentile(_:)``).
-    package var mean: Double {
-        guard count > 0 else { return 0 }
-        var total = 0.0
-        for value in histogram.recordedValues() {
-            total += Double(histogram.medianEquivalentForValue(value.value)) * Double(value.count)
-        }
-        return total / Double(count)
-    }
+    package var mean: Double { count == 0 ? 0 : histogram.mean }
 
     /// A histogram holding `sparse`'s values. Buckets hold each bucket's highest equivalent value; the exact `min`
     /// and `max` (saved beside them) are recorded in place of their buckets' values, so percentiles, which are
