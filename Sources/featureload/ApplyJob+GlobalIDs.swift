@@ -15,10 +15,7 @@ extension ApplyJob {
         _ header: JournalHeader, layers: [Int: LayerInfo], service: FeatureService, display: ProgressDisplay
     ) async throws -> DerivedGlobalID.Scheme {
         var reader = try InputFile.open(path: header.input, format: header.reading.format, options: header.reading.options)
-        var planner = ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
-        planner.related = header.settings.related
-        planner.dropUnknownFields = header.settings.dropUnknownFields
-        let sample = planner.hashedGlobalIDs(ofFirst: Self.earlierReleaseSample, in: &reader)
+        let sample = Self.planner(for: header, layers: layers).hashedGlobalIDs(ofFirst: Self.earlierReleaseSample, in: &reader)
         for (layer, ids) in sample.sorted(by: { $0.key < $1.key }) {
             guard let info = layers[layer], let globalIdField = info.globalIdField, !ids.isEmpty else { continue }
             let found = try await service.layer(id: layer).objectIds(

@@ -303,6 +303,16 @@ struct ApplyJob: Sendable {
         }
     }
 
+    /// A planner that makes edits of records as `header` says: its layer, batch size, GlobalID scheme (hashed in
+    /// journals that name none), related records and unknown fields. Files to attach are the caller's to add.
+    static func planner(for header: JournalHeader, layers: [Int: LayerInfo]) -> ApplyPlanner {
+        var planner = ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
+        planner.globalIdScheme = header.globalIds ?? .hashed
+        planner.related = header.settings.related
+        planner.dropUnknownFields = header.settings.dropUnknownFields
+        return planner
+    }
+
     /// Reads the input as `header` records it and plans it into `journal` (nil: only checks it). Records what the
     /// reader learnt for the rejects file, and marks the plan complete. Records are checked on `checkingThreads` threads
     /// (nil: the planner's default, one per core).
@@ -315,10 +325,7 @@ struct ApplyJob: Sendable {
         let reading = header.reading
         var reader = try InputFile.open(path: header.input, format: reading.format, options: reading.options)
         let skipInvalid = reading.skipInvalid
-        var planner = ApplyPlanner(layers: layers, defaultLayer: header.layer, batchSize: header.settings.batchSize)
-        planner.globalIdScheme = header.globalIds ?? .hashed
-        planner.related = header.settings.related
-        planner.dropUnknownFields = header.settings.dropUnknownFields
+        var planner = Self.planner(for: header, layers: layers)
         if let checkingThreads { planner.checkingThreads = checkingThreads }
         if let matching = header.settings.attachments {
             planner.attachments = (try AttachmentDirectory(matching.directory), matching.keyField)

@@ -91,26 +91,46 @@ import WALCheckpointer
 }
 
 @Suite struct WALCheckpointerTests {
+    /// A database at `path` (created with a table `t`) whose writer never copies its log itself.
+    static func pool(at path: String) async throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, payload TEXT)") }
+        return pool
+    }
+
+    /// Adds 2,000 rows of about 200 bytes to `t`: some 500 KB into the log.
+    static func fill(_ pool: DatabasePool, with letter: String) async throws {
+        try await pool.write { db in
+            for index in 0..<2000 { try db.execute(sql: "INSERT INTO t (payload) VALUES (?)", arguments: [String(repeating: letter, count: 200) + "\(index)"]) }
+        }
+    }
+
+    static func size(_ path: String) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+    }
+
+    /// The file's size once it has grown past `bytes` more than `before`, or after 5 s.
+    static func grown(_ path: String, from before: Int, by bytes: Int) async throws -> Int {
+        var after = try size(path)
+        for _ in 0..<500 where after <= before + bytes {
+            try await Task.sleep(for: .milliseconds(10))
+            after = try size(path)
+        }
+        return after
+    }
+
     @Test("the checkpointer copies a store's write-ahead log into its file without the writer", .timeLimit(.minutes(1)))
     func copiesTheLog() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("log.sqlite")
-        var configuration = Configuration()
-        // The writer never copies the log itself.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        try await pool.write { db in
-            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)")
-            for index in 0..<2000 { try db.execute(sql: "INSERT INTO t (payload) VALUES (?)", arguments: [String(repeating: "x", count: 200) + "\(index)"]) }
-        }
-        let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        let pool = try await Self.pool(at: path)
+        try await Self.fill(pool, with: "x")
+        let before = try Self.size(path)
         let checkpointer = try #require(WALCheckpointer(path: path, label: "test.checkpoint", interval: 0.01))
-        var after = before
-        for _ in 0..<500 where after <= before {
-            try await Task.sleep(for: .milliseconds(10))
-            after = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-        }
+        let after = try await Self.grown(path, from: before, by: 0)
         checkpointer.stop()
         checkpointer.stop()  // a second stop returns at once
         let message = "the file stayed at \(before) bytes"
@@ -124,10 +144,7 @@ import WALCheckpointer
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("idle.sqlite")
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        try await pool.write { db in try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT)") }
+        let pool = try await Self.pool(at: path)
         let checkpointer = try #require(WALCheckpointer(path: path, label: "test.idle", interval: 0.01, idleInterval: 0.5))
         defer { checkpointer.stop() }
         // 2 s idle: every 10 ms would be 200 looks; doubling from 10 ms to 500 ms is about 10. A busy machine makes
@@ -136,15 +153,9 @@ import WALCheckpointer
         let idle = checkpointer.checkpoints
         #expect(idle >= 2 && idle <= 40, "looks while idle: \(idle)")
         // Written again: the log is copied while it grows (the file grows past what the idle database held).
-        let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-        try await pool.write { db in
-            for index in 0..<2000 { try db.execute(sql: "INSERT INTO t (payload) VALUES (?)", arguments: [String(repeating: "y", count: 200) + "\(index)"]) }
-        }
-        var after = before
-        for _ in 0..<500 where after <= before + 400_000 {
-            try await Task.sleep(for: .milliseconds(10))
-            after = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-        }
+        let before = try Self.size(path)
+        try await Self.fill(pool, with: "y")
+        let after = try await Self.grown(path, from: before, by: 400_000)
         let message = "the file stayed at \(before) bytes (\(after))"
         #expect(after > before + 400_000, Comment(rawValue: message))
         try pool.close()
