@@ -52,7 +52,7 @@ import Testing
         switch checked {
         case .unreadable(let problem): "unreadable \(problem.position) \(problem.reason)"
         case .refused(let problem, _): "refused \(problem.position) \(problem.reason)"
-        case .ready(_, let planned, _, _, _): "ready \(planned.position) \(planned.kind) \(planned.globalId ?? "-")"
+        case .ready(_, let planned, _, _, _), .point(let planned): "ready \(planned.position) \(planned.kind) \(planned.globalId ?? "-")"
         }
     }
 

@@ -130,6 +130,11 @@ import Testing
         switch checked {
         case .unreadable(let problem): return "unreadable \(problem.position): \(problem.reason)"
         case .refused(let problem, _): return "refused \(problem.position): \(problem.reason)"
+        case .point(let planned):
+            // What the general path's `.ready` says of the same add: the record's source, no GlobalID of its own,
+            // no attachment key.
+            let edit = InputEdit(kind: .add, feature: Feature(attributes: [:]), position: planned.position, source: planned.source)
+            return try describe(.ready(edit: edit, planned: planned, givenGlobalId: false, feature: Feature(attributes: [:]), attachmentKey: nil))
         case .ready(let edit, let planned, let given, _, let key):
             let payload = try JSONReader.parse(bytes: Array(planned.payload.utf8))
             guard case .object(let feature) = payload, case .object(let attributes)? = feature["attributes"] else {

@@ -10,8 +10,13 @@ extension ApplyPlanner {
         var found: [Int: [String]] = [:]
         for _ in 0..<limit {
             guard let record = source.nextRead() else { break }
-            guard case .ready(_, let planned, givenGlobalId: false, _, _) = planner.check(record), planned.kind == .add, let id = planned.globalId
-            else { continue }
+            let planned: PlannedEdit
+            switch planner.check(record) {
+            case .point(let add): planned = add
+            case .ready(_, let add, givenGlobalId: false, _, _): planned = add
+            default: continue
+            }
+            guard planned.kind == .add, let id = planned.globalId else { continue }
             found[planned.layer, default: []].append(id)
         }
         return found

@@ -19,8 +19,11 @@ struct BatchAssigner {
     let batchSize: Int
     /// The id the next batch gets (ids count up from 0 in the order batches are made).
     private(set) var nextBatch = 0
-    /// The open batch of each stream, and how full it is.
+    /// The open batch of each stream, and how full it is; the stream of the last edit is in `last` instead.
     private var open: [BatchKey: (id: Int, count: Int)] = [:]
+    /// The stream the last edit went in, with its open batch: most inputs are one stream, whose edits then need no
+    /// hashing of their key.
+    private var last: (key: BatchKey, slot: (id: Int, count: Int))?
     /// Batches made since ``takeMade()``: id, layer, and whether they are sent with `useGlobalIds=true`.
     private(set) var made: [(id: Int, layer: Int, useGlobalIds: Bool)] = []
     /// Batches completed since ``takeCompleted()``, and the edits in them.
@@ -32,13 +35,28 @@ struct BatchAssigner {
 
     /// The batch still taking edits of `edit`'s stream, if any.
     func openBatch(for edit: PlannedEdit) -> Int? {
-        open[BatchKey(edit)]?.id
+        slot(of: BatchKey(edit))?.id
+    }
+
+    /// The open batch of stream `key`, and how full it is.
+    private func slot(of key: BatchKey) -> (id: Int, count: Int)? {
+        if let last, last.key == key { return last.slot }
+        return open[key]
+    }
+
+    /// Sets the open batch of stream `key`, which becomes the last one.
+    private mutating func set(_ slot: (id: Int, count: Int), of key: BatchKey) {
+        if let last, last.key != key {
+            open[last.key] = last.slot
+            open[key] = nil
+        }
+        last = (key, slot)
     }
 
     /// The batch `edit` goes in; with `fresh`, a new one (the open batch is complete as it is).
     mutating func assign(_ edit: PlannedEdit, fresh: Bool = false) -> Int {
         let key = BatchKey(edit)
-        var slot = open[key] ?? (id: -1, count: batchSize)
+        var slot = self.slot(of: key) ?? (id: -1, count: batchSize)
         if fresh && slot.id >= 0 && slot.count < batchSize {
             complete(slot)
             slot.count = batchSize
@@ -49,14 +67,16 @@ struct BatchAssigner {
             made.append((slot.id, key.layer, key.useGlobalIds))
         }
         slot.count += 1
-        open[key] = slot
+        set(slot, of: key)
         if slot.count == batchSize { complete(slot) }
         return slot.id
     }
 
     /// The input has ended: every batch still taking edits is complete as it is.
     mutating func completeAll() {
-        for slot in open.values.sorted(by: { $0.id < $1.id }) where slot.count < batchSize { complete(slot) }
+        var slots = Array(open.values)
+        if let slot = last?.slot { slots.append(slot) }
+        for slot in slots.sorted(by: { $0.id < $1.id }) where slot.count < batchSize { complete(slot) }
     }
 
     /// A batch id for a batch made elsewhere (the atomic batches of groups), after every plain batch.

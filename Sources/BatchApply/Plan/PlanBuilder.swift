@@ -25,7 +25,16 @@ struct PlanBuilder {
     }
 
     let planner: ApplyPlanner
-    private(set) var summary = ApplyPlanner.Summary()
+    /// What was planned, but for the adds of the fast path (``ApplyPlanner/Checked/point(_:)``), which are counted
+    /// in `pointAdds` (one dictionary update a record was a hash of its kind each time).
+    private var tally = ApplyPlanner.Summary()
+    private var pointAdds = 0
+    /// What was planned.
+    var summary: ApplyPlanner.Summary {
+        var summary = tally
+        if pointAdds > 0 { summary.edits[.add, default: 0] += pointAdds }
+        return summary
+    }
     private(set) var batches: BatchAssigner
     private var order = EditOrder()
     private(set) var groups = Groups()
@@ -45,9 +54,15 @@ struct PlanBuilder {
     var pageIsFull: Bool { page.count >= ApplyPlanner.pageSize || problems.count >= ApplyPlanner.pageSize }
 
     /// Plans the input's next record.
-    mutating func take(_ record: ApplyPlanner.Checked) {
-        summary.records += 1
-        switch record {
+    mutating func take(_ record: consuming ApplyPlanner.Checked) {
+        tally.records += 1
+        switch consume record {
+        case .point(let planned):
+            // An add with a derived GlobalID (no other edit can name its feature), no related records and no files:
+            // what the general path below decides for it, without looking it up.
+            let id = batches.assign(planned)
+            page.append((planned, id))
+            pointAdds += 1
         case .unreadable(let failure):
             problem(failure)
         case .refused(let failure, let edit):
@@ -94,7 +109,7 @@ struct PlanBuilder {
             // Batched once the whole input is read: its children may come later, or its parent.
             page.append((planned, nil))
             pageAttachments += files
-            summary.attachments += files.count
+            tally.attachments += files.count
             let inline = files.reduce(Int64(0)) { total, file in
                 let size = planner.attachments?.directory.size(of: file) ?? 0
                 return total + (size <= planner.uploadThreshold ? size : 0)
@@ -102,12 +117,12 @@ struct PlanBuilder {
             groups.add(
                 planned.position.index, layer: planned.layer, weight: 1 + files.count, bytes: inline, parentKeys: parentKeys, childKeys: childKeys)
         }
-        summary.edits[planned.kind, default: 0] += 1
+        tally.edits[planned.kind, default: 0] += 1
     }
 
     private mutating func problem(_ problem: InputProblem) {
-        summary.problemCount += 1
-        if summary.problems.count < ApplyPlanner.problemsKept { summary.problems.append(problem) }
+        tally.problemCount += 1
+        if tally.problems.count < ApplyPlanner.problemsKept { tally.problems.append(problem) }
         problems.append(problem)
     }
 
@@ -135,11 +150,11 @@ struct PlanBuilder {
             (position: orphan.position, reason: "its parent, record \(orphan.parent + 1), is invalid; a record goes with its parent or not at all")
         }
         for orphan in orphans {
-            summary.problemCount += 1
-            if summary.problems.count < ApplyPlanner.problemsKept {
-                summary.problems.append(InputProblem(position: InputPosition(index: orphan.position), reason: orphan.reason))
+            tally.problemCount += 1
+            if tally.problems.count < ApplyPlanner.problemsKept {
+                tally.problems.append(InputProblem(position: InputPosition(index: orphan.position), reason: orphan.reason))
             }
-            summary.edits[.add, default: 0] -= 1
+            tally.edits[.add, default: 0] -= 1
         }
         return orphans
     }
@@ -161,7 +176,7 @@ struct PlanBuilder {
                 fresh.append((batch, group[0].layer))
                 ready.ids.append(batch)
             }
-            if group.count > 1 || group[0].weight > 1 { summary.groups += 1 }
+            if group.count > 1 || group[0].weight > 1 { tally.groups += 1 }
             members += group.map { ($0.position, root, batch) }
             ready.edits += group.count
             if members.count >= ApplyPlanner.pageSize {
@@ -171,7 +186,7 @@ struct PlanBuilder {
             }
         }
         if !members.isEmpty || !fresh.isEmpty { try assign(members, fresh) }
-        summary.batches = batches.nextBatch
+        tally.batches = batches.nextBatch
         return ready
     }
 }
