@@ -34,14 +34,38 @@ package enum DerivedGlobalID {
     /// The GlobalID of the add at `position` of layer `layer` whose input text is the UTF-8 bytes `utf8`: the same as
     /// ``make(layer:position:source:scheme:)`` for the same text.
     package static func make(layer: Int, position: Int, utf8 source: UnsafeBufferPointer<UInt8>, scheme: Scheme) -> String {
+        var lanes = Lanes()
+        // `<layer>:<position>:`, as the decimal text of each, without making a String of it.
+        lanes.mixDecimal(layer)
+        lanes.mixDecimal(position)
+        for byte in source { lanes.mix(byte) }
+        let a = finish(lanes.high ^ UInt64(source.count))
+        let b = finish(lanes.low &+ a)
+        // `{XXXXXXXX-XXXX-8XXX-YXXX-XXXXXXXXXXXX}`: version 8 (custom) and the RFC 9562 variant set in the bits.
+        let second = b & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
+        switch scheme {
+        case .hashed:
+            return GlobalID.canonical(high: a & ~0xF000 | 0x8000, low: second)
+        case .ordered:
+            let position = UInt64(truncatingIfNeeded: position) & 0xFFFF_FFFF_FFFF
+            return GlobalID.canonical(high: position << 16 | 0x8000 | a & 0x0FFF, low: second)
+        }
+    }
+
+    /// The hash's two FNV-1a lanes: a value of its own, not variables captured by nested functions, which were
+    /// reached through dynamically checked accesses (`swift_beginAccess` in a profile of the planner).
+    struct Lanes {
         var high: UInt64 = 0xcbf2_9ce4_8422_2325
         var low: UInt64 = 0x8422_2325_cbf2_9ce4 ^ 0x9e37_79b9_7f4a_7c15
-        @inline(__always) func mix(_ byte: UInt8) {
+
+        @inline(__always)
+        mutating func mix(_ byte: UInt8) {
             high = (high ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
             low = (low ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 &+ 0x9e37_79b9
         }
-        // `<layer>:<position>:`, as the decimal text of each, without making a String of it.
-        func mixDecimal(_ number: Int) {
+
+        /// The decimal text of `number`, then `:`.
+        mutating func mixDecimal(_ number: Int) {
             if number < 0 { mix(UInt8(ascii: "-")) }
             let magnitude = number.magnitude
             var divisor: UInt = 1
@@ -51,20 +75,6 @@ package enum DerivedGlobalID {
                 divisor /= 10
             } while divisor > 0
             mix(UInt8(ascii: ":"))
-        }
-        mixDecimal(layer)
-        mixDecimal(position)
-        for byte in source { mix(byte) }
-        let a = finish(high ^ UInt64(source.count))
-        let b = finish(low &+ a)
-        // `{XXXXXXXX-XXXX-8XXX-YXXX-XXXXXXXXXXXX}`: version 8 (custom) and the RFC 9562 variant set in the bits.
-        let second = b & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
-        switch scheme {
-        case .hashed:
-            return GlobalID.canonical(high: a & ~0xF000 | 0x8000, low: second)
-        case .ordered:
-            let position = UInt64(truncatingIfNeeded: position) & 0xFFFF_FFFF_FFFF
-            return GlobalID.canonical(high: position << 16 | 0x8000 | a & 0x0FFF, low: second)
         }
     }
 

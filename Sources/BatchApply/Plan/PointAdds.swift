@@ -143,44 +143,51 @@ struct PointAdds: Sendable {
     /// The add of record `text`, planned, or nil when the record is for the general path.
     func plan(_ text: GeoJSONText, scheme: DerivedGlobalID.Scheme) -> PlannedEdit? {
         text.bytes.withUnsafeBufferPointer { bytes -> PlannedEdit? in
-            var reader = Reader(bytes: bytes)
-            guard let found = reader.feature(rules: rules) else { return nil }
-            for index in required where found.present[index] != .some(true) { return nil }
-            let source = RecordText.string(text.bytes)
-            // A record the fast path reads is ASCII throughout, so its bytes are its text's.
-            let globalId = DerivedGlobalID.make(layer: layer, position: text.position.index, utf8: bytes, scheme: scheme)
-            // Written straight into the string's storage, of the payload's exact length (a string keeps the capacity
-            // it is made with): the keys and values of the fields the record names, the GlobalID, the coordinates and
-            // the fixed parts.
-            let wkid = String(text.wkid)
-            var length = Self.fixedPayloadBytes + globalIdKey.count + globalId.utf8.count + found.x.count + found.y.count + wkid.utf8.count
-            for (rule, value) in found.properties { length += rules[rule].key.count + value.count + 1 }
-            let payload = String(unsafeUninitializedCapacity: length) { buffer in
-                var count = 0
-                func append(_ part: some Collection<UInt8>) {
-                    count = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: part) + count
-                }
-                append(#"{"attributes":{"#.utf8)
-                for (rule, value) in found.properties {
-                    append(rules[rule].key)
-                    append(UnsafeBufferPointer(rebasing: bytes[value]))
-                    append(CollectionOfOne(UInt8(ascii: ",")))
-                }
-                append(globalIdKey)
-                append(globalId.utf8)
-                append(#""},"geometry":{"x":"#.utf8)
-                append(UnsafeBufferPointer(rebasing: bytes[found.x]))
-                append(#","y":"#.utf8)
-                append(UnsafeBufferPointer(rebasing: bytes[found.y]))
-                append(#","spatialReference":{"wkid":"#.utf8)
-                append(wkid.utf8)
-                append("}}}".utf8)
-                assert(count == length, "the payload's length, worked out beforehand")
-                return count
+            Found.with(rules: rules.count) { found in
+                var reader = Reader(bytes: bytes)
+                guard reader.feature(rules: rules, into: &found) else { return nil }
+                for index in required where found.present[index] != Found.given { return nil }
+                return plan(text, bytes: bytes, found: found, scheme: scheme)
             }
-            return PlannedEdit(
-                position: text.position, kind: .add, layer: layer, globalId: globalId, objectId: nil,
-                payload: payload, source: source)
         }
+    }
+
+    /// The add of record `text` (its bytes `bytes`), read as `found`.
+    private func plan(_ text: GeoJSONText, bytes: UnsafeBufferPointer<UInt8>, found: Found, scheme: DerivedGlobalID.Scheme) -> PlannedEdit {
+        let source = RecordText.string(text.bytes)
+        // A record the fast path reads is ASCII throughout, so its bytes are its text's.
+        let globalId = DerivedGlobalID.make(layer: layer, position: text.position.index, utf8: bytes, scheme: scheme)
+        // Written straight into the string's storage, of the payload's exact length (a string keeps the capacity
+        // it is made with): the keys and values of the fields the record names, the GlobalID, the coordinates and
+        // the fixed parts.
+        let wkid = String(text.wkid)
+        var length = Self.fixedPayloadBytes + globalIdKey.count + globalId.utf8.count + found.x.count + found.y.count + wkid.utf8.count
+        for (rule, value) in found.found { length += rules[rule].key.count + value.count + 1 }
+        let payload = String(unsafeUninitializedCapacity: length) { buffer in
+            var count = 0
+            func append(_ part: some Collection<UInt8>) {
+                count = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(fromContentsOf: part) + count
+            }
+            append(#"{"attributes":{"#.utf8)
+            for (rule, value) in found.found {
+                append(rules[rule].key)
+                append(UnsafeBufferPointer(rebasing: bytes[value]))
+                append(CollectionOfOne(UInt8(ascii: ",")))
+            }
+            append(globalIdKey)
+            append(globalId.utf8)
+            append(#""},"geometry":{"x":"#.utf8)
+            append(UnsafeBufferPointer(rebasing: bytes[found.x]))
+            append(#","y":"#.utf8)
+            append(UnsafeBufferPointer(rebasing: bytes[found.y]))
+            append(#","spatialReference":{"wkid":"#.utf8)
+            append(wkid.utf8)
+            append("}}}".utf8)
+            assert(count == length, "the payload's length, worked out beforehand")
+            return count
+        }
+        return PlannedEdit(
+            position: text.position, kind: .add, layer: layer, globalId: globalId, objectId: nil,
+            payload: payload, source: source)
     }
 }
