@@ -78,35 +78,38 @@ extension BatchApplier {
         var addPayloads: [String] = []
         var addIds: [String] = []
         request.sent.reserveCapacity(batch.edits.count)
-        for index in batch.edits.indices {
-            let planned = batch.edits[index].planned
-            switch planned.kind {
-            case .add where planned.globalId != nil:
-                addPayloads.append(planned.payload)
-                addIds.append(planned.globalId ?? "")
-                encodedAdds.append(index)
-            case .add, .update:
-                // The byte-level reader: JSONDecoder took a third of a run's CPU on these payloads.
-                guard let value = try? JSONReader.parse(planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
-                    request.unreadable.append(EditRecord(index: planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
-                    continue
+        // Each edit read in place, through a buffer pointer: `let planned = batch.edits[index].planned` copied it whole.
+        batch.edits.withUnsafeBufferPointer { edits in
+            for index in edits.indices {
+                switch edits[index].planned.kind {
+                case .add where edits[index].planned.globalId != nil:
+                    addPayloads.append(edits[index].planned.payload)
+                    addIds.append(edits[index].planned.globalId ?? "")
+                    encodedAdds.append(index)
+                case .add, .update:
+                    let planned = edits[index].planned
+                    // The byte-level reader: JSONDecoder took a third of a run's CPU on these payloads.
+                    guard let value = try? JSONReader.parse(planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
+                        request.unreadable.append(EditRecord(index: planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
+                        continue
+                    }
+                    if planned.kind == .add {
+                        request.edits.adds.append(feature)
+                        plainAdds.append(index)
+                    } else {
+                        request.edits.updates.append(feature)
+                        request.updates.append(index)
+                    }
+                case .delete:
+                    if let objectId = edits[index].planned.objectId {
+                        request.edits.deletes.append(objectId)
+                    } else if let globalId = edits[index].planned.globalId {
+                        request.edits.deleteGlobalIds.append(globalId)
+                    }
+                    request.deletes.append(index)
                 }
-                if planned.kind == .add {
-                    request.edits.adds.append(feature)
-                    plainAdds.append(index)
-                } else {
-                    request.edits.updates.append(feature)
-                    request.updates.append(index)
-                }
-            case .delete:
-                if let objectId = planned.objectId {
-                    request.edits.deletes.append(objectId)
-                } else if let globalId = planned.globalId {
-                    request.edits.deleteGlobalIds.append(globalId)
-                }
-                request.deletes.append(index)
+                request.sent.append(index)
             }
-            request.sent.append(index)
         }
         if !addPayloads.isEmpty { request.edits.encodedAdds = encoded(addPayloads, globalIds: addIds) }
         request.adds = plainAdds + encodedAdds

@@ -197,7 +197,11 @@ extension ByteSource {
             }
             readAny = true
             let start = index
-            let end = buffer[start...].firstIndex(of: 0x0A)
+            // memchr: a generic search for the newline went byte by byte.
+            let end = buffer.withUnsafeBufferPointer { buffer -> Int? in
+                guard let base = buffer.baseAddress, let found = memchr(base + start, 0x0A, buffer.count - start) else { return nil }
+                return UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+            }
             let stop = end ?? buffer.count
             size += stop - start
             if size <= limit {

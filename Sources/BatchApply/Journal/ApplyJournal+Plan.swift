@@ -93,8 +93,9 @@ extension ApplyJournal {
                 var plain: [Int: [Int]] = [:]
                 var rowIndices: [Int] = []
                 for index in rows.indices {
-                    let (edit, batch) = (rows[index].edit, rows[index].batch)
-                    guard let batch, edit.group == nil, !attached.contains(edit.position.index) else {
+                    // Fields read in place: `let edit = rows[index].edit` copied the edit (its strings retained).
+                    guard let batch = rows[index].batch, rows[index].edit.group == nil, attached.isEmpty || !attached.contains(rows[index].edit.position.index)
+                    else {
                         rowIndices.append(index)
                         continue
                     }
@@ -124,7 +125,7 @@ extension ApplyJournal {
                 let packOrder = packs.sorted { $0.value[0] < $1.value[0] }
                 page = pages.startIndex
                 // Positions rising one edit to the next (as the planner gives them), none in the journal yet.
-                let rising = zip(rows.dropFirst(), rows).allSatisfy { $0.edit.position.index > $1.edit.position.index }
+                let rising = rows.indices.dropFirst().allSatisfy { rows[$0].edit.position.index > rows[$0 - 1].edit.position.index }
                 let (low, high) = (first.edit.position.index, last.edit.position.index)
                 let planned = try !rising || Bool.fetchOne(
                     db,

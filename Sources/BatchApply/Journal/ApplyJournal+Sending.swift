@@ -116,7 +116,7 @@ extension ApplyJournal {
         guard !ids.isEmpty else { return [] }
         let list = ids.map(String.init).joined(separator: ",")
         // Batches this process planned, all of whose rows it wrote, come from memory: every edit of them is open.
-        var kept: [Int: [PlannedEdit]] = [:]
+        var kept: [Int: [JournalEdit]] = [:]
         for id in ids { kept[id] = plannedBatches.take(id) }
         let unkept = ids.filter { kept[$0] == nil }.map(String.init).joined(separator: ",")
         return try database.write { db in
@@ -141,9 +141,7 @@ extension ApplyJournal {
             if anyAtomic {
                 for (id, attachments) in try Self.attachments(db, batches: list) { batches[id]?.attachments = attachments }
             }
-            for (id, edits) in kept {
-                batches[id]?.edits = edits.map { JournalEdit(planned: $0, batch: id, status: .pending) }
-            }
+            for (id, edits) in kept { batches[id]?.edits = edits }
             // The others' open edits: only what sending needs, decoded as the rows are stepped through (reading whole
             // rows, the input text above all, was most of what a window cost).
             let rows = unkept.isEmpty

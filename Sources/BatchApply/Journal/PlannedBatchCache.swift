@@ -5,10 +5,10 @@ import Synchronization
 ///
 /// Only a batch all of whose rows this process inserted is kept: a row that was there already (a plan made again over
 /// an interrupted one) may carry an outcome, so such a batch, and any batch that did not fit, is read from the journal
-/// as before. Edits are kept as the journal gives them for sending: without their input text, line or table.
+/// as before. Edits are kept as the journal gives them for sending: pending, without their input text, line or table.
 final class PlannedBatchCache: Sendable {
     private struct State {
-        var batches: [Int: (edits: [PlannedEdit], bytes: Int)] = [:]
+        var batches: [Int: (edits: [JournalEdit], bytes: Int)] = [:]
         /// Batches with an edit not kept.
         var incomplete: Set<Int> = []
         var bytes = 0
@@ -29,20 +29,38 @@ final class PlannedBatchCache: Sendable {
         // Through a buffer pointer: reading an element out of the array copied it whole (every string retained).
         edits.withUnsafeBufferPointer { edits in
             state.withLock { state in
-                for index in edits.indices {
-                    guard let batch = edits[index].batch, !state.incomplete.contains(batch) else { continue }
-                    let size = edits[index].edit.payload.utf8.count + 128
-                    guard inserted[index], state.bytes + size <= capacity else {
-                        state.incomplete.insert(batch)
-                        if let dropped = state.batches.removeValue(forKey: batch) { state.bytes -= dropped.bytes }
-                        continue
-                    }
-                    state.batches[batch, default: ([], 0)].edits.append(Self.forSending(edits[index].edit))
-                    state.batches[batch]?.bytes += size
-                    state.bytes += size
+                // A run of edits of one batch at a time (a page holds its batches' edits one after another), each run
+                // added to its batch's entry at once rather than through the dictionary edit by edit.
+                var start = 0
+                while start < edits.count {
+                    var end = start + 1
+                    while end < edits.count && edits[end].batch == edits[start].batch { end += 1 }
+                    if let batch = edits[start].batch { Self.keep(edits, start..<end, of: batch, inserted: inserted, capacity: capacity, in: &state) }
+                    start = end
                 }
             }
         }
+    }
+
+    /// Keeps `edits[run]`, all of batch `batch`, unless the batch is incomplete or becomes so.
+    private static func keep(
+        _ edits: UnsafeBufferPointer<(edit: PlannedEdit, batch: Int?)>, _ run: Range<Int>, of batch: Int, inserted: [Bool], capacity: Int,
+        in state: inout State
+    ) {
+        guard !state.incomplete.contains(batch) else { return }
+        var entry = state.batches.removeValue(forKey: batch) ?? ([], 0)
+        for index in run {
+            let size = edits[index].edit.payload.utf8.count + 128
+            guard inserted[index], state.bytes + size <= capacity else {
+                state.incomplete.insert(batch)
+                state.bytes -= entry.bytes
+                return
+            }
+            entry.edits.append(JournalEdit(planned: forSending(edits[index].edit), batch: batch, status: .pending))
+            entry.bytes += size
+            state.bytes += size
+        }
+        state.batches[batch] = entry
     }
 
     /// `edit` as it is kept: without its input text, line or table (passed borrowed, so only what is kept is copied).
@@ -52,8 +70,9 @@ final class PlannedBatchCache: Sendable {
             payload: edit.payload, source: "", group: edit.group)
     }
 
-    /// The edits of batch `id`, in plan order, if every one of them is kept; the batch is no longer kept either way.
-    func take(_ id: Int) -> [PlannedEdit]? {
+    /// The edits of batch `id`, in plan order, as the journal gives them for sending (pending), if every one of them is
+    /// kept; the batch is no longer kept either way.
+    func take(_ id: Int) -> [JournalEdit]? {
         state.withLock { state in
             if state.incomplete.remove(id) != nil { return nil }
             guard let entry = state.batches.removeValue(forKey: id) else { return nil }
