@@ -30,23 +30,31 @@ extension ApplyPlanner {
     func checkAll(_ records: [ReadRecord], threads: Int, lastFirst: Bool) -> [Checked] {
         let threads = max(1, min(threads, records.count))
         let count = records.count
-        return [Checked](unsafeUninitializedCapacity: count) { buffer, initialized in
-            // Each thread initializes only its own run of the buffer, which outlives them all.
-            nonisolated(unsafe) let start = buffer.baseAddress!
-            let checkRun = { @Sendable (part: Int) in
-                for index in (count * part / threads)..<(count * (part + 1) / threads) {
-                    (start + (lastFirst ? count - 1 - index : index)).initialize(to: check(records[index]))
+        return records.withUnsafeBufferPointer { records in
+            // Records are read in place (taken out of the array, each was copied), and each thread initializes only
+            // its own run of the buffer; both outlive the threads.
+            nonisolated(unsafe) let records = records
+            return [Checked](unsafeUninitializedCapacity: count) { buffer, initialized in
+                nonisolated(unsafe) let start = buffer.baseAddress!
+                let checkRun = { @Sendable (part: Int) in
+                    for index in (count * part / threads)..<(count * (part + 1) / threads) {
+                        (start + (lastFirst ? count - 1 - index : index)).initialize(to: check(records[index]))
+                    }
                 }
+                if threads > 1 { DispatchQueue.concurrentPerform(iterations: threads, execute: checkRun) } else { checkRun(0) }
+                initialized = count
             }
-            if threads > 1 { DispatchQueue.concurrentPerform(iterations: threads, execute: checkRun) } else { checkRun(0) }
-            initialized = count
         }
     }
 
     /// One record decoded and checked.
     package func check(_ record: ReadRecord) -> Checked {
         // An add with nothing more to it than its feature (no related records or files to find) may take the fast path.
-        if fastPath, related == false, attachments == nil, let pointAdds, case .deferred(_, let text?, _) = record, let planned = pointAdds.plan(text, scheme: globalIdScheme) {
+        // `pointAdds?.plan`, not `let pointAdds`: binding it copied the fast path out of the planner for every record,
+        // retaining and releasing its rules, which every checking thread shares.
+        if fastPath, related == false, attachments == nil, case .deferred(_, let text?, _) = record,
+            let planned = pointAdds?.plan(text, scheme: globalIdScheme)
+        {
             return .point(planned)
         }
         switch record.decode() {

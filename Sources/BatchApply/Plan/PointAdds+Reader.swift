@@ -1,3 +1,5 @@
+import Foundation
+
 /// The fast path's reader: one pass over a record's bytes, taking only what it reads exactly as the general path does.
 extension PointAdds {
     /// What a record holds: its properties (rule, and where the value's token lies) in input order, which rules they
@@ -34,11 +36,18 @@ extension PointAdds {
     /// A strict reader of one record, as JSONReader reads it, that gives up (nil) on what it does not take.
     struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
+        /// Held by the caller for as long as the reader is used.
+        unowned(unsafe) let table: RuleTable
         var index = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>, table: RuleTable) {
+            self.bytes = bytes
+            self.table = table
+        }
 
         /// `{"type": "Feature", "geometry": {"type": "Point", "coordinates": [x, y]}, "properties": {…}}` with its
         /// members in any order, and an `id` allowed.
-        mutating func feature(rules: [Rule], into found: inout Found) -> Bool {
+        mutating func feature(into found: inout Found) -> Bool {
             var sawType = false
             var sawGeometry = false
             var sawProperties = false
@@ -54,7 +63,7 @@ extension PointAdds {
                     guard !sawGeometry, point(into: &found) else { return false }
                     sawGeometry = true
                 } else if matches(key, "properties") {
-                    guard !sawProperties, properties(rules: rules, into: &found) else { return false }
+                    guard !sawProperties, properties(into: &found) else { return false }
                     sawProperties = true
                 } else if matches(key, "id") {
                     guard !sawId else { return false }
@@ -100,21 +109,23 @@ extension PointAdds {
         }
 
         /// `{…}` or `null`: each property names a rule's field exactly, once, with a value the rule takes.
-        mutating func properties(rules: [Rule], into found: inout Found) -> Bool {
+        mutating func properties(into found: inout Found) -> Bool {
             skipWhitespace()
             if literal("null") { return true }
             guard open() else { return false }
             var first = true
             while let key = nextKey(first: first) {
                 first = false
-                guard let rule = rules.firstIndex(where: { matches(key, $0.name) }), found.present[rule] == Found.absent else { return false }
+                let entries = table.entries
+                guard let rule = entries.indices.first(where: { matches(key, table.text(entries[$0].name)) }), found.present[rule] == Found.absent
+                else { return false }
                 skipWhitespace()
                 let start = index
                 if literal("null") {
-                    guard rules[rule].nullable else { return false }
+                    guard entries[rule].nullable else { return false }
                     found.present[rule] = Found.null
                 } else {
-                    guard value(for: rules[rule]) else { return false }
+                    guard value(for: entries[rule], rule: rule) else { return false }
                     found.present[rule] = Found.given
                 }
                 found.properties[found.propertyCount] = (rule, start..<index)
@@ -123,23 +134,23 @@ extension PointAdds {
             return closed
         }
 
-        /// A value `rule` takes as it stands.
-        mutating func value(for rule: Rule) -> Bool {
-            switch rule.kind {
+        /// A value rule `index` (`entry`) takes as it stands.
+        mutating func value(for entry: RuleTable.Entry, rule index: Int) -> Bool {
+            switch entry.kind {
             case .text(let limit):
                 guard let text = string() else { return false }
                 if let limit, limit > 0, text.count > limit { return false }
-                if let codes = rule.textCodes, !codes.contains(Array(bytes[text])) { return false }
+                if entry.hasCodes, let codes = table.rules[index].textCodes, !codes.contains(Array(bytes[text])) { return false }
                 return true
             case .integer(let range):
                 guard let token = number(), let value = Self.integer(bytes[token]) else { return false }
                 if let range, !range.contains(value) { return false }
-                if let codes = rule.integerCodes, !codes.contains(value) { return false }
-                if let bounds = rule.range, !bounds.contains(Double(value)) { return false }
+                if entry.hasCodes, let codes = table.rules[index].integerCodes, !codes.contains(value) { return false }
+                if let bounds = entry.range, !bounds.contains(Double(value)) { return false }
                 return true
             case .real:
                 guard let token = number() else { return false }
-                if let bounds = rule.range {
+                if let bounds = entry.range {
                     let value = Self.integer(bytes[token]).map(Double.init) ?? Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[token]), as: UTF8.self))
                     guard let value, bounds.contains(value) else { return false }
                 }
@@ -236,8 +247,8 @@ extension PointAdds {
                 && bytes[range].elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         }
 
-        func matches(_ range: Range<Int>, _ name: [UInt8]) -> Bool {
-            range.count == name.count && bytes[range].elementsEqual(name)
+        func matches(_ range: Range<Int>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+            range.count == name.count && (range.isEmpty || memcmp(bytes.baseAddress! + range.lowerBound, name.baseAddress!, range.count) == 0)
         }
 
         func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }

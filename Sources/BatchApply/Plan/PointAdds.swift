@@ -13,8 +13,9 @@ import FeatureModel
 /// the same records and compares the planned edits.
 ///
 /// Used only where the general path has nothing more to do for an add: no kind field, related records or files, and a
-/// layer without subtypes. Pure.
-struct PointAdds: Sendable {
+/// layer without subtypes. Pure. An object, so that each record's use of it retains one reference, not each of its
+/// arrays: the checking threads share it.
+final class PointAdds: Sendable {
     /// How a property's value is checked.
     enum Kind: Sendable {
         /// Text of at most `limit` characters (no limit when nil or 0).
@@ -54,6 +55,8 @@ struct PointAdds: Sendable {
 
     let layer: Int
     let rules: [Rule]
+    /// The rules as the reader reads them.
+    let table: RuleTable
     /// Rules of fields an add must give a value (not nullable, editable, no default).
     let required: [Int]
     /// `"GlobalID":"`
@@ -85,6 +88,7 @@ struct PointAdds: Sendable {
         }
         layer = id
         self.rules = rules
+        table = RuleTable(rules)
         self.required = required
         globalIdKey = [UInt8(ascii: "\"")] + Array(globalIdField.utf8) + Array("\":\"".utf8)
     }
@@ -143,9 +147,9 @@ struct PointAdds: Sendable {
     /// The add of record `text`, planned, or nil when the record is for the general path.
     func plan(_ text: GeoJSONText, scheme: DerivedGlobalID.Scheme) -> PlannedEdit? {
         text.bytes.withUnsafeBufferPointer { bytes -> PlannedEdit? in
-            Found.with(rules: rules.count) { found in
-                var reader = Reader(bytes: bytes)
-                guard reader.feature(rules: rules, into: &found) else { return nil }
+            Found.with(rules: table.count) { found in
+                var reader = Reader(bytes: bytes, table: table)
+                guard reader.feature(into: &found) else { return nil }
                 for index in required where found.present[index] != Found.given { return nil }
                 return plan(text, bytes: bytes, found: found, scheme: scheme)
             }
@@ -162,7 +166,8 @@ struct PointAdds: Sendable {
         // the fixed parts.
         let wkid = String(text.wkid)
         var length = Self.fixedPayloadBytes + globalIdKey.count + globalId.utf8.count + found.x.count + found.y.count + wkid.utf8.count
-        for (rule, value) in found.found { length += rules[rule].key.count + value.count + 1 }
+        let entries = table.entries
+        for (rule, value) in found.found { length += entries[rule].key.count + value.count + 1 }
         let payload = String(unsafeUninitializedCapacity: length) { buffer in
             var count = 0
             func append(_ part: some Collection<UInt8>) {
@@ -170,7 +175,7 @@ struct PointAdds: Sendable {
             }
             append(#"{"attributes":{"#.utf8)
             for (rule, value) in found.found {
-                append(rules[rule].key)
+                append(table.text(entries[rule].key))
                 append(UnsafeBufferPointer(rebasing: bytes[value]))
                 append(CollectionOfOne(UInt8(ascii: ",")))
             }
