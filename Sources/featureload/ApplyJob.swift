@@ -211,7 +211,7 @@ struct ApplyJob: Sendable {
         if streamingPlan {
             summary = try await sendPlanning(applier, header: header, layers: layers, into: &result, display: display)
         } else {
-            summary = try await applier.run { progress in display.show([Self.describe(progress)]) }
+            summary = try await applier.run { progress in display.show { [Self.describe(progress)] } }
         }
         display.finish()
         result.summary = summary
@@ -259,7 +259,7 @@ struct ApplyJob: Sendable {
         } onCancel: {
             stopped.withLock { $0 = true }
         }
-        let summary = try await applier.run(plan: ready) { progress in display.show([Self.describe(progress)]) }
+        let summary = try await applier.run(plan: ready) { progress in display.show { [Self.describe(progress)] } }
         // Stopped for a service out of reach: planning stops too, between records.
         if summary.unavailable != nil { stopped.withLock { $0 = true } }
         do {

@@ -250,7 +250,7 @@ extension ApplyJournal {
                 }
                 if try state == .done && records.count == count
                     && records.allSatisfy({ $0.status == .applied && $0.objectId != nil && $0.code == nil && $0.reason == nil })
-                    && Set(records.map(\.index)) == Set(Self.packedPositions(db, batch: id))
+                    && Self.samePositions(records, Self.packedPositions(db, batch: id))
                 {
                     try appliedStatement.execute(binding: state.rawValue, AppliedIDs.encode(records), id)
                     continue
@@ -267,6 +267,14 @@ extension ApplyJournal {
             }
             try batchStatement.execute(arguments: [state.rawValue, id])
         }
+    }
+
+    /// Whether `records` are the outcomes of exactly the edits at `positions`: compared in order first (a batch's
+    /// outcomes come back in plan order, as its packs hold them), as sets only when the order differs: hashing two
+    /// sets a batch was the largest part of recording its outcome at batch 100.
+    static func samePositions(_ records: [EditRecord], _ positions: [Int]) -> Bool {
+        guard records.count == positions.count else { return false }
+        return records.indices.allSatisfy { records[$0].index == positions[$0] } || Set(records.map(\.index)) == Set(positions)
     }
 
     /// When `records` are edits at consecutive positions, each applied without a reason and given the object ID one
