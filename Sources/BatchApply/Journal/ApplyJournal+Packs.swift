@@ -70,7 +70,8 @@ extension ApplyJournal {
     /// The input positions of the edits packed in batch `id`, none when it has no packs.
     static func packedPositions(_ db: Database, batch id: Int) throws -> [Int] {
         var positions: [Int] = []
-        for bytes in try Data.fetchAll(db, sql: "SELECT edits FROM pack WHERE batch = ? ORDER BY first", arguments: [id]) {
+        // Cached: asked once for every batch recorded.
+        for bytes in try Data.fetchAll(db.cachedStatement(sql: "SELECT edits FROM pack WHERE batch = ? ORDER BY first"), arguments: [id]) {
             positions += try EditPack.positions([UInt8](bytes))
         }
         return positions
