@@ -128,7 +128,7 @@ public struct FeatureLayerClient: Sendable {
     /// - Throws: ``FeatureServiceError``, with ``FeatureServiceError/arcgisError`` set when the service rejected
     ///   the batch (rolled back); `CancellationError` when the task was cancelled — the edits may then have been
     ///   applied or not.
-    public func applyEdits(_ edits: LayerEdits, options: ApplyEditsOptions = .init()) async throws -> ApplyEditsResult {
+    public nonisolated(nonsending) func applyEdits(_ edits: LayerEdits, options: ApplyEditsOptions = .init()) async throws -> ApplyEditsResult {
         let request = applyEditsRequest(edits, options: options)
         return try await exchange.perform(request, operation: "applyEdits", as: ApplyEditsResult.self)
     }

@@ -26,7 +26,7 @@ struct EditOperation: LoadOperation {
     let deletes: Int
     let options: Options
 
-    func perform(index: Int, sample: inout IterationSample) async {
+    nonisolated(nonsending) func perform(index: Int, sample: inout IterationSample) async {
         let generator = environment.generator
         let first = index * max(adds + updates, 1)
         // One attempt, no exactly-once: applyEdits then goes out once (sendOnce), and when nothing needs the adds as
@@ -105,7 +105,7 @@ struct EditOperation: LoadOperation {
     }
 
     /// One applyEdits request, no retry: measures the service rather than the client's recovery.
-    private func sendOnce(_ edits: LayerEdits, into sample: inout IterationSample) async {
+    private nonisolated(nonsending) func sendOnce(_ edits: LayerEdits, into sample: inout IterationSample) async {
         do {
             let answer = try await environment.layer.applyEdits(edits, options: requestOptions)
             record(adds: edits.adds, sent: edits.addCount, results: answer.addResults, into: &sample)
