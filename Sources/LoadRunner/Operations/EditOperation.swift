@@ -197,11 +197,12 @@ struct EditOperation: LoadOperation {
     /// Counts the results of `sent` adds; `adds` are those sent as values (the encoded ones carry no client GlobalIDs).
     private func record(adds: [Feature], sent: Int, results: [EditResult], into sample: inout IterationSample) {
         let globalIdField = environment.info.globalIdField
-        var added: [Int64] = []
+        // This request's new IDs go straight into the sample, and the pool takes them from there.
+        let firstAdded = sample.addedObjectIds.count
         for (offset, result) in results.prefix(sent).enumerated() {
             if result.success, let objectId = result.objectId {
                 sample.editsApplied += 1
-                added.append(objectId)
+                sample.addedObjectIds.append(objectId)
                 if options.clientGlobalIds, offset < adds.count, let field = globalIdField,
                     let globalId = adds[offset].attributes[field]?.stringValue
                 {
@@ -211,8 +212,7 @@ struct EditOperation: LoadOperation {
                 sample.fail(result.error)
             }
         }
-        sample.addedObjectIds.append(contentsOf: added)
-        environment.pool.add(added)
+        environment.pool.add(sample.addedObjectIds[firstAdded...])
         missing(answered: results.count, sent: sent, into: &sample)
     }
 
