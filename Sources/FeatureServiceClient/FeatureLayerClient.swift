@@ -16,6 +16,8 @@ public struct FeatureLayerClient: Sendable {
     /// The layer URL, `…/FeatureServer/<id>`.
     public let url: String
     let exchange: FeatureServiceExchange
+    /// `…/<id>/applyEdits`, made once: every edit of a load test goes there.
+    let applyEditsURL: String
 
     /// A client for the layer at `url`.
     /// - Parameters:
@@ -24,6 +26,7 @@ public struct FeatureLayerClient: Sendable {
     package init(url: String, transport: any HTTPTransport) {
         self.url = url
         self.exchange = FeatureServiceExchange(transport: transport)
+        applyEditsURL = FeatureServiceExchange.appending("applyEdits", to: url)
     }
 
     /// A client for the layer at `url` that authenticates with a token and times retries on `clock`.
@@ -38,11 +41,13 @@ public struct FeatureLayerClient: Sendable {
     ) {
         self.url = url
         self.exchange = FeatureServiceExchange(transport: transport, authentication: authentication, clock: clock)
+        applyEditsURL = FeatureServiceExchange.appending("applyEdits", to: url)
     }
 
     init(url: String, exchange: FeatureServiceExchange) {
         self.url = url
         self.exchange = exchange
+        applyEditsURL = FeatureServiceExchange.appending("applyEdits", to: url)
     }
 
     /// Runs a query (`POST …/<id>/query`) and returns its features.
@@ -128,14 +133,14 @@ public struct FeatureLayerClient: Sendable {
     /// - Throws: ``FeatureServiceError``, with ``FeatureServiceError/arcgisError`` set when the service rejected
     ///   the batch (rolled back); `CancellationError` when the task was cancelled — the edits may then have been
     ///   applied or not.
-    public func applyEdits(_ edits: LayerEdits, options: ApplyEditsOptions = .init()) async throws -> ApplyEditsResult {
+    public nonisolated(nonsending) func applyEdits(_ edits: LayerEdits, options: ApplyEditsOptions = .init()) async throws -> ApplyEditsResult {
         let request = applyEditsRequest(edits, options: options)
         return try await exchange.perform(request, operation: "applyEdits", as: ApplyEditsResult.self)
     }
 
     /// The applyEdits request of `edits`.
     func applyEditsRequest(_ edits: LayerEdits, options: ApplyEditsOptions) -> HTTPRequest {
-        HTTPRequest.form(url: exchangeURL("applyEdits"), encodedBody: edits.formBody(options: options))
+        HTTPRequest.form(url: applyEditsURL, encodedBody: edits.formBody(options: options))
     }
 
     func exchangeURL(_ operation: String) -> String {

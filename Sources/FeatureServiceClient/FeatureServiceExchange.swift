@@ -18,7 +18,7 @@ struct FeatureServiceExchange: Sendable {
     /// Sends `request` once (plus one replay after a token refresh) and decodes the answer as `T`.
     /// - Throws: ``FeatureServiceError`` for every failure, with its attempts; `CancellationError` when the task
     ///   was cancelled.
-    func perform<T: Decodable>(_ request: HTTPRequest, operation: String, as type: T.Type) async throws -> T {
+    nonisolated(nonsending) func perform<T: Decodable>(_ request: HTTPRequest, operation: String, as type: T.Type) async throws -> T {
         var log = AttemptLog(clock: startClock())
         do {
             let response = try await send(request, operation: operation, purpose: .request, log: &log)
@@ -60,7 +60,7 @@ struct FeatureServiceExchange: Sendable {
     /// exchange in `log`; returns only a response that is neither an error body nor a non-2xx status.
     /// - Throws: ``FeatureServiceError`` (its ``FeatureServiceError/response`` set when a response arrived);
     ///   `CancellationError`.
-    func send(_ request: HTTPRequest, operation: String, purpose: Attempt.Purpose, log: inout AttemptLog) async throws -> HTTPResponse {
+    nonisolated(nonsending) func send(_ request: HTTPRequest, operation: String, purpose: Attempt.Purpose, log: inout AttemptLog) async throws -> HTTPResponse {
         guard let authentication else {
             return try await sendOnce(request, operation: operation, purpose: purpose, log: &log)
         }
@@ -79,7 +79,9 @@ struct FeatureServiceExchange: Sendable {
         }
     }
 
-    private func sendOnce(_ request: HTTPRequest, operation: String, purpose: Attempt.Purpose, log: inout AttemptLog) async throws -> HTTPResponse {
+    private nonisolated(nonsending) func sendOnce(
+        _ request: HTTPRequest, operation: String, purpose: Attempt.Purpose, log: inout AttemptLog
+    ) async throws -> HTTPResponse {
         let started = log.clock.elapsed()
         let response: HTTPResponse
         do {

@@ -9,7 +9,10 @@ package protocol HTTPTransport: Sendable {
     /// - Returns: The response.
     /// - Throws: ``TransportError`` when no response arrived; `CancellationError` when the calling task was
     ///   cancelled before the response arrived.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    ///
+    /// `nonisolated(nonsending)`: it runs on the caller's executor, as the hot path above it does (a VU's iteration,
+    /// ``FeatureLayerClient/applyEdits(_:options:)``), so a request costs no executor switch on the way in or out.
+    nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse
 
     /// An executor on which tasks that wait on this transport one request after another may run, to save the thread
     /// hops of each round trip; nil (the default) when the transport has none.

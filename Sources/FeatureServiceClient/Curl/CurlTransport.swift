@@ -51,7 +51,7 @@ public final class CurlTransport: HTTPTransport {
     /// - Returns: The response, with ``HTTPResponse/timing`` filled in.
     /// - Throws: ``TransportError`` when no response arrived (connection refused, timeout, broken connection,
     ///   invalid URL or header, transport shut down); `CancellationError` when the task was cancelled.
-    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if let problem = Self.headerProblem(in: request.headers) {
             throw TransportError(.invalidRequest, url: request.url, message: problem, mayHaveBeenSent: false)
         }

@@ -73,7 +73,7 @@ private struct RetriedEdits {
         self.machine = ApplyEditsRetryMachine(edits: edits, options: options, globalIdField: globalIdField)
     }
 
-    var url: String { client.exchangeURL("applyEdits") }
+    var url: String { client.applyEditsURL }
 
     mutating func run() async throws -> ApplyEditsOutcome {
         // The failure that stands when the machine gives up: the last send's, or the last check's before a send.

@@ -26,7 +26,7 @@ struct EditOperation: LoadOperation {
     let deletes: Int
     let options: Options
 
-    func perform(index: Int, sample: inout IterationSample) async {
+    nonisolated(nonsending) func perform(index: Int, sample: inout IterationSample) async {
         let generator = environment.generator
         let first = index * max(adds + updates, 1)
         // One attempt, no exactly-once: applyEdits then goes out once (sendOnce), and when nothing needs the adds as
@@ -105,7 +105,7 @@ struct EditOperation: LoadOperation {
     }
 
     /// One applyEdits request, no retry: measures the service rather than the client's recovery.
-    private func sendOnce(_ edits: LayerEdits, into sample: inout IterationSample) async {
+    private nonisolated(nonsending) func sendOnce(_ edits: LayerEdits, into sample: inout IterationSample) async {
         do {
             let answer = try await environment.layer.applyEdits(edits, options: requestOptions)
             record(adds: edits.adds, sent: edits.addCount, results: answer.addResults, into: &sample)
@@ -197,11 +197,12 @@ struct EditOperation: LoadOperation {
     /// Counts the results of `sent` adds; `adds` are those sent as values (the encoded ones carry no client GlobalIDs).
     private func record(adds: [Feature], sent: Int, results: [EditResult], into sample: inout IterationSample) {
         let globalIdField = environment.info.globalIdField
-        var added: [Int64] = []
+        // This request's new IDs go straight into the sample, and the pool takes them from there.
+        let firstAdded = sample.addedObjectIds.count
         for (offset, result) in results.prefix(sent).enumerated() {
             if result.success, let objectId = result.objectId {
                 sample.editsApplied += 1
-                added.append(objectId)
+                sample.addedObjectIds.append(objectId)
                 if options.clientGlobalIds, offset < adds.count, let field = globalIdField,
                     let globalId = adds[offset].attributes[field]?.stringValue
                 {
@@ -211,8 +212,7 @@ struct EditOperation: LoadOperation {
                 sample.fail(result.error)
             }
         }
-        sample.addedObjectIds.append(contentsOf: added)
-        environment.pool.add(added)
+        environment.pool.add(sample.addedObjectIds[firstAdded...])
         missing(answered: results.count, sent: sent, into: &sample)
     }
 

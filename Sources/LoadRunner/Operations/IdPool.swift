@@ -28,7 +28,8 @@ package final class IdPool: Sendable {
 
     /// Up to `count` IDs drawn at random (with replacement when the pool is small).
     package func sample(_ count: Int) -> [Int64] {
-        state.withLock { state in
+        guard count > 0 else { return [] }
+        return state.withLock { state in
             guard !state.ids.isEmpty else { return [] }
             return (0..<count).map { _ in state.ids[Int(state.random.next() % UInt64(state.ids.count))] }
         }
@@ -36,7 +37,8 @@ package final class IdPool: Sendable {
 
     /// Up to `count` distinct IDs removed from the pool, or fewer when only the reserve would be left.
     package func take(_ count: Int) -> [Int64] {
-        state.withLock { state in
+        guard count > 0 else { return [] }
+        return state.withLock { state in
             var taken: [Int64] = []
             while taken.count < count && state.ids.count > reserve {
                 let index = Int(state.random.next() % UInt64(state.ids.count))
@@ -60,7 +62,7 @@ package final class IdPool: Sendable {
     }
 
     /// Adds IDs of new features; past ``capacity`` each replaces a random one.
-    package func add(_ ids: [Int64]) {
+    package func add(_ ids: some Collection<Int64>) {
         guard !ids.isEmpty else { return }
         let capacity = capacity
         state.withLock { state in

@@ -8,7 +8,7 @@ package import FeatureServiceClient
 /// ``RecordingTransport`` under the calling VU's ``RequestLog``.
 package protocol LoadOperation: Sendable {
     /// Carries out iteration `index` (unique across the run, so payloads differ).
-    func perform(index: Int, sample: inout IterationSample) async
+    nonisolated(nonsending) func perform(index: Int, sample: inout IterationSample) async
 }
 
 /// What operations share: the service, the table they work on, payloads, existing IDs, retries.

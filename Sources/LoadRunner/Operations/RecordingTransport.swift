@@ -35,7 +35,7 @@ package struct RecordingTransport: HTTPTransport {
 
     package var taskExecutor: (any TaskExecutor)? { inner.taskExecutor }
 
-    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let log = RequestLog.current else { return try await inner.send(request) }
         let start = clock.now
         do {

@@ -4,8 +4,9 @@ import Foundation
 /// alone: the verdict first with every threshold, gate and verification; the single-versus-batched bars; then per
 /// scenario throughput and latency over time, the HDR percentile distribution and errors over time.
 package enum HTMLRenderer {
-    package static func render(_ report: RunReport) -> String {
-        let views = report.views
+    /// The page of `report`; `views` are `report.views` when the caller has them.
+    package static func render(_ report: RunReport, views: [ScenarioView]? = nil) -> String {
+        let views = views ?? report.views
         var body: [String] = []
         body.append(#"<header><h1>\#(escape(report.plan.name)) <span class="badge \#(report.verdict.passed ? "pass" : "fail")">\#(report.verdict.passed ? "PASS" : "FAIL")</span></h1>"#)
         if let description = report.plan.description { body.append("<p>\(escape(description))</p>") }

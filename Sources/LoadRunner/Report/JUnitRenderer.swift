@@ -23,14 +23,15 @@ package enum JUnitRenderer {
         var output: String?
     }
 
-    package static func render(_ report: RunReport) -> String {
-        xml(suites(of: report), report: report)
+    /// The JUnit XML of `report`; `views` are `report.views` when the caller has them.
+    package static func render(_ report: RunReport, views: [ScenarioView]? = nil) -> String {
+        xml(suites(of: report, views: views), report: report)
     }
 
     /// The gates of `report` as suites of cases: one suite per scenario (run or never started), then one for the run.
-    static func suites(of report: RunReport) -> [Suite] {
+    static func suites(of report: RunReport, views: [ScenarioView]? = nil) -> [Suite] {
         var suites: [Suite] = []
-        let views = report.views
+        let views = views ?? report.views
         var claimed: Set<String> = []
         for view in views {
             let className = "\(report.plan.name).\(view.name)"

@@ -24,13 +24,17 @@ package enum ReportFormat: String, Sendable, CaseIterable {
     }
 
     /// The report in this format.
+    /// - Parameters:
+    ///   - report: The run's report.
+    ///   - views: `report.views`, when the caller already has them (each costs a merge and percentiles of every
+    ///     scenario's histograms); nil computes them.
     /// - Throws: `EncodingError` (JSON only).
-    package func render(_ report: RunReport) throws -> Data {
+    package func render(_ report: RunReport, views: [ScenarioView]? = nil) throws -> Data {
         switch self {
         case .json: return try Self.json(report)
-        case .md: return Data(ReportRenderer.markdown(report).utf8)
-        case .junit: return Data(JUnitRenderer.render(report).utf8)
-        case .html: return Data(HTMLRenderer.render(report).utf8)
+        case .md: return Data(ReportRenderer.markdown(report, views: views).utf8)
+        case .junit: return Data(JUnitRenderer.render(report, views: views).utf8)
+        case .html: return Data(HTMLRenderer.render(report, views: views).utf8)
         }
     }
 

@@ -70,9 +70,9 @@ package enum ReportRenderer {
         ]
     }
 
-    /// The Markdown report written beside report.json.
-    package static func markdown(_ report: RunReport) -> String {
-        let views = report.views
+    /// The Markdown report written beside report.json; `views` are `report.views` when the caller has them.
+    package static func markdown(_ report: RunReport, views: [ScenarioView]? = nil) -> String {
+        let views = views ?? report.views
         var out: [String] = []
         out.append("# \(MarkdownText.text(report.plan.name)): \(report.verdict.passed ? "PASS" : "FAIL")")
         out.append("")

@@ -29,9 +29,11 @@ package enum ReportWriter {
             suffix += 1
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // Computed once for every format that shows them, not once each.
+        let views = formats.contains { $0 != .json } ? report.views : nil
         for format in [ReportFormat.json] + formats.filter({ $0 != .json }) {
             // Whole or not at all: a merge waiting for generators never reads half a report.
-            try format.render(report).write(to: URL(fileURLWithPath: "\(folder)/\(format.fileName)"), options: .atomic)
+            try format.render(report, views: views).write(to: URL(fileURLWithPath: "\(folder)/\(format.fileName)"), options: .atomic)
         }
         return folder
     }

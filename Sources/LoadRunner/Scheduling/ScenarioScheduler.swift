@@ -195,7 +195,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
     }
 
     /// Runs iteration `index` and records it, unless the run was cancelled under it.
-    private func iterate(index: Int, intended: C.Instant, log: RequestLog) async {
+    private nonisolated(nonsending) func iterate(index: Int, intended: C.Instant, log: RequestLog) async {
         let operation = picker.pick(index)
         recorder.iterationStarted()
         var sample = IterationSample(operation: operation, intendedStart: runStart.duration(to: intended))
