@@ -54,8 +54,7 @@ final class PointAdds: Sendable {
     }
 
     let layer: Int
-    let rules: [Rule]
-    /// The rules as the reader reads them.
+    /// The rules, one per field a property may name, as the reader reads them.
     let table: RuleTable
     /// Rules of fields an add must give a value (not nullable, editable, no default).
     let required: [Int]
@@ -87,7 +86,6 @@ final class PointAdds: Sendable {
             rules.append(rule)
         }
         layer = id
-        self.rules = rules
         table = RuleTable(rules)
         self.required = required
         globalIdKey = [UInt8(ascii: "\"")] + Array(globalIdField.utf8) + Array("\":\"".utf8)
