@@ -116,6 +116,18 @@ import Testing
             #expect(edits.formBody(options: options) == FormEncoding.encodedBytes(asText.formFields(options: options)))
             #expect(edits.formFields(options: options) == asText.formFields(options: options))
         }
+        // Encoded adds alone are written straight into the body, under every option.
+        let addsOnly = LayerEdits(encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4))
+        var addsOnlyAsText = addsOnly
+        addsOnlyAsText.encodedAdds = EncodedFeatures(json: json, count: 4)
+        for rollback in [true, false] {
+            for useGlobalIds in [true, false] {
+                for moment in [true, false] {
+                    let options = ApplyEditsOptions(rollbackOnFailure: rollback, useGlobalIds: useGlobalIds, returnEditMoment: moment)
+                    #expect(addsOnly.formBody(options: options) == FormEncoding.encodedBytes(addsOnlyAsText.formFields(options: options)))
+                }
+            }
+        }
     }
 
     @Test("GlobalIDs are canonical version-4 UUIDs in braces")
