@@ -22,7 +22,7 @@ extension ScenarioParser {
             for key in operationKeys where map[key] != nil && key != "layer" {
                 reader.issue(map[key], field: "\(path).\(key)", problem: "goes inside each mix entry", fix: "move it under the entry of the operation it is for")
             }
-            let defaultLayer = reader.int(map["layer"], field: "\(path).layer", range: 0...100_000, example: "layer: 0") ?? 0
+            let defaultLayer = ScenarioKey.layer.read(map, path: path, &reader)
             var operations: [OperationSpec] = []
             var labels: Set<String> = []
             for (index, item) in reader.sequence(mixNode, field: "\(path).mix").enumerated() {
@@ -35,12 +35,12 @@ extension ScenarioParser {
                     reader.issue(entry["operation"], field: "\(field).operation", problem: "unknown operation '\(kindText)'", fix: "\(suggestion)use one of: \(kinds.joined(separator: ", "))")
                     continue
                 }
-                let label = reader.string(entry["name"], field: "\(field).name", required: false, parent: item, example: "name: small-batches") ?? kindText
+                let label = ScenarioKey.mixEntryName.read(entry, path: field, &reader) ?? kindText
                 if !labels.insert(label).inserted {
                     reader.issue(item, field: "\(field).name", problem: "two mix entries are both called '\(label)'", fix: "give one of them `name: <label>`")
                 }
                 var spec = readOperation(kind, label: label, entry, node: item, path: field, defaultLayer: defaultLayer, &reader)
-                spec.weight = reader.int(entry["weight"], field: "\(field).weight", range: 1...1_000_000, example: "weight: 3") ?? 1
+                spec.weight = ScenarioKey.weight.read(entry, path: field, &reader)
                 operations.append(spec)
             }
             if operations.isEmpty && reader.issues.isEmpty {
@@ -85,7 +85,7 @@ extension ScenarioParser {
             }
         }
         let input = OperationInput(map: map, node: node, path: path)
-        let layer = input.int("layer", 0...100_000, "layer: 0", &reader) ?? defaultLayer
+        let layer = input.has(ScenarioKey.layer.name) ? input.read(.layer, &reader) : defaultLayer
         return OperationSpec(owner.read(input, &reader).settings, label: label, layer: layer)
     }
 

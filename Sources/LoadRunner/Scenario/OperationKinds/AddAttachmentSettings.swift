@@ -17,7 +17,7 @@ package struct AddAttachmentSettings: OperationKindSettings {
 
     static let kind = OperationKind.addAttachment
     static let summary = "addAttachment: a generated file attached to an existing feature"
-    static let keys = OperationKey.attachmentFileKeys
+    static let keys = attachmentFileKeys
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
         let (files, threshold) = input.attachmentFiles(&reader)

@@ -23,13 +23,12 @@ package struct AddFeaturesSettings: OperationKindSettings {
 
     static let kind = OperationKind.addFeatures
     static let summary = "addFeatures: batchSize new features per request"
-    static let keys: [OperationKey] = [.batchSize, .rollbackOnFailure, .clientGlobalIds, .invalidRate]
+    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.batchSize, ScenarioKey.rollbackOnFailure, ScenarioKey.clientGlobalIds, ScenarioKey.invalidRate]
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
-        let batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
-        let rollback = input.bool("rollbackOnFailure", &reader) ?? true
-        let globalIds = input.bool("clientGlobalIds", &reader) ?? false
-        return Self(batchSize: batchSize, rollbackOnFailure: rollback, clientGlobalIds: globalIds, invalidRate: input.rate("invalidRate", &reader) ?? 0)
+        Self(
+            batchSize: input.read(.batchSize, &reader), rollbackOnFailure: input.read(.rollbackOnFailure, &reader),
+            clientGlobalIds: input.read(.clientGlobalIds, &reader), invalidRate: input.read(.invalidRate, &reader))
     }
 
     func sweeping(batchSize value: Int) -> Self {

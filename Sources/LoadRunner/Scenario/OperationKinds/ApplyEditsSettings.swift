@@ -30,31 +30,10 @@ package struct ApplyEditsSettings: OperationKindSettings {
 
     static let kind = OperationKind.applyEdits
     static let summary = "applyEdits: adds, updates and deletes in one request"
-    static let addsKey = OperationKey("adds", [
-        "description": "applyEdits: new features added per request, 0 to 10,000; default 0 (batchSize when adds, updates and deletes are all left out).",
-        "$ref": "#/$defs/integer",
-        "minimum": 0,
-        "maximum": 10000,
-        "default": 0,
-        "examples": [100],
-    ])
-    static let updatesKey = OperationKey("updates", [
-        "description": "applyEdits: existing features updated per request, 0 to 10,000; default 0.",
-        "$ref": "#/$defs/integer",
-        "minimum": 0,
-        "maximum": 10000,
-        "default": 0,
-        "examples": [10],
-    ])
-    static let deletesKey = OperationKey("deletes", [
-        "description": "applyEdits: existing features deleted per request, 0 to 10,000; default 0.",
-        "$ref": "#/$defs/integer",
-        "minimum": 0,
-        "maximum": 10000,
-        "default": 0,
-        "examples": [10],
-    ])
-    static let keys: [OperationKey] = [.batchSize, addsKey, updatesKey, deletesKey, .rollbackOnFailure, .clientGlobalIds, .invalidRate]
+    static let keys: [any ScenarioKeyDeclaration] = [
+        ScenarioKey.batchSize, ScenarioKey.adds, ScenarioKey.updates, ScenarioKey.deletes, ScenarioKey.rollbackOnFailure, ScenarioKey.clientGlobalIds,
+        ScenarioKey.invalidRate,
+    ]
 
     static let notWithBatchSize =
         "batchSize is the number of adds only when adds, updates and deletes are all left out: remove batchSize, or the counts"
@@ -74,12 +53,11 @@ package struct ApplyEditsSettings: OperationKindSettings {
     }
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
-        let batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
-        var settings = Self(
-            rollbackOnFailure: input.bool("rollbackOnFailure", &reader) ?? true, clientGlobalIds: input.bool("clientGlobalIds", &reader) ?? false)
-        settings.adds = input.int("adds", 0...10_000, "adds: 100", &reader) ?? 0
-        settings.updates = input.int("updates", 0...10_000, "updates: 10", &reader) ?? 0
-        settings.deletes = input.int("deletes", 0...10_000, "deletes: 10", &reader) ?? 0
+        let batchSize = input.read(.batchSize, &reader)
+        var settings = Self(rollbackOnFailure: input.read(.rollbackOnFailure, &reader), clientGlobalIds: input.read(.clientGlobalIds, &reader))
+        settings.adds = input.read(.adds, &reader)
+        settings.updates = input.read(.updates, &reader)
+        settings.deletes = input.read(.deletes, &reader)
         let counted = input.has("adds") || input.has("updates") || input.has("deletes")
         if !counted { settings.adds = batchSize }
         if input.has("batchSize") && counted {
@@ -90,7 +68,7 @@ package struct ApplyEditsSettings: OperationKindSettings {
         if settings.editsPerIteration == 0 {
             reader.issue(input.node, field: "\(input.path).adds", problem: "an applyEdits with no edits", fix: "give adds, updates or deletes a count above 0")
         }
-        settings.invalidRate = input.rate("invalidRate", &reader) ?? 0
+        settings.invalidRate = input.read(.invalidRate, &reader)
         return settings
     }
 
@@ -118,5 +96,19 @@ package struct ApplyEditsSettings: OperationKindSettings {
         EditOperation(
             environment: environment, endpoint: .applyEdits, adds: adds, updates: updates, deletes: deletes,
             options: EditOperation.Options(rollbackOnFailure: rollbackOnFailure, clientGlobalIds: clientGlobalIds, invalidRate: invalidRate))
+    }
+}
+
+extension ScenarioKey where Value == Int {
+    static var adds: Self {
+        Self(
+            "adds", .integer(0...10_000), default: 0, examples: [100],
+            "applyEdits: new features added per request, 0 to 10,000; default 0 (batchSize when adds, updates and deletes are all left out).")
+    }
+    static var updates: Self {
+        Self("updates", .integer(0...10_000), default: 0, examples: [10], "applyEdits: existing features updated per request, 0 to 10,000; default 0.")
+    }
+    static var deletes: Self {
+        Self("deletes", .integer(0...10_000), default: 0, examples: [10], "applyEdits: existing features deleted per request, 0 to 10,000; default 0.")
     }
 }

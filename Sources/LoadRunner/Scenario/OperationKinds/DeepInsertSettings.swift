@@ -32,30 +32,15 @@ package struct DeepInsertSettings: OperationKindSettings {
 
     static let kind = OperationKind.deepInsert
     static let summary = "deepInsert: a new parent with `children` related records and `attachments` files in one service-level applyEdits"
-    static let childrenKey = OperationKey("children", [
-        "description": "deepInsert: related records added together with each parent, 0 to 1,000; default 2.",
-        "$ref": "#/$defs/integer",
-        "minimum": 0,
-        "maximum": 1000,
-        "default": 2,
-    ])
-    static let attachmentsKey = OperationKey("attachments", [
-        "description": "deepInsert: files attached to each parent, 0 to 100; default 0.",
-        "$ref": "#/$defs/integer",
-        "minimum": 0,
-        "maximum": 100,
-        "default": 0,
-    ])
-    static let keys: [OperationKey] = [.relationship, childrenKey, attachmentsKey] + OperationKey.attachmentFileKeys + [.rollbackOnFailure]
+    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.children, ScenarioKey.attachments] + attachmentFileKeys + [ScenarioKey.rollbackOnFailure]
     static let requiredKeys = ["relationship"]
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
-        var settings = Self(rollbackOnFailure: input.bool("rollbackOnFailure", &reader) ?? true)
-        settings.relationshipId = input.relationship(&reader) ?? 0
+        var settings = Self(rollbackOnFailure: input.read(.rollbackOnFailure, &reader))
+        settings.relationshipId = input.relationship(required: kind, &reader) ?? 0
         (settings.files, settings.uploadThreshold) = input.attachmentFiles(&reader)
-        settings.children = input.int("children", 0...1_000, "children: 3", &reader) ?? 2
-        settings.attachments = input.int("attachments", 0...100, "attachments: 1", &reader) ?? 0
-        input.requireRelationship(kind, &reader)
+        settings.children = input.read(.children, &reader)
+        settings.attachments = input.read(.attachments, &reader)
         return settings
     }
 
@@ -81,5 +66,14 @@ package struct DeepInsertSettings: OperationKindSettings {
         let child = environment.relatedTable(of: spec.layer, relationship: relationshipId) ?? spec.layer
         let generator = environment.layers[child].map { FeatureGenerator(layer: $0, seed: environment.generator.seed ^ 0xC41D) } ?? environment.generator
         return DeepInsertOperation(spec: spec, settings: self, environment: environment, childTable: child, childGenerator: generator)
+    }
+}
+
+extension ScenarioKey where Value == Int {
+    static var children: Self {
+        Self("children", .integer(0...1_000), default: 2, examples: [3], "deepInsert: related records added together with each parent, 0 to 1,000; default 2.")
+    }
+    static var attachments: Self {
+        Self("attachments", .integer(0...100), default: 0, examples: [1], "deepInsert: files attached to each parent, 0 to 100; default 0.")
     }
 }

@@ -11,7 +11,7 @@ protocol OperationKindSettings: Sendable, Hashable {
     /// What the kind does, in a few words (the schema's description of its rules).
     static var summary: String { get }
     /// The keys the kind takes beside `layer`, in the order the schema lists them.
-    static var keys: [OperationKey] { get }
+    static var keys: [any ScenarioKeyDeclaration] { get }
     /// Schema rules beyond each key's own (`allOf` entries over the operation's keys), e.g. keys that exclude each other.
     static var schemaRules: [SchemaValue] { get }
     /// Keys the kind cannot do without.
@@ -73,16 +73,6 @@ extension OperationKindSettings {
     static var keyNames: [String] { ["layer"] + keys.map(\.name) }
 }
 
-/// One key of an operation's settings and its JSON Schema fragment (description, type, range, default, examples).
-struct OperationKey: Sendable {
-    let name: String
-    let schema: SchemaValue
-    init(_ name: String, _ schema: SchemaValue) {
-        self.name = name
-        self.schema = schema
-    }
-}
-
 /// The attachment files an operation uploads: their size (fixed or a range) and content type.
 package struct AttachmentFiles: Sendable, Hashable {
     /// Each file's size: fixed, or spread over a range.
@@ -90,11 +80,15 @@ package struct AttachmentFiles: Sendable, Hashable {
     /// The MIME type the files are sent as.
     package var contentType: String
 
-    package init(size: OperationSpec.SizeRange = OperationSpec.SizeRange(64 * 1024), contentType: String = "image/jpeg") {
+    package init(size: OperationSpec.SizeRange = Self.defaultSize, contentType: String = Self.defaultContentType) {
         self.size = size
         self.contentType = contentType
     }
 
+    /// Each file's size unless `size` says otherwise.
+    package static let defaultSize = OperationSpec.SizeRange(64 * 1024)
+    /// The files' MIME type unless `contentType` says otherwise.
+    package static let defaultContentType = "image/jpeg"
     /// Files larger than this go through the service's `uploads` endpoint first, unless `uploadThreshold` says otherwise.
     package static let defaultUploadThreshold: Int64 = 10 * 1024 * 1024
 }
@@ -110,49 +104,33 @@ struct OperationInput {
     /// Whether the file gives `key`.
     func has(_ key: String) -> Bool { map[key] != nil }
 
-    func int(_ key: String, _ range: ClosedRange<Int>, _ example: String, _ reader: inout NodeReader) -> Int? {
-        reader.int(map[key], field: "\(path).\(key)", range: range, example: example)
-    }
-
-    func bool(_ key: String, _ reader: inout NodeReader) -> Bool? { reader.bool(map[key], field: "\(path).\(key)") }
-
-    func string(_ key: String, example: String, _ reader: inout NodeReader) -> String? {
-        reader.string(map[key], field: "\(path).\(key)", required: false, parent: node, example: example)
-    }
-
-    func rate(_ key: String, _ reader: inout NodeReader) -> Double? {
-        map[key].flatMap { reader.rate($0, field: "\(path).\(key)") }
-    }
+    /// The value of `key`: what the file gives, or the key's default when it is left out or refused (and reported).
+    func read<Value>(_ key: ScenarioKey<Value>, _ reader: inout NodeReader) -> Value { key.read(map, path: path, &reader) }
 
     /// Records a problem with `key` (at its value when given, else at the operation).
     func issue(_ key: String, problem: String, fix: String, _ reader: inout NodeReader) {
         reader.issue(map[key] ?? node, field: "\(path).\(key)", problem: problem, fix: fix)
     }
 
-    /// `outFields: "OBJECTID, NAME"` as its names.
-    func outFields(_ reader: inout NodeReader) -> [String]? {
-        string("outFields", example: "outFields: \"*\"", &reader)?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    /// Reports a missing `key` that the kind cannot do without.
+    func require(_ key: any ScenarioKeyDeclaration, _ problem: String, fix: String, _ reader: inout NodeReader) {
+        guard !has(key.name) else { return }
+        reader.issue(node, field: "\(path).\(key.name)", problem: problem, fix: fix)
     }
 
-    /// The relationship id, if given.
-    func relationship(_ reader: inout NodeReader) -> Int? { int("relationship", 0...100_000, "relationship: 0", &reader) }
-
-    /// Reports a missing `relationship` for a kind that cannot do without one.
-    func requireRelationship(_ kind: OperationKind, _ reader: inout NodeReader) {
-        guard !has("relationship") else { return }
-        reader.issue(
-            node, field: "\(path).relationship", problem: "\(kind.rawValue) needs the relationship to work through",
-            fix: "add e.g. `relationship: 0` (the layer's relationships are listed at …/FeatureServer/<layer>)")
+    /// The relationship id, if given, and a problem when `kind` cannot do without one.
+    func relationship(required kind: OperationKind?, _ reader: inout NodeReader) -> Int? {
+        if let kind {
+            require(
+                ScenarioKey.relationship, "\(kind.rawValue) needs the relationship to work through",
+                fix: "add e.g. `relationship: 0` (the layer's relationships are listed at …/FeatureServer/<layer>)", &reader)
+        }
+        return read(.relationship, &reader)
     }
 
     /// `size`, `contentType` and `uploadThreshold` of generated attachment files.
     func attachmentFiles(_ reader: inout NodeReader) -> (files: AttachmentFiles, uploadThreshold: Int64) {
-        var files = AttachmentFiles()
-        if let sizeNode = map["size"] { files.size = ScenarioParser.readSize(sizeNode, field: "\(path).size", &reader) ?? files.size }
-        files.contentType = string("contentType", example: "contentType: image/png", &reader) ?? files.contentType
-        var threshold = AttachmentFiles.defaultUploadThreshold
-        if let node = map["uploadThreshold"] { threshold = ScenarioParser.readBytes(node, field: "\(path).uploadThreshold", &reader) ?? threshold }
-        return (files, threshold)
+        (AttachmentFiles(size: read(.size, &reader), contentType: read(.contentType, &reader)), read(.uploadThreshold, &reader))
     }
 }
 

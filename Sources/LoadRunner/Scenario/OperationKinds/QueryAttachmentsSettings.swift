@@ -17,14 +17,11 @@ package struct QueryAttachmentsSettings: OperationKindSettings {
 
     static let kind = OperationKind.queryAttachments
     static let summary = "queryAttachments: the attachments of batchSize existing features, optionally downloaded"
-    static let downloadKey = OperationKey("download", [
-        "description": "queryAttachments: also download every attachment listed; default false.", "$ref": "#/$defs/boolean", "default": false,
-    ])
-    static let keys: [OperationKey] = [.batchSize, downloadKey]
+    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.batchSize, ScenarioKey.download]
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
-        let batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
-        return Self(batchSize: batchSize, download: input.bool("download", &reader) ?? false)
+        let batchSize = input.read(.batchSize, &reader)
+        return Self(batchSize: batchSize, download: input.read(.download, &reader))
     }
 
     func sweeping(batchSize value: Int) -> Self {
@@ -43,4 +40,8 @@ package struct QueryAttachmentsSettings: OperationKindSettings {
     func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
         AttachmentQueryOperation(settings: self, environment: environment)
     }
+}
+
+extension ScenarioKey where Value == Bool {
+    static var download: Self { Self("download", .boolean, default: false, "queryAttachments: also download every attachment listed; default false.") }
 }

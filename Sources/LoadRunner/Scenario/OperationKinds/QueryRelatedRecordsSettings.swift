@@ -26,15 +26,15 @@ package struct QueryRelatedRecordsSettings: OperationKindSettings {
 
     static let kind = OperationKind.queryRelatedRecords
     static let summary = "queryRelatedRecords: the records related to batchSize existing features through `relationship`"
-    static let keys: [OperationKey] = [.relationship, .batchSize, .outFields, .returnGeometry, .pageSize]
+    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.batchSize, ScenarioKey.outFields, ScenarioKey.returnGeometry, ScenarioKey.pageSize]
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
         var settings = Self()
-        settings.batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
-        settings.outFields = input.outFields(&reader) ?? ["*"]
-        settings.returnGeometry = input.bool("returnGeometry", &reader) ?? true
-        settings.pageSize = input.int("pageSize", 1...100_000, "pageSize: 1000", &reader)
-        settings.relationshipId = input.relationship(&reader) ?? 0
+        settings.batchSize = input.read(.batchSize, &reader)
+        settings.outFields = input.read(.outFields, &reader)
+        settings.returnGeometry = input.read(.returnGeometry, &reader)
+        settings.pageSize = input.read(.pageSize, &reader)
+        settings.relationshipId = input.relationship(required: nil, &reader) ?? 0
         return settings
     }
 

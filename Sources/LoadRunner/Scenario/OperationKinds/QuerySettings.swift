@@ -35,29 +35,10 @@ package struct QuerySettings: OperationKindSettings {
 
     static let kind = OperationKind.query
     static let summary = "query: a where clause, optionally a random envelope, counts, ids or paging"
-    static let whereKey = OperationKey("where", [
-        "description": "query: the where clause, in which `{objectId}` is replaced by an object id drawn from the layer; default 1=1 (every feature).",
-        "$ref": "#/$defs/optionalText",
-        "default": "1=1",
-        "examples": ["1=1", "OBJECTID = {objectId}"],
-    ])
-    static let returnCountOnlyKey = OperationKey("returnCountOnly", [
-        "description": "query: ask only for the number of matching features; default false; not together with returnIdsOnly.",
-        "$ref": "#/$defs/boolean",
-        "default": false,
-    ])
-    static let returnIdsOnlyKey = OperationKey("returnIdsOnly", [
-        "description": "query: ask only for the matching object ids; default false; not together with returnCountOnly.",
-        "$ref": "#/$defs/boolean",
-        "default": false,
-    ])
-    static let envelopeKey = OperationKey("envelope", [
-        "description": "query: also filter by a random envelope covering this fraction (above 0, at most 1) of the layer's extent in each direction; default none (no spatial filter); layers only, not tables.",
-        "$ref": "#/$defs/fraction",
-        "exclusiveMinimum": 0,
-        "examples": [0.1],
-    ])
-    static let keys: [OperationKey] = [whereKey, .outFields, .returnGeometry, returnCountOnlyKey, returnIdsOnlyKey, envelopeKey, .pageSize]
+    static let keys: [any ScenarioKeyDeclaration] = [
+        ScenarioKey.whereClause, ScenarioKey.outFields, ScenarioKey.returnGeometry, ScenarioKey.returnCountOnly, ScenarioKey.returnIdsOnly,
+        ScenarioKey.envelope, ScenarioKey.pageSize,
+    ]
     static let schemaRules: [SchemaValue] = [
         [
             "not": [
@@ -70,20 +51,16 @@ package struct QuerySettings: OperationKindSettings {
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
         var settings = Self()
-        settings.whereClause = input.string("where", example: "where: \"1=1\"", &reader) ?? "1=1"
-        settings.outFields = input.outFields(&reader) ?? ["*"]
-        settings.returnGeometry = input.bool("returnGeometry", &reader) ?? true
-        settings.returnCountOnly = input.bool("returnCountOnly", &reader) ?? false
-        settings.returnIdsOnly = input.bool("returnIdsOnly", &reader) ?? false
+        settings.whereClause = input.read(.whereClause, &reader)
+        settings.outFields = input.read(.outFields, &reader)
+        settings.returnGeometry = input.read(.returnGeometry, &reader)
+        settings.returnCountOnly = input.read(.returnCountOnly, &reader)
+        settings.returnIdsOnly = input.read(.returnIdsOnly, &reader)
         if settings.returnCountOnly && settings.returnIdsOnly {
             input.issue("returnIdsOnly", problem: "cannot go with returnCountOnly", fix: "keep one of them", &reader)
         }
-        if input.has("envelope") {
-            let value = input.rate("envelope", &reader)
-            if value == 0 { input.issue("envelope", problem: "must be above 0", fix: "write the share of the extent, e.g. `envelope: 0.1`", &reader) }
-            settings.envelope = value
-        }
-        settings.pageSize = input.int("pageSize", 1...100_000, "pageSize: 1000", &reader)
+        settings.envelope = input.read(.envelope, &reader)
+        settings.pageSize = input.read(.pageSize, &reader)
         return settings
     }
 
@@ -98,5 +75,30 @@ package struct QuerySettings: OperationKindSettings {
 
     func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
         QueryOperation(settings: self, environment: environment)
+    }
+}
+
+extension ScenarioKey where Value == String {
+    static var whereClause: Self {
+        Self(
+            "where", .text, default: "1=1", examples: ["1=1", "OBJECTID = {objectId}"],
+            "query: the where clause, in which `{objectId}` is replaced by an object id drawn from the layer; default 1=1 (every feature).")
+    }
+}
+
+extension ScenarioKey where Value == Bool {
+    static var returnCountOnly: Self {
+        Self("returnCountOnly", .boolean, default: false, "query: ask only for the number of matching features; default false; not together with returnIdsOnly.")
+    }
+    static var returnIdsOnly: Self {
+        Self("returnIdsOnly", .boolean, default: false, "query: ask only for the matching object ids; default false; not together with returnCountOnly.")
+    }
+}
+
+extension ScenarioKey where Value == Double? {
+    static var envelope: Self {
+        Self(
+            "envelope", .fraction(aboveZero: true), examples: [0.1],
+            "query: also filter by a random envelope covering this fraction (above 0, at most 1) of the layer's extent in each direction; default none (no spatial filter); layers only, not tables.")
     }
 }

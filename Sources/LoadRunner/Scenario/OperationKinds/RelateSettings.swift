@@ -33,34 +33,13 @@ package struct RelateSettings: OperationKindSettings {
 
     static let kind = OperationKind.relate
     static let summary = "relate: links, unlinks or moves (`action`) an existing record through `relationship`, checked against the relationship's rules first"
-    static let actionKey = OperationKey("action", [
-        "description": "relate: `relate` links the record to a partner as well, `unrelate` removes its link to its current partner, `move` moves the link from its current partner to another; default relate.",
-        "anyOf": [["type": "string", "enum": .array(Action.allCases.map { .string($0.rawValue) })], ["$ref": "#/$defs/env"]],
-        "default": "relate",
-    ])
-    static let validateKey = OperationKey("validate", [
-        "description": "relate: check each change against the relationship's rules (cardinality, orphans) before sending it, as the ArcGIS Maps SDKs do, and count a change that breaks them instead of sending it; default true.",
-        "$ref": "#/$defs/boolean",
-        "default": true,
-    ])
-    static let keys: [OperationKey] = [.relationship, actionKey, validateKey, .rollbackOnFailure]
+    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.relateAction, ScenarioKey.validate, ScenarioKey.rollbackOnFailure]
     static let requiredKeys = ["relationship"]
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
-        var settings = Self(rollbackOnFailure: input.bool("rollbackOnFailure", &reader) ?? true)
-        settings.relationshipId = input.relationship(&reader) ?? 0
-        if let text = input.string("action", example: "action: relate", &reader) {
-            if let action = Action(rawValue: text) {
-                settings.action = action
-            } else {
-                let actions = Action.allCases.map(\.rawValue)
-                let suggestion = closest(to: text, in: actions).map { "did you mean `\($0)`? " } ?? ""
-                input.issue("action", problem: "unknown action '\(text)'", fix: "\(suggestion)use one of: \(actions.joined(separator: ", "))", &reader)
-            }
-        }
-        settings.validate = input.bool("validate", &reader) ?? true
-        input.requireRelationship(kind, &reader)
-        return settings
+        Self(
+            relationship: input.relationship(required: kind, &reader) ?? 0, action: input.read(.relateAction, &reader),
+            validate: input.read(.validate, &reader), rollbackOnFailure: input.read(.rollbackOnFailure, &reader))
     }
 
     package var settings: OperationSettings { .relate(self) }
@@ -76,5 +55,21 @@ package struct RelateSettings: OperationKindSettings {
         let partner = environment.relatedTable(of: spec.layer, relationship: relationshipId) ?? spec.layer
         return RelateOperation(
             spec: spec, settings: self, environment: environment, partnerTable: partner, partners: environment.partnerPool ?? IdPool(ids: [], seed: 0))
+    }
+}
+
+extension ScenarioKey where Value == RelateSettings.Action {
+    static var relateAction: Self {
+        Self(
+            "action", .choice, default: .relate,
+            "relate: `relate` links the record to a partner as well, `unrelate` removes its link to its current partner, `move` moves the link from its current partner to another; default relate.")
+    }
+}
+
+extension ScenarioKey where Value == Bool {
+    static var validate: Self {
+        Self(
+            "validate", .boolean, default: true,
+            "relate: check each change against the relationship's rules (cardinality, orphans) before sending it, as the ArcGIS Maps SDKs do, and count a change that breaks them instead of sending it; default true.")
     }
 }

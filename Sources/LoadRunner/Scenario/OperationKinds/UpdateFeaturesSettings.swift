@@ -17,11 +17,11 @@ package struct UpdateFeaturesSettings: OperationKindSettings {
 
     static let kind = OperationKind.updateFeatures
     static let summary = "updateFeatures: batchSize existing features per request"
-    static let keys: [OperationKey] = [.batchSize, .rollbackOnFailure]
+    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.batchSize, ScenarioKey.rollbackOnFailure]
 
     static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
-        let batchSize = input.int("batchSize", 1...10_000, "batchSize: 100", &reader) ?? 1
-        return Self(batchSize: batchSize, rollbackOnFailure: input.bool("rollbackOnFailure", &reader) ?? true)
+        let batchSize = input.read(.batchSize, &reader)
+        return Self(batchSize: batchSize, rollbackOnFailure: input.read(.rollbackOnFailure, &reader))
     }
 
     func sweeping(batchSize value: Int) -> Self {

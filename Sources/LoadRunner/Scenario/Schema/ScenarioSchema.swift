@@ -20,7 +20,7 @@ package enum ScenarioSchema {
         for kind in kinds {
             for key in kind.settingsType.keys where !keys.contains(where: { $0.key == key.name }) { keys.append(.init(key.name, key.schema)) }
         }
-        let properties = [SchemaValue.Member("layer", OperationKey.layer.schema)] + keys
+        let properties = [SchemaValue.Member(ScenarioKey.layer.name, ScenarioKey.layer.schema)] + keys
         definitions["operationKey"] = [
             "description": "A key of some operation's settings (besides `layer`, which every operation takes).",
             "enum": .array(keys.map { .string($0.key) }),
