@@ -305,16 +305,7 @@ struct RunCommand: AsyncParsableCommand {
             work = "of a mix of " + spec.operations.map { "\($0.label) (\($0.weight))" }.joined(separator: ", ")
         }
         let layers = spec.layers.map(String.init).joined(separator: ", ")
-        switch spec.executor {
-        case .sharedIterations(let c): return "\(c.iterations) iterations \(work), \(c.vus) VUs, layer \(layers)"
-        case .perVUIterations(let c): return "\(c.iterations) iterations per VU \(work), \(c.vus) VUs, layer \(layers)"
-        case .constantVUs(let c): return "\(c.vus) VUs for \(DurationText.format(c.duration)), iterations \(work), layer \(layers)"
-        case .rampingVUs(let c): return "VUs ramping over \(c.stages.count) stages to at most \(spec.vus), iterations \(work), layer \(layers)"
-        case .constantArrivalRate(let c):
-            return "\(c.rate) iterations per \(DurationText.format(c.timeUnit)) for \(DurationText.format(c.duration)) \(work), up to \(c.maxVUs) VUs, layer \(layers)"
-        case .rampingArrivalRate(let c):
-            return "arrival rate ramping over \(c.stages.count) stages \(work), up to \(c.maxVUs) VUs, layer \(layers)"
-        }
+        return spec.executor.planDescription(work: work, layers: layers)
     }
 }
 

@@ -21,15 +21,14 @@ package struct ClosedSchedule: Sendable, Hashable {
 
     /// The schedule of a closed-model executor, or nil for an arrival-rate one.
     package init?(_ executor: ExecutorConfig) {
-        switch executor {
-        case .sharedIterations(let c): (kind, end, vus) = (.shared(iterations: c.iterations), c.maxDuration, c.vus)
-        case .perVUIterations(let c): (kind, end, vus) = (.perVU(iterations: c.iterations), c.maxDuration, c.vus)
-        case .constantVUs(let c): (kind, end, vus) = (.constant, c.duration, c.vus)
-        case .rampingVUs(let c):
-            let stages = VUStages(start: c.startVUs, stages: c.stages)
-            (kind, end, vus) = (.ramping(stages), stages.total, executor.maxVUs)
-        case .constantArrivalRate, .rampingArrivalRate: return nil
-        }
+        guard case .closed(let schedule) = executor.owner.schedule else { return nil }
+        self = schedule
+    }
+
+    init(kind: Kind, end: Duration, vus: Int) {
+        self.kind = kind
+        self.end = end
+        self.vus = vus
     }
 
     /// What VU `vu` (0-based) does next.

@@ -37,11 +37,8 @@ package struct OpenSchedule: Sendable, Hashable {
 
     /// The schedule of an arrival-rate executor, or nil for a closed-model one.
     package init?(_ executor: ExecutorConfig) {
-        switch executor {
-        case .constantArrivalRate(let c): self.init(c)
-        case .rampingArrivalRate(let c): self.init(c)
-        default: return nil
-        }
+        guard case .open(let schedule) = executor.owner.schedule else { return nil }
+        self = schedule
     }
 
     init(start: Int, timeUnit: Duration, stages: [Stage], preAllocatedVUs: Int, maxVUs: Int) {

@@ -58,7 +58,7 @@ struct ReportAssembly {
     static func record(_ outcome: ScenarioOutcome) -> ScenarioRecord {
         let totals = outcome.recorder.snapshot().totals
         var record = ScenarioRecord(
-            name: outcome.spec.name, executor: outcome.spec.executor.name, settings: ExecutorSettings.describe(outcome.spec.executor),
+            name: outcome.spec.name, executor: outcome.spec.executor.name, settings: outcome.spec.executor.owner.reportSettings,
             operations: outcome.spec.operations.map {
                 OperationRecord(label: $0.label, kind: $0.kind.rawValue, layer: $0.layer, weight: $0.weight, editsPerIteration: $0.editsPerIteration)
             },
@@ -135,29 +135,5 @@ struct ReportAssembly {
         return RunReport.Machine(
             hostname: process.hostName, operatingSystem: process.operatingSystemVersionString, cores: process.activeProcessorCount,
             memoryBytes: process.physicalMemory)
-    }
-}
-
-/// The executor settings as the file writes them, for reports.
-enum ExecutorSettings {
-    static func describe(_ executor: ExecutorConfig) -> [String: String] {
-        func d(_ duration: Duration) -> String { DurationText.format(duration) }
-        func stages(_ stages: [Stage]) -> String { stages.map { "\(d($0.duration))→\($0.target)" }.joined(separator: ", ") }
-        switch executor {
-        case .sharedIterations(let c): return ["vus": "\(c.vus)", "iterations": "\(c.iterations)", "maxDuration": d(c.maxDuration)]
-        case .perVUIterations(let c): return ["vus": "\(c.vus)", "iterations": "\(c.iterations)", "maxDuration": d(c.maxDuration)]
-        case .constantVUs(let c): return ["vus": "\(c.vus)", "duration": d(c.duration)]
-        case .rampingVUs(let c): return ["startVUs": "\(c.startVUs)", "stages": stages(c.stages), "gracefulRampDown": d(c.gracefulRampDown)]
-        case .constantArrivalRate(let c):
-            return [
-                "rate": "\(c.rate)", "timeUnit": d(c.timeUnit), "duration": d(c.duration), "preAllocatedVUs": "\(c.preAllocatedVUs)",
-                "maxVUs": "\(c.maxVUs)",
-            ]
-        case .rampingArrivalRate(let c):
-            return [
-                "startRate": "\(c.startRate)", "timeUnit": d(c.timeUnit), "stages": stages(c.stages),
-                "preAllocatedVUs": "\(c.preAllocatedVUs)", "maxVUs": "\(c.maxVUs)",
-            ]
-        }
     }
 }

@@ -41,13 +41,11 @@ package struct ScenarioProgress: Sendable, Equatable, Codable {
 extension ScenarioSpec {
     /// What the executor plans: a length of time, or a number of iterations.
     var plannedWork: (seconds: Double?, iterations: Int?) {
-        switch executor {
-        case .sharedIterations(let c): return (nil, c.iterations)
-        case .perVUIterations(let c): return (nil, c.iterations * c.vus)
-        default:
-            if let closed = ClosedSchedule(executor) { return (closed.end.seconds, nil) }
-            if let open = OpenSchedule(executor) { return (open.end.seconds, nil) }
-            return (nil, nil)
+        let owner = executor.owner
+        if owner.endsAfterIterations { return (nil, owner.plannedIterations) }
+        switch owner.schedule {
+        case .closed(let closed): return (closed.end.seconds, nil)
+        case .open(let open): return (open.end.seconds, nil)
         }
     }
 }

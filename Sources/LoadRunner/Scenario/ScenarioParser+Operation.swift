@@ -84,7 +84,7 @@ extension ScenarioParser {
                 reader.issue(key, field: "\(path).\(name)", problem: "does not apply to \(kind.rawValue)", fix: "\(kind.rawValue) takes \(own.sorted().joined(separator: ", "))")
             }
         }
-        let input = OperationInput(map: map, node: node, path: path)
+        let input = MappingInput(map: map, node: node, path: path)
         let layer = input.has(ScenarioKey.layer.name) ? input.read(.layer, &reader) : defaultLayer
         return OperationSpec(owner.read(input, &reader).settings, label: label, layer: layer)
     }

@@ -57,44 +57,16 @@ extension ScenarioParser {
     static func applying(
         _ overrides: ScenarioOverrides, to executor: ExecutorConfig, map: Node.Mapping, node: Node, path: String, _ reader: inout NodeReader
     ) -> ExecutorConfig {
-        let own = executorKeys[executor.name] ?? []
+        let owner = executor.owner
+        let own = type(of: owner).keyNames
         for (key, value) in overrides.settings where !own.contains(key) {
             reader.issue(
                 map["executor"] ?? node, field: "\(path).executor",
-                problem: "--\(key) \(value) does not apply to executor \(executor.name), which has no `\(key)`\(hint(key, executor)) "
+                problem: "--\(key) \(value) does not apply to executor \(executor.name), which has no `\(key)`\(type(of: owner).missingKeyHint(key)) "
                     + "(it takes \(own.joined(separator: ", ")))",
                 fix: "leave out --\(key), or choose the scenarios it fits with --scenario NAME")
         }
-        switch executor {
-        case .sharedIterations(var c):
-            c.vus = overrides.vus ?? c.vus
-            c.iterations = overrides.iterations ?? c.iterations
-            return .sharedIterations(c)
-        case .perVUIterations(var c):
-            c.vus = overrides.vus ?? c.vus
-            c.iterations = overrides.iterations ?? c.iterations
-            return .perVUIterations(c)
-        case .constantVUs(var c):
-            c.vus = overrides.vus ?? c.vus
-            c.duration = overrides.duration ?? c.duration
-            return .constantVUs(c)
-        case .constantArrivalRate(var c):
-            c.duration = overrides.duration ?? c.duration
-            return .constantArrivalRate(c)
-        case .rampingVUs, .rampingArrivalRate:
-            return executor
-        }
-    }
-
-    /// Why an executor lacks a setting, where the reason is not obvious.
-    private static func hint(_ key: String, _ executor: ExecutorConfig) -> String {
-        switch (key, executor) {
-        case ("duration", .rampingVUs), ("duration", .rampingArrivalRate): return ": its stages set how long it runs"
-        case ("vus", .rampingVUs): return ": its stages set the VUs"
-        case ("vus", _) where executor.isOpenModel: return ": its VUs are a pool (preAllocatedVUs, maxVUs) that serves its arrival rate"
-        case ("duration", .sharedIterations), ("duration", .perVUIterations): return ": it runs its iterations, within maxDuration"
-        default: return ""
-        }
+        return owner.applying(overrides).executor
     }
 
     /// A sweep of VUs would replace `--vus` at every point: a problem, not a silent surprise.

@@ -5,52 +5,20 @@ extension ScenarioParser {
         "executor", "startTime", "startAfter", "gracefulStop", "tags", "exec", "operation", "mix", "retry", "thinkTime", "setup",
         "sweep",
     ]
-    static let executorKeys: [String: [String]] = [
-        "shared-iterations": ["vus", "iterations", "maxDuration"],
-        "per-vu-iterations": ["vus", "iterations", "maxDuration"],
-        "constant-vus": ["vus", "duration"],
-        "ramping-vus": ["startVUs", "stages", "gracefulRampDown"],
-        "constant-arrival-rate": ["rate", "timeUnit", "duration", "preAllocatedVUs", "maxVUs"],
-        "ramping-arrival-rate": ["startRate", "timeUnit", "stages", "preAllocatedVUs", "maxVUs"],
-    ]
-    static var allExecutorKeys: [String] { Array(Set(executorKeys.values.flatMap { $0 })).sorted() }
+    static var executorKeys: [String] { ExecutorKind.allKeys.map(\.name) }
 
     /// One scenario, with the command line's `overrides` applied to its executor.
     static func readScenario(name: String, _ node: Node, overrides: ScenarioOverrides = ScenarioOverrides(), _ reader: inout NodeReader) -> ScenarioSpec? {
         let path = "scenarios.\(name)"
-        guard let map = reader.mapping(node, field: path, allowed: commonScenarioKeys + allExecutorKeys + operationKeys) else { return nil }
-        var executorName: String?
-        if let text = reader.string(map["executor"], field: "\(path).executor", required: true, parent: node, example: "executor: shared-iterations") {
-            if executorKeys[text] == nil {
-                let suggestion = closest(to: text, in: ExecutorConfig.names).map { "did you mean `\($0)`? " } ?? ""
-                reader.issue(
-                    map["executor"], field: "\(path).executor", problem: "unknown executor '\(text)'",
-                    fix: "\(suggestion)use one of: \(ExecutorConfig.names.joined(separator: ", "))")
-            } else {
-                executorName = text
-            }
-        }
-        if let executorName {
-            let own = Set(executorKeys[executorName] ?? [])
-            for (key, _) in map {
-                let keyName = key.string ?? ""
-                if allExecutorKeys.contains(keyName) && !own.contains(keyName) {
-                    reader.issue(
-                        key, field: "\(path).\(keyName)", problem: "does not apply to executor \(executorName)",
-                        fix: "\(executorName) takes \(own.sorted().joined(separator: ", ")); remove `\(keyName)`")
-                }
-            }
-        }
-        if executorName == nil { checkExecutorValues(map, path: path, &reader) }
-        let executor = executorName.flatMap { readExecutor($0, map, node: node, path: path, &reader) }.map {
-            applying(overrides, to: $0, map: map, node: node, path: path, &reader)
-        }
+        guard let map = reader.mapping(node, field: path, allowed: commonScenarioKeys + executorKeys + operationKeys) else { return nil }
+        let input = MappingInput(map: map, node: node, path: path)
+        let executor = readExecutor(input, &reader).map { applying(overrides, to: $0, map: map, node: node, path: path, &reader) }
         let operations = readWorkload(map, node: node, path: path, &reader)
         guard let executor, let operations else { return nil }
         var spec = ScenarioSpec(name: name, executor: executor, operations: operations)
-        spec.startTime = reader.duration(map["startTime"], field: "\(path).startTime", example: "startTime: 30s", allowZero: true) ?? .zero
-        spec.gracefulStop = reader.duration(map["gracefulStop"], field: "\(path).gracefulStop", example: "gracefulStop: 30s", allowZero: true) ?? .seconds(30)
-        spec.startAfter = reader.string(map["startAfter"], field: "\(path).startAfter", required: false, parent: node, example: "startAfter: warmup")
+        spec.startTime = input.read(.startTime, &reader)
+        spec.gracefulStop = input.read(.gracefulStop, &reader)
+        spec.startAfter = input.read(.startAfter, &reader)
         if let tagsNode = map["tags"], let entries = reader.namedMapping(tagsNode, field: "\(path).tags") {
             for (key, value) in entries {
                 if let text = reader.string(value, field: "\(path).tags.\(key)", required: true, parent: tagsNode, example: "\(key): value") {
@@ -63,9 +31,9 @@ extension ScenarioParser {
         }
         if let retryNode = map["retry"] { spec.retry = readRetry(retryNode, field: "\(path).retry", &reader) }
         if let thinkNode = map["thinkTime"] { spec.thinkTime = readThinkTime(thinkNode, field: "\(path).thinkTime", &reader) }
-        if let setupNode = map["setup"], let setup = reader.mapping(setupNode, field: "\(path).setup", allowed: ["seed", "sample"]) {
-            spec.setup.seed = reader.int(setup["seed"], field: "\(path).setup.seed", range: 0...1_000_000, example: "seed: 1000") ?? 0
-            spec.setup.sample = reader.int(setup["sample"], field: "\(path).setup.sample", range: 0...1_000_000, example: "sample: 10000") ?? 10_000
+        if let setupNode = map["setup"], let setup = reader.mapping(setupNode, field: "\(path).setup", allowed: setupKeys.map(\.name)) {
+            spec.setup.seed = ScenarioKey.setupSeed.read(setup, path: "\(path).setup", &reader)
+            spec.setup.sample = ScenarioKey.setupSample.read(setup, path: "\(path).setup", &reader)
         }
         for problem in executor.validate() {
             reader.issue(map[problem.field] ?? node, field: "\(path).\(problem.field)", problem: problem.problem, fix: problem.fix)
@@ -98,18 +66,15 @@ extension ScenarioParser {
         if values.isEmpty || Set(values).count != values.count {
             reader.issue(listNode, field: field, problem: values.isEmpty ? "lists no values" : "lists a value twice", fix: "list distinct values, e.g. `[1, 2, 4, 8]`")
         }
-        let timeBased: Bool
-        switch spec.executor {
-        case .constantVUs, .constantArrivalRate: timeBased = true
-        default: timeBased = false
-        }
+        let owner = spec.executor.owner
+        let timeBased = owner.lasting(owner.scheduledDuration) != nil
         switch parameter {
         case .vus:
-            if case .constantVUs = spec.executor {} else {
+            if owner.sweeping(.vus, 1) == nil {
                 reader.issue(listNode, field: field, problem: "sweeps VUs, which only constant-vus has", fix: "use `executor: constant-vus`, or sweep rate or batchSize")
             }
         case .rate:
-            if case .constantArrivalRate = spec.executor {} else {
+            if owner.sweeping(.rate, 1) == nil {
                 reader.issue(listNode, field: field, problem: "sweeps the rate, which only constant-arrival-rate has", fix: "use `executor: constant-arrival-rate`")
             }
         case .batchSize:
@@ -135,68 +100,37 @@ extension ScenarioParser {
         return Sweep(parameter: parameter, values: values, warmUp: warmUp, slo: slo)
     }
 
-    private static func readExecutor(_ name: String, _ map: Node.Mapping, node: Node, path: String, _ reader: inout NodeReader) -> ExecutorConfig? {
-        func int(_ key: String, _ range: ClosedRange<Int>, _ example: String, required: Bool = false) -> Int? {
-            reader.int(map[key], field: "\(path).\(key)", range: range, example: example, required: required, parent: node)
-        }
-        func duration(_ key: String, _ example: String, required: Bool = false) -> Duration? {
-            let value = reader.duration(map[key], field: "\(path).\(key)", example: example)
-            if value == nil && required && map[key] == nil { reader.issue(node, field: "\(path).\(key)", problem: "missing", fix: "add `\(example)`") }
-            return value
-        }
-        switch name {
-        case "shared-iterations", "per-vu-iterations":
-            let vus = int("vus", 1...10_000, "vus: 8") ?? 1
-            let iterations = int("iterations", 1...100_000_000, "iterations: 1000", required: name == "shared-iterations") ?? 1
-            let maxDuration = duration("maxDuration", "maxDuration: 10m") ?? .seconds(600)
-            if name == "per-vu-iterations" { return .perVUIterations(.init(vus: vus, iterations: iterations, maxDuration: maxDuration)) }
-            if map["iterations"] == nil { return nil }
-            return .sharedIterations(.init(vus: vus, iterations: iterations, maxDuration: maxDuration))
-        case "constant-vus":
-            let vus = int("vus", 1...10_000, "vus: 8") ?? 1
-            guard let d = duration("duration", "duration: 30s", required: true) else { return nil }
-            return .constantVUs(.init(vus: vus, duration: d))
-        case "ramping-vus":
-            let start = int("startVUs", 0...10_000, "startVUs: 0") ?? 1
-            let stages = readStages(map["stages"], node: node, field: "\(path).stages", &reader)
-            let rampDown = duration("gracefulRampDown", "gracefulRampDown: 30s") ?? .seconds(30)
-            guard let stages else { return nil }
-            return .rampingVUs(.init(startVUs: start, stages: stages, gracefulRampDown: rampDown))
-        case "constant-arrival-rate":
-            let rate = int("rate", 1...10_000_000, "rate: 100", required: true)
-            let unit = duration("timeUnit", "timeUnit: 1s") ?? .seconds(1)
-            let d = duration("duration", "duration: 1m", required: true)
-            let pre = int("preAllocatedVUs", 1...10_000, "preAllocatedVUs: 20", required: true)
-            let max = int("maxVUs", 1...10_000, "maxVUs: 100")
-            guard let rate, let d, let pre else { return nil }
-            return .constantArrivalRate(.init(rate: rate, timeUnit: unit, duration: d, preAllocatedVUs: pre, maxVUs: max))
-        default:
-            let start = int("startRate", 0...10_000_000, "startRate: 0") ?? 0
-            let unit = duration("timeUnit", "timeUnit: 1s") ?? .seconds(1)
-            let stages = readStages(map["stages"], node: node, field: "\(path).stages", &reader)
-            let pre = int("preAllocatedVUs", 1...10_000, "preAllocatedVUs: 20", required: true)
-            let max = int("maxVUs", 1...10_000, "maxVUs: 100")
-            guard let stages, let pre else { return nil }
-            return .rampingArrivalRate(.init(startRate: start, timeUnit: unit, stages: stages, preAllocatedVUs: pre, maxVUs: max))
-        }
-    }
-
-    /// Type checks of the executor settings present when the executor itself is unknown, so that their problems are
-    /// reported in the same pass.
-    private static func checkExecutorValues(_ map: Node.Mapping, path: String, _ reader: inout NodeReader) {
-        for key in ["maxDuration", "duration", "gracefulRampDown", "timeUnit"] where map[key] != nil {
-            _ = reader.duration(map[key], field: "\(path).\(key)", example: "\(key): 30s")
-        }
-        for key in ["vus", "iterations", "startVUs", "rate", "startRate", "preAllocatedVUs", "maxVUs"] where map[key] != nil {
-            _ = reader.int(map[key], field: "\(path).\(key)", range: 0...100_000_000, example: "\(key): 10")
-        }
-    }
-
-    private static func readStages(_ node: Node?, node parent: Node, field: String, _ reader: inout NodeReader) -> [Stage]? {
-        guard let node else {
-            reader.issue(parent, field: field, problem: "missing", fix: "add `stages: [{ duration: 30s, target: 10 }, { duration: 1m, target: 10 }]`")
+    /// `executor:` and the keys of the executor it names: another executor's key is a problem, and so is a key the
+    /// executor cannot do without left out. When the executor is unknown, the executors' keys given are still
+    /// checked, so that their problems are reported in the same pass.
+    private static func readExecutor(_ input: MappingInput, _ reader: inout NodeReader) -> ExecutorConfig? {
+        let names = ExecutorConfig.names
+        guard let text = reader.string(input.map["executor"], field: "\(input.path).executor", required: true, parent: input.node, example: "executor: shared-iterations")
+        else { return nil }
+        guard let kind = ExecutorKind(rawValue: text) else {
+            let suggestion = closest(to: text, in: names).map { "did you mean `\($0)`? " } ?? ""
+            reader.issue(
+                input.map["executor"], field: "\(input.path).executor", problem: "unknown executor '\(text)'",
+                fix: "\(suggestion)use one of: \(names.joined(separator: ", "))")
+            for key in ExecutorKind.allKeys where input.has(key.name) { key.check(input, &reader) }
             return nil
         }
+        let owner = kind.settingsType
+        let own = Set(owner.keyNames)
+        for (key, _) in input.map {
+            let keyName = key.string ?? ""
+            if executorKeys.contains(keyName) && !own.contains(keyName) {
+                reader.issue(
+                    key, field: "\(input.path).\(keyName)", problem: "does not apply to executor \(text)",
+                    fix: "\(text) takes \(own.sorted().joined(separator: ", ")); remove `\(keyName)`")
+            }
+        }
+        for key in owner.keys where owner.requiredKeys.contains(key.name) { input.require(key, "missing", fix: "add `\(key.example)`", &reader) }
+        return owner.read(input, &reader)?.executor
+    }
+
+    /// A ramping executor's `stages`: a list of `{ duration, target }`.
+    static func readStages(_ node: Node, field: String, _ reader: inout NodeReader) -> [Stage]? {
         var stages: [Stage] = []
         for (index, item) in reader.sequence(node, field: field).enumerated() {
             let path = "\(field)[\(index)]"
@@ -212,11 +146,10 @@ extension ScenarioParser {
     static func readRetry(_ node: Node, field: String, _ reader: inout NodeReader) -> ScenarioSpec.Retry? {
         guard let map = reader.mapping(node, field: field, allowed: retryKeys) else { return nil }
         var settings = ScenarioSpec.Retry()
-        settings.maxAttempts = reader.int(map["maxAttempts"], field: "\(field).maxAttempts", range: 1...100, example: "maxAttempts: 5") ?? settings.maxAttempts
-        settings.initialBackoff =
-            reader.duration(map["initialBackoff"], field: "\(field).initialBackoff", example: "initialBackoff: 100ms") ?? settings.initialBackoff
-        settings.maxBackoff = reader.duration(map["maxBackoff"], field: "\(field).maxBackoff", example: "maxBackoff: 10s") ?? settings.maxBackoff
-        settings.budget = reader.duration(map["budget"], field: "\(field).budget", example: "budget: 60s") ?? settings.budget
+        settings.maxAttempts = ScenarioKey.maxAttempts.read(map, path: field, &reader)
+        settings.initialBackoff = ScenarioKey.initialBackoff.read(map, path: field, &reader)
+        settings.maxBackoff = ScenarioKey.maxBackoff.read(map, path: field, &reader)
+        settings.budget = ScenarioKey.retryBudget.read(map, path: field, &reader)
         if settings.maxBackoff < settings.initialBackoff {
             reader.issue(map["maxBackoff"], field: "\(field).maxBackoff", problem: "is shorter than initialBackoff", fix: "make maxBackoff at least initialBackoff")
         }

@@ -61,7 +61,7 @@ package enum ScenarioParser {
         "version", "name", "description", "target", "local", "seed", "verify", "maxFailedEditRate", "scenarios", "compare", "thresholds",
         "auth", "tls", "requestTimeout",
     ]
-    static let retryKeys = ["maxAttempts", "initialBackoff", "maxBackoff", "budget"]
+    static let retryKeys = retrySettingKeys.map(\.name)
     static let compareKeys = ["baseline", "candidate", "metric", "min"]
 
     private static func readPlan(_ root: Node, options: ScenarioParseOptions, _ reader: inout NodeReader) -> ScenarioPlan? {

@@ -54,31 +54,12 @@ extension ScenarioSpec {
     /// This scenario with `value` for the swept parameter (and, for a warm-up, `duration` as its length).
     func applying(_ parameter: Sweep.Parameter, _ value: Int, duration: Duration?) -> ScenarioSpec {
         var spec = self
-        switch (parameter, spec.executor) {
-        case (.vus, .constantVUs(var c)):
-            c.vus = value
-            if let duration { c.duration = duration }
-            spec.executor = .constantVUs(c)
-        case (.rate, .constantArrivalRate(var c)):
-            c.rate = value
-            if let duration { c.duration = duration }
-            spec.executor = .constantArrivalRate(c)
-        case (.batchSize, _):
+        if parameter == .batchSize {
             spec.operations[0] = spec.operations[0].sweeping(batchSize: value)
-            if let duration {
-                switch spec.executor {
-                case .constantVUs(var c):
-                    c.duration = duration
-                    spec.executor = .constantVUs(c)
-                case .constantArrivalRate(var c):
-                    c.duration = duration
-                    spec.executor = .constantArrivalRate(c)
-                default: break
-                }
-            }
-        default:
-            break
+        } else if let swept = spec.executor.owner.sweeping(parameter, value) {
+            spec.executor = swept.executor
         }
+        if let duration, let lasting = spec.executor.owner.lasting(duration) { spec.executor = lasting.executor }
         return spec
     }
 }

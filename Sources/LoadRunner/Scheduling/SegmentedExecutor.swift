@@ -29,41 +29,9 @@ struct SegmentedExecutor: Sendable {
             numbering = segment
             return
         }
-        switch executor {
-        case .sharedIterations(var c):
-            let split = try? segment.split(by: c.vus)
-            c.iterations = split?.scale(c.iterations) ?? 0
-            c.vus = segment.scale(c.vus)
-            self.executor = .sharedIterations(c)
-            numbering = c.vus > 0 && c.iterations > 0 ? split : nil
-        case .perVUIterations(var c):
-            c.vus = segment.scale(c.vus)
-            self.executor = .perVUIterations(c)
-            numbering = c.vus > 0 ? segment : nil
-        case .constantVUs(var c):
-            c.vus = segment.scale(c.vus)
-            self.executor = .constantVUs(c)
-            numbering = c.vus > 0 ? segment : nil
-        case .rampingVUs:
-            self.executor = executor
-            let tasks = segment.scale(executor.maxVUs)
-            vuTasks = tasks
-            numbering = tasks > 0 ? segment : nil
-        case .constantArrivalRate(var c):
-            numbering = Self.sharePool(&c.preAllocatedVUs, &c.maxVUs, segment)
-            self.executor = .constantArrivalRate(c)
-        case .rampingArrivalRate(var c):
-            numbering = Self.sharePool(&c.preAllocatedVUs, &c.maxVUs, segment)
-            self.executor = .rampingArrivalRate(c)
-        }
-    }
-
-    /// Scales an arrival-rate pool to the segment; returns the numbering of its arrivals (the tuple re-split by the
-    /// whole pool, as k6 does), or nil when the segment gets no VU.
-    private static func sharePool(_ preAllocated: inout Int, _ max: inout Int, _ segment: ExecutionTuple) -> ExecutionTuple? {
-        let split = try? segment.split(by: max)
-        preAllocated = segment.scale(preAllocated)
-        max = segment.scale(max)
-        return max > 0 ? split : nil
+        let share = executor.owner.share(of: segment)
+        self.executor = share.executor
+        numbering = share.numbering
+        vuTasks = share.vuTasks
     }
 }

@@ -1,86 +1,33 @@
-/// How a scenario schedules its iterations: one of k6's six executors, each with its own settings.
-///
-/// Closed-model executors (`shared-iterations`, `per-vu-iterations`, `constant-vus`, `ramping-vus`) run a set of
-/// virtual users that each start their next iteration when the last one ends, so a slower service gets fewer
-/// requests. Open-model executors (`constant-arrival-rate`, `ramping-arrival-rate`) start iterations on a schedule
-/// whatever the service's latency, from a pool of VUs; an iteration that finds no free VU is dropped and counted.
-package enum ExecutorConfig: Sendable, Hashable {
-    case sharedIterations(SharedIterations)
-    case perVUIterations(PerVUIterations)
-    case constantVUs(ConstantVUs)
-    case rampingVUs(RampingVUs)
-    case constantArrivalRate(ConstantArrivalRate)
-    case rampingArrivalRate(RampingArrivalRate)
+extension ExecutorConfig {
+    /// The executor's kind.
+    package var kind: ExecutorKind { type(of: owner).kind }
 
     /// The executor names, as in k6.
-    package static let names = [
-        "shared-iterations", "per-vu-iterations", "constant-vus", "ramping-vus", "constant-arrival-rate", "ramping-arrival-rate",
-    ]
+    package static var names: [String] { ExecutorKind.allCases.map(\.rawValue) }
 
     /// k6's name of this executor.
-    package var name: String {
-        switch self {
-        case .sharedIterations: return "shared-iterations"
-        case .perVUIterations: return "per-vu-iterations"
-        case .constantVUs: return "constant-vus"
-        case .rampingVUs: return "ramping-vus"
-        case .constantArrivalRate: return "constant-arrival-rate"
-        case .rampingArrivalRate: return "ramping-arrival-rate"
-        }
-    }
+    package var name: String { kind.rawValue }
 
     /// True for the arrival-rate executors, whose latency is measured from each iteration's intended start.
     package var isOpenModel: Bool {
-        switch self {
-        case .constantArrivalRate, .rampingArrivalRate: return true
-        default: return false
-        }
+        if case .open = owner.schedule { return true }
+        return false
     }
 
     /// The most VUs the executor ever runs at once (the connections it needs).
-    package var maxVUs: Int {
-        switch self {
-        case .sharedIterations(let c): return c.vus
-        case .perVUIterations(let c): return c.vus
-        case .constantVUs(let c): return c.vus
-        case .rampingVUs(let c): return max(c.startVUs, c.stages.map(\.target).max() ?? 0)
-        case .constantArrivalRate(let c): return c.maxVUs
-        case .rampingArrivalRate(let c): return c.maxVUs
-        }
-    }
+    package var maxVUs: Int { owner.maxVUs }
 
     /// How long after the scenario's start new iterations may begin: `maxDuration`, `duration`, or the stages' total.
-    package var scheduledDuration: Duration {
-        switch self {
-        case .sharedIterations(let c): return c.maxDuration
-        case .perVUIterations(let c): return c.maxDuration
-        case .constantVUs(let c): return c.duration
-        case .rampingVUs(let c): return c.stages.reduce(.zero) { $0 + $1.duration }
-        case .constantArrivalRate(let c): return c.duration
-        case .rampingArrivalRate(let c): return c.stages.reduce(.zero) { $0 + $1.duration }
-        }
-    }
+    package var scheduledDuration: Duration { owner.scheduledDuration }
 
     /// The iterations the executor plans, when it has a fixed count.
-    package var plannedIterations: Int? {
-        switch self {
-        case .sharedIterations(let c): return c.iterations
-        case .perVUIterations(let c): return c.iterations * c.vus
-        case .constantArrivalRate(let c): return c.plannedIterations
-        case .rampingArrivalRate(let c): return c.plannedIterations
-        default: return nil
-        }
-    }
+    package var plannedIterations: Int? { owner.plannedIterations }
 
     /// Cross-field problems in the settings (ranges of single fields are checked while reading them).
-    package func validate() -> [ExecutorProblem] {
-        switch self {
-        case .rampingVUs(let c): return c.validate()
-        case .constantArrivalRate(let c): return c.validate()
-        case .rampingArrivalRate(let c): return c.validate()
-        default: return []
-        }
-    }
+    package func validate() -> [ExecutorProblem] { owner.validate() }
+
+    /// One line saying what the executor runs, e.g. `100 iterations × 1 adds, 8 VUs, layer 0`.
+    package func planDescription(work: String, layers: String) -> String { owner.planDescription(work: work, layers: layers) }
 }
 
 /// A problem with an executor's settings: the field and what to write instead.

@@ -1,7 +1,7 @@
 import Yams
 
 /// One key of a scenario file, declared once: its name, the type of its value (which brings the range), its
-/// default, its examples and its description. The reader (``OperationInput/read(_:_:)``), the messages' examples and
+/// default, its examples and its description. The reader (``MappingInput/read(_:_:)``), the messages' examples and
 /// the key's JSON Schema fragment all come from this declaration, so none of them can drift from the others.
 ///
 /// Keys are declared as static members of `ScenarioKey` (`ScenarioKey<Int>.batchSize`), so readers write
@@ -33,7 +33,7 @@ struct ScenarioKey<Value: Sendable>: ScenarioKeyDeclaration {
 
     /// The key's JSON Schema fragment: description, the value type's members, default and examples.
     var schema: SchemaValue {
-        var members = [SchemaValue.Member("description", .string(description))] + type.schema
+        var members = (description.isEmpty ? [] : [SchemaValue.Member("description", .string(description))]) + type.schema
         if let value = type.render(defaultValue) { members.append(.init("default", value)) }
         let rendered = examples.compactMap(type.render)
         if !rendered.isEmpty { members.append(.init("examples", .array(rendered))) }
@@ -45,6 +45,8 @@ struct ScenarioKey<Value: Sendable>: ScenarioKeyDeclaration {
         guard let node = map[name] else { return defaultValue }
         return type.read(KeyRead(node: node, field: "\(path).\(name)", example: example), &reader) ?? defaultValue
     }
+
+    func check(_ input: MappingInput, _ reader: inout NodeReader) { _ = read(input.map, path: input.path, &reader) }
 
     /// What reading `text` as this key's value gives, rendered as the schema renders values (nil when refused).
     func probe(_ text: String) -> SchemaValue?? {
@@ -70,6 +72,10 @@ extension ScenarioKey {
 protocol ScenarioKeyDeclaration: Sendable {
     var name: String { get }
     var schema: SchemaValue { get }
+    /// `name: value`, as a fix suggests writing the key.
+    var example: String { get }
+    /// Reads the key's value in `input`, only for the problems it reports.
+    func check(_ input: MappingInput, _ reader: inout NodeReader)
     /// What the reader makes of `text`: `.none` when it refuses it, else the value as the schema renders it.
     func probe(_ text: String) -> SchemaValue??
     /// The default the reader gives, as the schema renders it; nil when there is none.

@@ -19,7 +19,7 @@ package struct AddAttachmentSettings: OperationKindSettings {
     static let summary = "addAttachment: a generated file attached to an existing feature"
     static let keys = attachmentFileKeys
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         let (files, threshold) = input.attachmentFiles(&reader)
         return Self(files: files, uploadThreshold: threshold)
     }

@@ -25,7 +25,7 @@ package struct AddFeaturesSettings: OperationKindSettings {
     static let summary = "addFeatures: batchSize new features per request"
     static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.batchSize, ScenarioKey.rollbackOnFailure, ScenarioKey.clientGlobalIds, ScenarioKey.invalidRate]
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         Self(
             batchSize: input.read(.batchSize, &reader), rollbackOnFailure: input.read(.rollbackOnFailure, &reader),
             clientGlobalIds: input.read(.clientGlobalIds, &reader), invalidRate: input.read(.invalidRate, &reader))

@@ -52,7 +52,7 @@ package struct ApplyEditsSettings: OperationKindSettings {
         ]
     }
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         let batchSize = input.read(.batchSize, &reader)
         var settings = Self(rollbackOnFailure: input.read(.rollbackOnFailure, &reader), clientGlobalIds: input.read(.clientGlobalIds, &reader))
         settings.adds = input.read(.adds, &reader)

@@ -35,7 +35,7 @@ package struct DeepInsertSettings: OperationKindSettings {
     static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.children, ScenarioKey.attachments] + attachmentFileKeys + [ScenarioKey.rollbackOnFailure]
     static let requiredKeys = ["relationship"]
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         var settings = Self(rollbackOnFailure: input.read(.rollbackOnFailure, &reader))
         settings.relationshipId = input.relationship(required: kind, &reader) ?? 0
         (settings.files, settings.uploadThreshold) = input.attachmentFiles(&reader)

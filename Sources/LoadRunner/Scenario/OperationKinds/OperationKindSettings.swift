@@ -21,7 +21,7 @@ protocol OperationKindSettings: Sendable, Hashable {
     init()
 
     /// Reads the kind's own keys; the parser has already refused the keys of other kinds.
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self
 
     /// These settings as the operation enum's case.
     var settings: OperationSettings { get }
@@ -94,7 +94,7 @@ package struct AttachmentFiles: Sendable, Hashable {
 }
 
 /// An operation's mapping in a scenario file, with typed reads that record an issue under the operation's path.
-struct OperationInput {
+struct MappingInput {
     let map: Node.Mapping
     /// The node of the operation's mapping (a scenario, or a mix entry).
     let node: Node

@@ -19,7 +19,7 @@ package struct QueryAttachmentsSettings: OperationKindSettings {
     static let summary = "queryAttachments: the attachments of batchSize existing features, optionally downloaded"
     static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.batchSize, ScenarioKey.download]
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         let batchSize = input.read(.batchSize, &reader)
         return Self(batchSize: batchSize, download: input.read(.download, &reader))
     }

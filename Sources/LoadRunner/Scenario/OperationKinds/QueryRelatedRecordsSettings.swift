@@ -28,7 +28,7 @@ package struct QueryRelatedRecordsSettings: OperationKindSettings {
     static let summary = "queryRelatedRecords: the records related to batchSize existing features through `relationship`"
     static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.batchSize, ScenarioKey.outFields, ScenarioKey.returnGeometry, ScenarioKey.pageSize]
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         var settings = Self()
         settings.batchSize = input.read(.batchSize, &reader)
         settings.outFields = input.read(.outFields, &reader)

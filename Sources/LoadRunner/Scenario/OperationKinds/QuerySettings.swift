@@ -49,7 +49,7 @@ package struct QuerySettings: OperationKindSettings {
         ]
     ]
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         var settings = Self()
         settings.whereClause = input.read(.whereClause, &reader)
         settings.outFields = input.read(.outFields, &reader)

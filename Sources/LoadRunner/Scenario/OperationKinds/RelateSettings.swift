@@ -36,7 +36,7 @@ package struct RelateSettings: OperationKindSettings {
     static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.relateAction, ScenarioKey.validate, ScenarioKey.rollbackOnFailure]
     static let requiredKeys = ["relationship"]
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         Self(
             relationship: input.relationship(required: kind, &reader) ?? 0, action: input.read(.relateAction, &reader),
             validate: input.read(.validate, &reader), rollbackOnFailure: input.read(.rollbackOnFailure, &reader))

@@ -19,7 +19,7 @@ package struct UpdateFeaturesSettings: OperationKindSettings {
     static let summary = "updateFeatures: batchSize existing features per request"
     static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.batchSize, ScenarioKey.rollbackOnFailure]
 
-    static func read(_ input: OperationInput, _ reader: inout NodeReader) -> Self {
+    static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         let batchSize = input.read(.batchSize, &reader)
         return Self(batchSize: batchSize, rollbackOnFailure: input.read(.rollbackOnFailure, &reader))
     }

@@ -28,6 +28,7 @@ package enum ScenarioSchema {
         definitions["operation"] = .object(kinds.map { .init($0.rawValue, rules(of: $0.settingsType)) })
 
         var scenario = definitions["scenario"] ?? [:]
+        addExecutors(to: &scenario, &definitions)
         scenario[path: ["properties", "exec", "anyOf"]] = [["type": "string", "enum": names], ["$ref": "#/$defs/env"]]
         scenario[path: ["properties", "exec", "examples"]] = names
         for property in properties { scenario[path: ["properties", property.key]] = property.value }
@@ -43,6 +44,40 @@ package enum ScenarioSchema {
 
         schema["$defs"] = definitions
         return schema
+    }
+
+    /// The executors' part: the `executor` names, each executor's keys (after the scenario's own, before the
+    /// operations'), and for each executor the rules that apply when the scenario names it.
+    static func addExecutors(to scenario: inout SchemaValue, _ definitions: inout SchemaValue) {
+        let kinds = ExecutorKind.allCases
+        let names = SchemaValue.array(kinds.map { .string($0.rawValue) })
+        scenario[path: ["properties", "executor", "anyOf"]] = [["type": "string", "enum": names], ["$ref": "#/$defs/env"]]
+        scenario[path: ["properties", "executor", "examples"]] = names
+        for key in ExecutorKind.allKeys { scenario[path: ["properties", key.name]] = key.schema }
+        let choices: [SchemaValue] = kinds.map { kind in
+            ["if": chosen("executor", kind.rawValue), "then": ["$ref": .string("#/$defs/executorRules/\(kind.rawValue)")]]
+        }
+        scenario["allOf"] = .array(choices + (scenario["allOf"].flatMap(\.arrayValue) ?? []))
+        definitions["notForExecutor"] = .object(kinds.map { kind in
+            let own = kind.settingsType.keyNames.sorted().joined(separator: ", ")
+            return .init(kind.rawValue, [
+                "description": .string("Not a setting of executor \(kind.rawValue)."),
+                "not": [:],
+                "errorMessage": .string("does not apply to executor \(kind.rawValue), which takes \(own)"),
+            ])
+        })
+        definitions["executorRules"] = .object(kinds.map { .init($0.rawValue, rules(of: $0.settingsType)) })
+    }
+
+    /// An executor's rules: the executors' keys it does not take refused, its own rules, its required keys.
+    static func rules(of owner: any ExecutorKindSettings.Type) -> SchemaValue {
+        let own = Set(owner.keyNames)
+        let refused = ExecutorKind.allKeys.filter { !own.contains($0.name) }.map {
+            SchemaValue.Member($0.name, ["$ref": .string("#/$defs/notForExecutor/\(owner.kind.rawValue)")])
+        }
+        var members = [SchemaValue.Member("properties", .object(refused + owner.schemaPropertyRules))]
+        if !owner.requiredKeys.isEmpty { members.append(.init("required", .array(owner.requiredKeys.map { .string($0) }))) }
+        return .object(members + owner.schemaRules)
     }
 
     /// A kind's rules: of the operations' keys, only its own (and `layer`); its required keys; its own rules.
@@ -61,8 +96,11 @@ package enum ScenarioSchema {
     }
 
     /// `if` the mapping names `kind` under `key`.
-    static func chosen(_ key: String, _ kind: OperationKind) -> SchemaValue {
-        ["required": [.string(key)], "properties": .object([.init(key, ["const": .string(kind.rawValue)])])]
+    static func chosen(_ key: String, _ kind: OperationKind) -> SchemaValue { chosen(key, kind.rawValue) }
+
+    /// `if` the mapping names `name` under `key`.
+    static func chosen(_ key: String, _ name: String) -> SchemaValue {
+        ["required": [.string(key)], "properties": .object([.init(key, ["const": .string(name)])])]
     }
 
     /// A scenario's operation rules: settings beside `mix` go in its entries; `exec` names the kind whose rules apply
