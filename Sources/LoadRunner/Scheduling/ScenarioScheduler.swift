@@ -32,10 +32,7 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         // A segment too thin for any of this executor's work runs nothing, for as long as the others run, so that a
         // scenario started after this one starts with theirs.
         guard let numbering = share.numbering else {
-            switch spec.executor {
-            case .sharedIterations, .perVUIterations: break
-            default: try? await clock.sleep(for: spec.executor.scheduledDuration)
-            }
+            if !spec.executor.owner.endsAfterIterations { try? await clock.sleep(for: spec.executor.scheduledDuration) }
             return Task.isCancelled ? .cancelled : .durationDone
         }
         if let closed = ClosedSchedule(share.executor) {
@@ -111,76 +108,56 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         }
     }
 
+    /// Carries out ``OpenDispatchMachine``'s actions on a task group: iterations, the ticker that wakes the
+    /// dispatcher when the next one is due, and the hard-stop deadline are its children.
     private func runOpen(_ schedule: OpenSchedule, numbering: ExecutionTuple) async -> ScenarioStopReason {
         let start = clock.now
-        var poolSize = schedule.preAllocatedVUs
-        recorder.recordPoolSize(poolSize)
+        var machine = OpenDispatchMachine(schedule: schedule, numbering: numbering, gracefulStop: spec.gracefulStop)
+        recorder.recordPoolSize(machine.poolSize)
         return await withTaskGroup(of: Event.self) { group in
-            var started = 0
-            var inFlight = 0
-            var tickerPending = false
-            var dispatching = true
-            var deadlineSet = false
-            var reason = ScenarioStopReason.durationDone
+            var event: OpenDispatchMachine.Event? = .wake
+            var cancelSeen = false
             while true {
-                dispatch: while dispatching && !Task.isCancelled {
-                    // The segment's `started`-th arrival is the whole test's `global`-th, due when the whole test's is.
-                    let global = numbering.global(started)
-                    switch schedule.pace(elapsed: start.duration(to: clock.now), started: global) {
-                    case .done:
-                        dispatching = false
-                    case .start(let intended):
+                var actions: [OpenDispatchMachine.Action] = []
+                if Task.isCancelled && !cancelSeen {
+                    cancelSeen = true
+                    actions += machine.handle(.cancel, at: start.duration(to: clock.now))
+                }
+                if let event { actions += machine.handle(event, at: start.duration(to: clock.now)) }
+                for action in actions {
+                    switch action {
+                    case .start(let global, let intended):
                         let index = indexBase + global
-                        started += 1
                         let intendedInstant = start.advanced(by: intended)
-                        guard inFlight < schedule.maxVUs else {
-                            recorder.recordDropped(at: runStart.duration(to: intendedInstant))
-                            continue
-                        }
-                        inFlight += 1
-                        if inFlight > poolSize {
-                            poolSize = inFlight
-                            recorder.recordPoolSize(poolSize)
-                        }
                         group.addTask(executorPreference: executor) {
                             let log = RequestLog()
                             await RequestLog.$current.withValue(log) { await iterate(index: index, intended: intendedInstant, log: log) }
                             return .iterationFinished
                         }
-                    case .wait(let until):
-                        if !tickerPending {
-                            tickerPending = true
-                            group.addTask {
-                                try? await clock.sleep(until: start.advanced(by: until), tolerance: nil)
-                                return .tick
-                            }
+                    case .drop(let intended):
+                        recorder.recordDropped(at: runStart.duration(to: start.advanced(by: intended)))
+                    case .growPool(let size):
+                        recorder.recordPoolSize(size)
+                    case .sleep(let until):
+                        group.addTask {
+                            try? await clock.sleep(until: start.advanced(by: until), tolerance: nil)
+                            return .tick
                         }
-                        break dispatch
-                    }
-                }
-                if Task.isCancelled { dispatching = false }
-                if !dispatching && !deadlineSet {
-                    deadlineSet = true
-                    if inFlight == 0 { group.cancelAll() }
-                    group.addTask { await deadline(start.advanced(by: schedule.end + spec.gracefulStop)) }
-                }
-                guard let event = await group.next() else { break }
-                switch event {
-                case .iterationFinished:
-                    inFlight -= 1
-                    if !dispatching && inFlight == 0 { group.cancelAll() }
-                case .tick:
-                    tickerPending = false
-                case .deadline(let reached):
-                    if reached && inFlight > 0 {
-                        reason = .gracefulStop
+                    case .armDeadline(let at):
+                        group.addTask { await deadline(start.advanced(by: at)) }
+                    case .cancelAll:
                         group.cancelAll()
                     }
-                case .vuFinished:
-                    break
+                }
+                guard let next = await group.next() else { break }
+                switch next {
+                case .iterationFinished: event = .finished
+                case .tick: event = .wake
+                case .deadline(let reached): event = .deadline(reached: reached)
+                case .vuFinished: event = nil
                 }
             }
-            return Task.isCancelled ? .cancelled : reason
+            return Task.isCancelled ? .cancelled : machine.reason
         }
     }
 
