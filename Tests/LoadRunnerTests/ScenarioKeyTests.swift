@@ -33,6 +33,11 @@ import Testing
         }
     }
 
+    /// A scenario file with `top` as one more line at its top level.
+    static func fileScenario(_ lines: [String], top: String?) -> String {
+        scenario(lines) + (top.map { $0 + "\n" } ?? "")
+    }
+
     static func scenario(_ lines: [String]) -> String {
         "version: 2\nname: keys\ntarget: local\nscenarios:\n  s:\n" + lines.map { "    " + $0 }.joined(separator: "\n") + "\n"
     }
@@ -70,6 +75,19 @@ import Testing
                     Case(key: key, context: container, document: { line in scenario(plain + (line.map { ["\(container):", "  " + $0] } ?? ["\(container): {}"])) }, field: "scenarios.s.\(container).\(key.name)"))
             }
         }
+        for key in fileKeys where key.name != "version" {
+            cases.append(Case(key: key, context: "file", document: { line in fileScenario(plain, top: line) }, field: key.name))
+        }
+        for key in localServiceKeys {
+            // A local service setting left out is the service's own default, not the key's: only the range is the key's.
+            cases.append(
+                Case(key: key, context: "local", document: { line in fileScenario(plain, top: line.map { "local: { \($0) }" }) }, field: "local.\(key.name)", required: true))
+        }
+        cases.append(
+            Case(
+                key: ScenarioKey.stageTarget, context: "stage",
+                document: { line in scenario(["executor: ramping-vus", "exec: query", "stages:", "  - duration: 1s", line.map { "    " + $0 } ?? ""]) },
+                field: "scenarios.s.stages[0].target", required: true))
         for key in [ScenarioKey.weight] as [any ScenarioKeyDeclaration] {
             let lines = ["executor: shared-iterations", "iterations: 1", "mix:", "  - operation: query"]
             cases.append(Case(key: key, context: "mix entry", document: { scenario(lines + [$0].compactMap { $0.map { "    " + $0 } }) }, field: "scenarios.s.mix[0].\(key.name)"))
@@ -99,7 +117,8 @@ import Testing
     func everyKeyIsCovered() {
         let covered = Set(Self.cases.map(\.key.name))
         let declared = ExecutorKind.allKeys.map(\.name) + OperationKind.allCases.flatMap { $0.settingsType.keys.map(\.name) } + ["layer"]
-            + setupKeys.map(\.name) + retrySettingKeys.map(\.name) + ["startTime", "gracefulStop", "weight"]
+            + setupKeys.map(\.name) + retrySettingKeys.map(\.name) + ["startTime", "gracefulStop", "weight", "target"]
+            + fileKeys.map(\.name).filter { $0 != "version" } + localServiceKeys.map(\.name)
         #expect(Set(declared).subtracting(covered).isEmpty)
         #expect(Self.cases.count > 60, "\(Self.cases.count) cases")
     }
@@ -108,7 +127,8 @@ import Testing
     func rangeAgrees(_ test: Case) {
         let schema = test.key.schema
         let name = test.key.name
-        func problems(_ value: Int) -> [String] { Self.parse(test.document("\(name): \(value)"), field: test.field).problems }
+        func problems(_ value: String) -> [String] { Self.parse(test.document("\(name): \(value)"), field: test.field).problems }
+        func problems(_ value: Int) -> [String] { problems("\(value)") }
         let exclusive = Self.bound("exclusiveMinimum", of: schema)
         if let minimum = Self.bound("minimum", of: schema), minimum != exclusive {
             #expect(problems(minimum).isEmpty, "\(test) at its schema minimum \(minimum)")
@@ -116,7 +136,8 @@ import Testing
         }
         if let maximum = Self.bound("maximum", of: schema) {
             #expect(problems(maximum).isEmpty, "\(test) at its schema maximum \(maximum)")
-            #expect(!problems(maximum + 1).isEmpty, "\(test) one above its schema maximum \(maximum)")
+            let above = maximum == .max ? "9223372036854775808" : "\(maximum + 1)"
+            #expect(!problems(above).isEmpty, "\(test) one above its schema maximum \(maximum)")
         }
         if let exclusive {
             #expect(!problems(exclusive).isEmpty, "\(test) at its schema's exclusive minimum \(exclusive)")

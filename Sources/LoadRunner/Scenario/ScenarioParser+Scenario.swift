@@ -59,7 +59,7 @@ extension ScenarioParser {
         let field = "\(path).\(parameter.rawValue)"
         var values: [Int] = []
         for (index, item) in reader.sequence(listNode, field: field).enumerated() {
-            if let value = reader.int(item, field: "\(field)[\(index)]", range: 1...1_000_000, example: "\(parameter.rawValue): [1, 2, 4, 8]") {
+            if let value = KeyValueType.sweepValue.read(KeyRead(node: item, field: "\(field)[\(index)]", example: "\(parameter.rawValue): [1, 2, 4, 8]"), &reader) {
                 values.append(value)
             }
         }
@@ -136,7 +136,8 @@ extension ScenarioParser {
             let path = "\(field)[\(index)]"
             guard let map = reader.mapping(item, field: path, allowed: ["duration", "target"]) else { continue }
             let duration = reader.duration(map["duration"], field: "\(path).duration", example: "duration: 30s", allowZero: true)
-            let target = reader.int(map["target"], field: "\(path).target", range: 0...10_000_000, example: "target: 10", required: true, parent: item)
+            let stage = MappingInput(map: map, node: item, path: path)
+            let target = stage.required(.stageTarget, &reader)
             if map["duration"] == nil { reader.issue(item, field: "\(path).duration", problem: "missing", fix: "add `duration: 30s`") }
             if let duration, let target { stages.append(Stage(duration: duration, target: target)) }
         }

@@ -74,12 +74,13 @@ package enum ScenarioParser {
                     + "another in file order; version 2 runs them at the same time, each from its startTime or after its startAfter scenario, as k6 does",
                 fix: "add `version: 2` as the first line for k6's meaning, or `version: 1` to run the scenarios one after another")
         }
-        let version = reader.int(top["version"], field: "version", range: 1...2, example: "version: 2") ?? 2
+        // A file without a version is refused above; its scenarios are still checked as version 2 reads them.
+        let version = ScenarioKey.version.read(top, path: "", &reader) ?? 2
         let name = reader.string(top["name"], field: "name", required: true, parent: root, example: "name: quickstart")
         let description = reader.string(top["description"], field: "description", required: false, parent: root, example: "")
-        let seed = reader.int(top["seed"], field: "seed", range: 0...Int.max, example: "seed: 42") ?? 1
-        let verify = reader.bool(top["verify"], field: "verify") ?? true
-        let maxFailedEditRate = reader.rate(top["maxFailedEditRate"], field: "maxFailedEditRate") ?? 0
+        let seed = ScenarioKey.seed.read(top, path: "", &reader)
+        let verify = ScenarioKey.verify.read(top, path: "", &reader)
+        let maxFailedEditRate = ScenarioKey.maxFailedEditRate.read(top, path: "", &reader)
         let target = readTarget(top, root: root, &reader)
 
         // Every scenario of the file (sweeps expanded) is checked; those the command line selects run.
@@ -120,8 +121,8 @@ package enum ScenarioParser {
     private static func readLocalService(_ node: Node, _ reader: inout NodeReader) -> ScenarioPlan.LocalService {
         var local = ScenarioPlan.LocalService()
         guard case .mapping(let map) = node else { return local }
-        local.rows = reader.int(map["rows"], field: "local.rows", range: 0...10_000_000, example: "rows: 500")
-        if let seed = reader.int(map["faultSeed"], field: "local.faultSeed", range: 0...Int.max, example: "faultSeed: 7") { local.faultSeed = UInt64(seed) }
+        local.rows = ScenarioKey.rows.read(map, path: "local", &reader)
+        if map[ScenarioKey.faultSeed.name] != nil { local.faultSeed = UInt64(ScenarioKey.faultSeed.read(map, path: "local", &reader)) }
         func located(_ node: Node, field: String, _ reader: inout NodeReader) -> ScenarioPlan.Located? {
             guard let text = reader.text(node, field: field) else {
                 reader.issue(node, field: field, problem: "expected a fault specification, got \(reader.kind(node))", fix: "write it as for `serve`, e.g. \"http503:0.1\"")

@@ -35,12 +35,10 @@ struct KeyValueType<Value: Sendable>: Sendable {
 }
 
 extension KeyValueType where Value == Int {
-    /// A whole number in `range` (no upper bound when it ends at `Int.max`).
+    /// A whole number in `range`.
     static func integer(_ range: ClosedRange<Int>) -> Self {
-        var schema = [ref("integer"), .init("minimum", .integer(range.lowerBound))]
-        if range.upperBound != .max { schema.append(.init("maximum", .integer(range.upperBound))) }
-        return Self(
-            schema: schema, read: { key, reader in reader.int(key.node, field: key.field, range: range, example: key.example) },
+        Self(
+            schema: [ref("integer"), .init("minimum", .integer(range.lowerBound)), .init("maximum", .integer(range.upperBound))], read: { key, reader in reader.int(key.node, field: key.field, range: range, example: key.example) },
             render: { .integer($0) }, yaml: { "\($0)" })
     }
 }

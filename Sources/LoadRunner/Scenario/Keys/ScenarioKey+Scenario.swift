@@ -58,3 +58,59 @@ let otherScenarioKeys: [any ScenarioKeyDeclaration] = [
 let setupKeys: [any ScenarioKeyDeclaration] = [ScenarioKey.setupSeed, ScenarioKey.setupSample]
 /// The keys of `retry:`.
 let retrySettingKeys: [any ScenarioKeyDeclaration] = [ScenarioKey.maxAttempts, ScenarioKey.initialBackoff, ScenarioKey.maxBackoff, ScenarioKey.retryBudget]
+
+// The file's own keys, and the numbers inside a stage and a sweep.
+
+extension ScenarioKey where Value == Int? {
+    static var version: Self {
+        Self(
+            "version", .integer(1...2),
+            "Format version: 1 runs the scenarios one after another in file order, 2 runs them at the same time, each from its startTime or after its startAfter scenario, as k6 does; required, since the two run the same file differently.")
+    }
+    static var rows: Self {
+        Self(
+            "rows", .integer(0...10_000_000), examples: [500],
+            "Generated rows added to every layer whose dataset has a generator, as `serve --rows`, 0 to 10,000,000; default none (the dataset's own rows only).")
+    }
+    static var stageTarget: Self {
+        Self(
+            "target", .integer(0...10_000_000), examples: [10],
+            "VUs (ramping-vus) or iterations per timeUnit (ramping-arrival-rate) at the end of the stage, 0 to 10,000,000; required.")
+    }
+}
+
+extension ScenarioKey where Value == Int {
+    static var seed: Self {
+        Self(
+            "seed", .integer(0...Int.max), default: 1, examples: [42],
+            "Seed of the generated features and random choices: the same seed sends the same payloads; default 1.")
+    }
+    static var faultSeed: Self {
+        Self(
+            "faultSeed", .integer(0...Int.max), default: 1, examples: [7],
+            "Seed of the injected faults' random stream (same seed, same faults), as `serve --fault-seed`; default 1.")
+    }
+}
+
+extension ScenarioKey where Value == Bool {
+    static var verify: Self {
+        Self("verify", .boolean, default: true, "Whether to query the service after the run to check that it holds exactly the features added; default true.")
+    }
+}
+
+extension ScenarioKey where Value == Double {
+    static var maxFailedEditRate: Self {
+        Self(
+            "maxFailedEditRate", .fraction(), default: 0, examples: [0, 0.01],
+            "Largest share of edits, 0 to 1, that may fail without failing the run, e.g. 0.01 for 1 %; default 0 (any failed edit fails the run).")
+    }
+}
+
+extension KeyValueType where Value == Int {
+    /// One value of a sweep's list.
+    static var sweepValue: Self { .integer(1...1_000_000) }
+}
+
+/// The keys at the top of a scenario file and under `local:` that are declared as keys.
+let fileKeys: [any ScenarioKeyDeclaration] = [ScenarioKey.version, ScenarioKey.seed, ScenarioKey.verify, ScenarioKey.maxFailedEditRate]
+let localServiceKeys: [any ScenarioKeyDeclaration] = [ScenarioKey.rows, ScenarioKey.faultSeed]

@@ -40,10 +40,10 @@ struct ScenarioKey<Value: Sendable>: ScenarioKeyDeclaration {
         return .object(members)
     }
 
-    /// The key's value in `map` (at `path`), the default when it is absent or refused; a refused value is reported.
+    /// The key's value in `map` (at `path`, empty at the top of the file), the default when it is absent or refused; a refused value is reported.
     func read(_ map: Node.Mapping, path: String, _ reader: inout NodeReader) -> Value {
         guard let node = map[name] else { return defaultValue }
-        return type.read(KeyRead(node: node, field: "\(path).\(name)", example: example), &reader) ?? defaultValue
+        return type.read(KeyRead(node: node, field: path.isEmpty ? name : "\(path).\(name)", example: example), &reader) ?? defaultValue
     }
 
     func check(_ input: MappingInput, _ reader: inout NodeReader) { _ = read(input.map, path: input.path, &reader) }

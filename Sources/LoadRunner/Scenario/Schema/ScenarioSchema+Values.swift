@@ -114,13 +114,7 @@ extension ScenarioSchema {
         "type": "object",
         "properties": [
             "duration": ["description": "How long the move to target takes (0s jumps at once); required.", "$ref": "#/$defs/duration", "examples": ["30s", "1m"]],
-            "target": [
-                "description": "VUs (ramping-vus) or iterations per timeUnit (ramping-arrival-rate) at the end of the stage, 0 to 10,000,000; required.",
-                "$ref": "#/$defs/integer",
-                "minimum": 0,
-                "maximum": 10000000,
-                "examples": [10],
-            ],
+            "target": ScenarioKey.stageTarget.schema,
         ],
         "required": ["duration", "target"],
         "additionalProperties": false,
@@ -150,28 +144,10 @@ extension ScenarioSchema {
         "description": "Retry failed requests with capped exponential backoff and full jitter, honouring Retry-After; default: no retries, each request is sent once.",
         "type": "object",
         "properties": [
-            "maxAttempts": [
-                "description": "Attempts per request, the first included, 1 to 100; default 5.",
-                "$ref": "#/$defs/integer",
-                "minimum": 1,
-                "maximum": 100,
-                "default": 5,
-            ],
-            "initialBackoff": [
-                "description": "Longest wait before the first retry, doubling with each retry up to maxBackoff; default 100ms.",
-                "$ref": "#/$defs/positiveDuration",
-                "default": "100ms",
-            ],
-            "maxBackoff": [
-                "description": "Longest wait between two attempts, at least initialBackoff; default 10s.",
-                "$ref": "#/$defs/positiveDuration",
-                "default": "10s",
-            ],
-            "budget": [
-                "description": "Total time one request may spend retrying before it is given up; default 60s.",
-                "$ref": "#/$defs/positiveDuration",
-                "default": "60s",
-            ],
+            "maxAttempts": ScenarioKey.maxAttempts.schema,
+            "initialBackoff": ScenarioKey.initialBackoff.schema,
+            "maxBackoff": ScenarioKey.maxBackoff.schema,
+            "budget": ScenarioKey.retryBudget.schema,
         ],
         "additionalProperties": false,
         "examples": [["maxAttempts": 5, "initialBackoff": "100ms", "maxBackoff": "10s", "budget": "60s"]],
@@ -196,20 +172,8 @@ extension ScenarioSchema {
         "description": "The features the operations start from (k6's setup), prepared before the scenario starts.",
         "type": "object",
         "properties": [
-            "seed": [
-                "description": "Generated features added before the scenario starts, into the pool of existing ids, 0 to 1,000,000; default 0.",
-                "$ref": "#/$defs/integer",
-                "minimum": 0,
-                "maximum": 1000000,
-                "default": 0,
-            ],
-            "sample": [
-                "description": "Existing object ids read from the layer into the pool that updates, deletes, related queries and attachments draw from, 0 to 1,000,000; default 10000.",
-                "$ref": "#/$defs/integer",
-                "minimum": 0,
-                "maximum": 1000000,
-                "default": 10000,
-            ],
+            "seed": ScenarioKey.setupSeed.schema,
+            "sample": ScenarioKey.setupSample.schema,
         ],
         "additionalProperties": false,
     ]
@@ -251,5 +215,5 @@ extension ScenarioSchema {
         "errorMessage": "sweep exactly one of vus, rate or batchSize",
     ]
 
-    static let sweepValuesDefinition: SchemaValue = ["type": "array", "minItems": 1, "uniqueItems": true, "items": ["$ref": "#/$defs/integer", "minimum": 1, "maximum": 1000000]]
+    static let sweepValuesDefinition: SchemaValue = ["type": "array", "minItems": 1, "uniqueItems": true, "items": .object(KeyValueType.sweepValue.schema)]
 }
