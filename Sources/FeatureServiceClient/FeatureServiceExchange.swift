@@ -38,21 +38,15 @@ struct FeatureServiceExchange: Sendable {
     ) async throws -> (value: T, attempts: [Attempt]) {
         var log = AttemptLog(clock: startClock())
         var jitter = policy.makeGenerator()
-        while true {
-            do {
-                let response = try await send(request, operation: operation, purpose: .request, log: &log)
-                let value = try Self.decode(response, as: type, operation: operation, url: request.url)
-                return (value, log.attempts)
-            } catch var error as FeatureServiceError {
-                switch log.decide(after: error, policy: policy, using: &jitter) {
-                case .retry(let delay):
-                    try await log.sleep(delay)
-                case .stop(let reason):
-                    error.attempts = log.attempts
-                    error.stopReason = reason
-                    throw error
-                }
-            }
+        return try await RetryDriver.run {
+            let response = try await send(request, operation: operation, purpose: .request, log: &log)
+            return (try Self.decode(response, as: type, operation: operation, url: request.url), log.attempts)
+        } decide: { error, _ in
+            error.attempts = log.attempts
+            error.stopReason = nil
+            return log.decide(after: error, policy: policy, using: &jitter).step(annotating: &error)
+        } sleep: { delay in
+            try await log.sleep(delay)
         }
     }
 

@@ -15,17 +15,6 @@ import Testing
         return (FeatureService(url: serviceURL, transport: transport), transport)
     }
 
-    /// An applier over `service` with an empty journal in `directory`.
-    static func applier(_ service: FeatureService, directory: TemporaryDirectory) throws -> BatchApplier {
-        let header = JournalHeader(
-            input: "parks.geojson", inputSize: 0, target: serviceURL, layer: 0, objectIdField: "OBJECTID", globalIdField: "GlobalID",
-            settings: ApplySettings(batchSize: 10, concurrency: 1),
-            reading: JournalHeader.Reading(format: .geojson, options: InputOptions(), skipInvalid: false))
-        let journal = try ApplyJournal.create(at: directory.path + "/apply.journal", header: header)
-        return BatchApplier(
-            journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 1), keys: [0: ("OBJECTID", "GlobalID")])
-    }
-
     @Test("the pacing is a retry policy: 1 s, doubling to the probe interval, for the wait, as many tries as fit")
     func pacingPolicy() {
         let pacing = BatchApplier.outagePacing(wait: .seconds(10), probeInterval: .seconds(4))
@@ -72,39 +61,5 @@ import Testing
         }
         #expect(refused.requestCount == 1 && tried.requestCount == 1)
         #expect(clock.sleeps.count == 2)
-    }
-
-    @Test("probing an outage: pause, probe, each pause twice the last up to the probe interval, until an answer", .timeLimit(.minutes(1)))
-    func probesUntilAnswered() async throws {
-        let directory = try TemporaryDirectory()
-        let (service, transport) = Self.service { $0 < 3 ? .dropAfterSend : .none }
-        let clock = ManualClock()
-        let applier = try Self.applier(service, directory: directory)
-        let answered = await applier.awaitService(layer: 0, clock: clock, until: clock.now.advanced(by: .seconds(60)))
-        #expect(answered)
-        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4), .seconds(8)])
-        #expect(transport.requestCount == 4)
-        withExtendedLifetime(directory) {}
-    }
-
-    @Test(
-        "probing an outage stops at the deadline, the last pause cut short to probe once more there; a refusal is an answer",
-        .timeLimit(.minutes(1)))
-    func probesUntilDeadline() async throws {
-        let directory = try TemporaryDirectory()
-        let (down, transport) = Self.service { _ in .status(502) }
-        let clock = ManualClock()
-        var applier = try Self.applier(down, directory: directory)
-        applier.probeInterval = .seconds(4)
-        let answered = await applier.awaitService(layer: 0, clock: clock, until: clock.now.advanced(by: .seconds(10)))
-        #expect(!answered)
-        #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4), .seconds(3)])
-        #expect(transport.requestCount == 4)
-
-        let other = try TemporaryDirectory()
-        let (refusing, _) = Self.service { _ in .status(400) }
-        let refused = try Self.applier(refusing, directory: other)
-        #expect(await refused.awaitService(layer: 0, clock: clock, until: clock.now.advanced(by: .seconds(10))))
-        withExtendedLifetime((directory, other)) {}
     }
 }

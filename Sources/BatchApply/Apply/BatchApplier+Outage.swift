@@ -58,39 +58,18 @@ extension BatchApplier {
     ) async throws -> T {
         let pacing = outagePacing(wait: wait, probeInterval: probeInterval)
         var began: C.Instant?
-        var failures = 0
-        while true {
-            do {
-                return try await operation()
-            } catch let error as FeatureServiceError {
-                guard wait > .zero, let reason = unavailability(error.attemptFailure) else { throw error }
-                let first = began ?? clock.now
-                began = first
-                failures += 1
-                let now = clock.now
-                guard let delay = Self.pause(pacing, beforeRetry: failures, elapsed: first.duration(to: now)) else {
-                    throw ApplyError.unavailable("the service could not be reached for \(spoken(first.duration(to: now))) (\(reason))")
-                }
-                try await clock.sleep(until: now.advanced(by: delay), tolerance: nil)
+        return try await RetryDriver.run(operation) { error, failures in
+            guard wait > .zero, let reason = unavailability(error.attemptFailure) else { return .stop }
+            let now = clock.now
+            let first = began ?? now
+            began = first
+            guard let delay = Self.pause(pacing, beforeRetry: failures, elapsed: first.duration(to: now)) else {
+                throw ApplyError.unavailable("the service could not be reached for \(spoken(first.duration(to: now))) (\(reason))")
             }
+            return .retry(after: delay)
+        } sleep: { delay in
+            try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
         }
-    }
-
-    /// Probes the service (a count of `layer`, one attempt each) until it answers, pausing 1 s, then twice as long each
-    /// time up to ``probeInterval``, and never past `deadline` (``outagePacing(wait:probeInterval:)``, its budget the
-    /// time left until `deadline`). Says whether it answered; any answer will do, even a refusal, since the batches'
-    /// own requests then say what is wrong.
-    func awaitService<C: Clock<Duration>>(layer: Int, clock: C, until deadline: C.Instant) async -> Bool {
-        var probes = OutageProbes(from: clock.now, until: deadline, probeInterval: probeInterval)
-        while !Task.isCancelled {
-            guard let at = probes.next(now: clock.now) else { return false }
-            switch await probe(layer: layer, at: at, clock: clock) {
-            case true?: return true
-            case nil: return false
-            case false?: continue
-            }
-        }
-        return false
     }
 
     /// Sleeps until `at`, then probes the service with a count of `layer` (one attempt). True when it answered (any

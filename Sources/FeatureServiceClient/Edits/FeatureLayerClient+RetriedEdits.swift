@@ -174,15 +174,13 @@ private struct RetriedEdits {
     /// operation's budget.
     /// - Throws: The last ``FeatureServiceError`` once the policy gives up; `CancellationError`.
     private mutating func retried<T>(_ body: (inout Self) async throws -> T) async throws -> T {
-        var failures = 0
-        while true {
-            do {
-                return try await body(&self)
-            } catch let error as FeatureServiceError {
-                failures += 1
-                guard case .retry(let delay) = log.decide(after: error, policy: policy, attempts: failures, using: &jitter) else { throw error }
-                try await log.sleep(delay)
-            }
+        try await RetryDriver.run {
+            try await body(&self)
+        } decide: { error, failures in
+            guard case .retry(let delay) = log.decide(after: error, policy: policy, attempts: failures, using: &jitter) else { return .stop }
+            return .retry(after: delay)
+        } sleep: { delay in
+            try await log.sleep(delay)
         }
     }
 

@@ -24,31 +24,24 @@ extension RetryPolicy {
         let timing = AttemptClock(clock)
         var jitter = makeGenerator()
         var attempts: [Attempt] = []
-        var runs = 0
-        while true {
-            let started = timing.elapsed()
-            do {
-                return try await operation()
-            } catch var error as FeatureServiceError {
-                runs += 1
-                // This run's attempts, numbered and timed as parts of the whole.
-                for var attempt in error.attempts {
-                    attempt.number = attempts.count + 1
-                    attempt.startedAt += started
-                    attempts.append(attempt)
-                }
-                let decision = decide(
-                    afterAttempt: runs, failure: error.attemptFailure, elapsed: timing.elapsed(), retryAfter: error.retryAfterDelay,
-                    using: &jitter)
-                if case .retry(let delay) = decision, !Task.isCancelled {
-                    if !attempts.isEmpty { attempts[attempts.count - 1].backoff += delay }
-                    try await timing.sleep(delay)
-                    continue
-                }
-                error.attempts = attempts
-                if case .stop(let reason) = decision, error.stopReason == nil { error.stopReason = reason }
-                throw error
+        var started = Duration.zero
+        return try await RetryDriver.run {
+            started = timing.elapsed()
+            return try await operation()
+        } decide: { error, runs in
+            // This run's attempts, numbered and timed as parts of the whole.
+            for var attempt in error.attempts {
+                attempt.number = attempts.count + 1
+                attempt.startedAt += started
+                attempts.append(attempt)
             }
+            error.attempts = attempts
+            let decision = decide(
+                afterAttempt: runs, failure: error.attemptFailure, elapsed: timing.elapsed(), retryAfter: error.retryAfterDelay, using: &jitter)
+            return Task.isCancelled ? .stop : decision.step(annotating: &error)
+        } sleep: { delay in
+            if !attempts.isEmpty { attempts[attempts.count - 1].backoff += delay }
+            try await timing.sleep(delay)
         }
     }
 }

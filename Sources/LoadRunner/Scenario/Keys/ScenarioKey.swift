@@ -48,14 +48,6 @@ struct ScenarioKey<Value: Sendable>: ScenarioKeyDeclaration {
 
     func check(_ input: MappingInput, _ reader: inout NodeReader) { _ = read(input.map, path: input.path, &reader) }
 
-    /// What reading `text` as this key's value gives, rendered as the schema renders values (nil when refused).
-    func probe(_ text: String) -> SchemaValue?? {
-        var reader = NodeReader(file: "probe.yaml")
-        let map: Node.Mapping = [Node(name): Node(text)]
-        let value = read(map, path: "probe", &reader)
-        return reader.issues.isEmpty ? .some(type.render(value)) : .none
-    }
-
     /// The default as the reader gives it, rendered as the schema renders values.
     var renderedDefault: SchemaValue? { type.render(defaultValue) }
 }
@@ -76,8 +68,6 @@ protocol ScenarioKeyDeclaration: Sendable {
     var example: String { get }
     /// Reads the key's value in `input`, only for the problems it reports.
     func check(_ input: MappingInput, _ reader: inout NodeReader)
-    /// What the reader makes of `text`: `.none` when it refuses it, else the value as the schema renders it.
-    func probe(_ text: String) -> SchemaValue??
     /// The default the reader gives, as the schema renders it; nil when there is none.
     var renderedDefault: SchemaValue? { get }
 }
