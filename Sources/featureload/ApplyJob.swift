@@ -220,6 +220,10 @@ struct ApplyJob: Sendable {
         result.counts = counts
         result.invalid = problems
         result.lines.append(Self.describe(summary, counts: counts, problems: problems))
+        for anomaly in summary.anomalies {
+            // The journal stays the truth of what was applied; the run's decisions around this event may not be.
+            result.lines.append("warning: \(anomaly); the journal holds each edit's outcome, but please report this with the run's log")
+        }
         result.files = try journal.attachmentCounts()
         if result.files.planned > 0 {
             result.lines.append("files: \(result.files.applied) of \(result.files.planned) attached (each with its feature: a file of a refused group is not sent)")

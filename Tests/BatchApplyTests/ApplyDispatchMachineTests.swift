@@ -384,4 +384,28 @@ import Testing
         }
         #expect(times == [.seconds(1), .seconds(3), .seconds(7), .seconds(10)])
     }
+
+    @Test("an event its stage cannot have asked for is reported in the summary and decides nothing (a debug build stops on it)")
+    func impossibleEvent() throws {
+        let b1 = Self.batch(1)
+        var configuration = Self.configuration(concurrency: 1)
+        configuration.trapsImpossibleEvents = false
+        var run = Script(configuration)
+        // Listing open batches, the shell answers with a probe's answer: ignored, the listing asked again.
+        run.expect(.probeAnswered, gives: "listOpen")
+        run.expect(.opened(batches: [1], edits: 2), gives: "read 1")
+        run.expect(.read([b1]), gives: "send 1")
+        run.expect(.sent, gives: "awaitAnswer")
+        // A batch's answer, then a look-up's that nothing asked for: the run goes on as if it had not come.
+        run.expect(Self.answered(b1), gives: "report 2/2")
+        run.expect(.lookedUp(found: 2), gives: "record 1")
+        run.expect(.recorded, gives: "finish")
+        let summary = try #require(run.summary)
+        #expect(summary.settled == [.applied: 2] && summary.reconciledApplied == 0)
+        #expect(
+            summary.anomalies == [
+                "the applier's dispatcher ignored a probe's answer while listing open batches",
+                "the applier's dispatcher ignored a look-up's answer while sending",
+            ])
+    }
 }

@@ -6,8 +6,8 @@ extension ApplyDispatchMachine {
     /// Every batch in flight has come back. When the service could not be reached, wait for it (what came back is
     /// written first: the wait may be long), then send the batches it stopped before the rest; else the run is over.
     mutating func endOfRound(_ now: Instant) -> Action {
-        guard let began = outageBegan, !cancelled, !summary.interrupted, !stopped.isEmpty else { return finish() }
-        stage = .pausing(until: start.advanced(by: began + configuration.serviceWait))
+        guard let outage, !cancelled, !summary.interrupted, !outage.stopped.isEmpty else { return finish() }
+        stage = .pausing(until: start.advanced(by: outage.began + configuration.serviceWait))
         if !unrecorded.isEmpty { return .record(takeOutcomes()) }
         return startProbing(now: now)
     }
@@ -21,7 +21,7 @@ extension ApplyDispatchMachine {
 
     /// The next probe of the service; once the wait is over (or the run cancelled), the end of the run.
     mutating func nextProbe(now: Instant) -> Action {
-        guard case .probing(var probes) = stage, !cancelled, let at = probes.next(now: now), let layer = stopped.first?.layer else {
+        guard case .probing(var probes) = stage, !cancelled, let at = probes.next(now: now), let layer = outage?.stopped.first?.layer else {
             return gaveUp(now: now)
         }
         stage = .probing(probes)
@@ -31,10 +31,10 @@ extension ApplyDispatchMachine {
     /// The service did not answer within the wait (or the run was cancelled while waiting): the run stops, every batch
     /// not applied left for `--resume`.
     mutating func gaveUp(now: Instant) -> Action {
-        let waited = start.duration(to: now) - (outageBegan ?? .zero)
+        let waited = start.duration(to: now) - (outage?.began ?? .zero)
         summary.outageTime += waited
         if !cancelled {
-            summary.unavailable = "the service could not be reached for \(BatchApplier.spoken(waited)) (\(outageReason))"
+            summary.unavailable = "the service could not be reached for \(BatchApplier.spoken(waited)) (\(outage?.reason ?? "no reason given"))"
         }
         return finish()
     }
@@ -42,8 +42,9 @@ extension ApplyDispatchMachine {
     /// Looks up the next stopped batch that may have reached the service; once none is left, reads them all to be sent
     /// again.
     mutating func lookUpNext(now: Instant) -> Action {
+        let stopped = outage?.stopped ?? []
         if let batch = stopped.first(where: \.inDoubt) { return .lookUp(batch: batch.id, waitingForService: false) }
-        let waited = start.duration(to: now) - (outageBegan ?? .zero)
+        let waited = start.duration(to: now) - (outage?.began ?? .zero)
         summary.outageTime += waited
         pausedFor += waited
         stage = .rereading
@@ -52,7 +53,7 @@ extension ApplyDispatchMachine {
 
     /// The stopped batch looked up last is settled: `found` of its adds were applied.
     mutating func lookedUp(found: Int) {
-        if let index = stopped.firstIndex(where: \.inDoubt) { stopped[index].inDoubt = false }
+        if let index = outage?.stopped.firstIndex(where: \.inDoubt) { outage?.stopped[index].inDoubt = false }
         summary.reconciledBatches += 1
         summary.reconciledApplied += found
         summary.settled[.applied, default: 0] += found
@@ -68,8 +69,7 @@ extension ApplyDispatchMachine {
             held = nil
         }
         ready.insert(contentsOf: again, at: min(readyIndex, ready.count))
-        stopped = []
-        outageBegan = nil
+        outage = nil
         progress.unavailable = nil
         stage = .sending
         filling = true

@@ -31,7 +31,7 @@ extension ApplyDispatchMachine {
             }
             return launch(batch)
         }
-        guard inFlight.count < configuration.concurrency, !cancelled, outageBegan == nil else {
+        guard inFlight.count < configuration.concurrency, !cancelled, outage == nil else {
             filling = false
             return nil
         }
@@ -161,13 +161,15 @@ extension ApplyDispatchMachine {
     /// A batch that found the service out of reach: nothing of its edits is written, it goes again once the service
     /// answers, and no batch starts meanwhile. When no attempt of it can have reached the service, it is not in doubt.
     mutating func stoppedByOutage(_ result: BatchApplier.BatchResult, reason: String, sentEdits: Int, now: Instant) {
-        stopped.append(Stopped(id: result.id, layer: result.layer, inDoubt: result.state == .sending))
         if result.state != .sending { unrecorded.edits.append((result.id, [], .planned)) }
         editsStarted -= sentEdits
-        outageReason = reason
-        if outageBegan == nil {
+        let stopped = Stopped(id: result.id, layer: result.layer, inDoubt: result.state == .sending)
+        if outage != nil {
+            outage?.reason = reason
+            outage?.stopped.append(stopped)
+        } else {
             // Said once, not for each batch in flight that finds the service gone.
-            outageBegan = start.duration(to: now)
+            outage = Outage(began: start.duration(to: now), reason: reason, stopped: [stopped])
             summary.outages += 1
             progress.unavailable = reason
             progress.elapsed = start.duration(to: now)

@@ -46,6 +46,9 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
         /// Whether the batches come from a plan still being made (``Action/awaitPlan``) rather than the journal's
         /// open batches (``Action/listOpen``).
         var streamingPlan: Bool
+        /// Whether an event the current stage cannot receive stops a debug build (it is always recorded in
+        /// ``BatchApplier/Summary/anomalies``); off only in the tests that feed such events.
+        var trapsImpossibleEvents = true
     }
 
     /// Outcomes the journal has not written yet.
@@ -87,6 +90,26 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
 
     /// What happened, in answer to the last action.
     enum Event: Sendable {
+        /// How a report names it.
+        var name: String {
+            switch self {
+            case .lookedUp: "a look-up's answer"
+            case .lookUpUnavailable: "a look-up that found the service out of reach"
+            case .opened: "the open batches"
+            case .planned: "planned batches"
+            case .planEnded: "the end of the plan"
+            case .read: "batches read"
+            case .woke: "the end of a sleep"
+            case .sent: "a batch sent"
+            case .recorded: "outcomes written"
+            case .reported: "progress shown"
+            case .answered: "a batch's answer"
+            case .probeAnswered: "a probe's answer"
+            case .probeFailed: "a failed probe"
+            case .cancelled: "cancellation"
+            }
+        }
+
         /// A batch in doubt was looked up: `found` of its adds were applied.
         case lookedUp(found: Int)
         /// A look-up found the service out of reach (at the start: for the whole wait), for this reason.
@@ -119,6 +142,21 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
 
     /// Where the run stands.
     enum Stage: Sendable {
+        /// How a report names it.
+        var name: String {
+            switch self {
+            case .settling: "settling batches in doubt"
+            case .listing: "listing open batches"
+            case .sending: "sending"
+            case .pausing: "pausing for a service out of reach"
+            case .probing: "probing the service"
+            case .lookingUp: "looking up batches an outage stopped"
+            case .rereading: "reading batches an outage stopped"
+            case .finishing: "writing the last outcomes"
+            case .finished: "finished"
+            }
+        }
+
         /// Looking up, before anything is sent, the batch in doubt at this index of ``inDoubt``.
         case settling(next: Int)
         /// Reading the journal's open batches.
@@ -151,6 +189,17 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
         var inDoubt: Bool
     }
 
+    /// A service found out of reach, from the first batch that found it so until the batches it stopped are read to
+    /// be sent again.
+    struct Outage: Sendable {
+        /// Since when, from the run's start.
+        var began: Duration
+        /// How the last batch or look-up found it.
+        var reason: String
+        /// The batches that found it so, in the order they came back.
+        var stopped: [Stopped] = []
+    }
+
     let configuration: Configuration
     let start: Instant
     /// Batches read at a time, and the most outcomes held before they are written.
@@ -180,10 +229,8 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
     var editsStarted = 0
     /// Time spent waiting for the service, left out of the rate's pace.
     var pausedFor = Duration.zero
-    /// Since when (from the run's start) the service cannot be reached, how, and the batches that found it so.
-    var outageBegan: Duration?
-    var outageReason = ""
-    var stopped: [Stopped] = []
+    /// The service out of reach; nil while it answers.
+    var outage: Outage?
     var unrecorded = Outcomes()
     var lastRecorded: Instant
     var recordDue = false
@@ -247,7 +294,11 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
             if configuration.streamingPlan { progress.total += batches.reduce(0) { $0 + $1.edits.count } }
         case (.finishing, .recorded):
             stage = .finished
-        case (_, .sent), (_, .recorded):
+        case (.finished, _):
+            // Nothing is asked once the run is over.
+            impossible(event)
+        case (.sending, .sent), (_, .recorded):
+            // Outcomes are written whenever they are due, before the stage decides (``next(_:)``).
             lastRecorded = now
         case (.sending, .answered(let result)):
             fold(result, now: now)
@@ -261,17 +312,20 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
             lookedUp(found: found)
         case (.lookingUp, .lookUpUnavailable(let reason)):
             // Out of reach again while they were looked up: wait on, to the same deadline.
-            outageReason = reason
+            outage?.reason = reason
             stage = .sending
             filling = true
         case (.lookingUp, .cancelled):
-            summary.outageTime += start.duration(to: now) - (outageBegan ?? .zero)
+            summary.outageTime += start.duration(to: now) - (outage?.began ?? .zero)
             return finish()
         case (.rereading, .read(let batches)):
             resume(with: batches)
-        default:
-            // `woke`, `reported`, and events that need no decision.
+        case (.sending, .woke), (_, .reported):
+            // A sleep at the rate's pace is over (the next batch's turn), or progress was shown (as outcomes, whenever
+            // due): nothing to decide.
             break
+        default:
+            impossible(event)
         }
         return next(now)
     }
@@ -300,7 +354,7 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
         case .pausing: return startProbing(now: now)
         case .probing: return nextProbe(now: now)
         case .lookingUp: return lookUpNext(now: now)
-        case .rereading: return .read(stopped.map(\.id))
+        case .rereading: return .read(outage?.stopped.map(\.id) ?? [])
         case .finishing: return .record(takeOutcomes())
         case .finished:
             var summary = self.summary
@@ -308,6 +362,15 @@ struct ApplyDispatchMachine<Instant: InstantProtocol<Duration>>: Sendable {
             summary.elapsed = start.duration(to: now)
             return .finish(summary)
         }
+    }
+
+    /// An event the stage cannot have asked for (the shell answered an action with the wrong event, or the machine
+    /// asked for one in a stage that does not take its answer): a debug build stops on it; a release build records it
+    /// in the summary, which the run's report shows, and decides as if nothing had happened.
+    mutating func impossible(_ event: Event) {
+        let anomaly = "the applier's dispatcher ignored \(event.name) while \(stage.name)"
+        if configuration.trapsImpossibleEvents { assertionFailure(anomaly) }
+        summary.anomalies.append(anomaly)
     }
 
     /// The outcomes not written yet, which the action returned writes.

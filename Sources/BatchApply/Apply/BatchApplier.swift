@@ -115,6 +115,9 @@ package struct BatchApplier: Sendable {
         /// Times the service could not be reached and the run waited for it, and how long in all.
         package var outages = 0
         package var outageTime: Duration = .zero
+        /// Events the dispatcher received in a stage that cannot take them, and ignored: a fault of the applier, for
+        /// its report to show (a debug build stops on the first).
+        package var anomalies: [String] = []
 
         /// Edits applied in this run per second of it.
         package var editsPerSecond: Double {
