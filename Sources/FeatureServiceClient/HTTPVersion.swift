@@ -12,13 +12,13 @@ package struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// HTTP/1.0.
-    package static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    static let http1_0 = HTTPVersion(major: 1, minor: 0)
     /// HTTP/1.1.
     package static let http1_1 = HTTPVersion(major: 1, minor: 1)
     /// HTTP/2.
     package static let http2 = HTTPVersion(major: 2, minor: 0)
     /// HTTP/3.
-    package static let http3 = HTTPVersion(major: 3, minor: 0)
+    static let http3 = HTTPVersion(major: 3, minor: 0)
 
     /// `HTTP/1.1`, `HTTP/2`, `HTTP/3`.
     package var description: String { major >= 2 && minor == 0 ? "HTTP/\(major)" : "HTTP/\(major).\(minor)" }

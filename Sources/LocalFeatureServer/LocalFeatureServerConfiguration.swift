@@ -57,7 +57,7 @@ extension LocalFeatureServerConfiguration {
     }
 
     /// Whether `name` is a dotted IPv4 address in 127.0.0.0/8 (not a name such as `127.0.0.1.evil.example`).
-    package static func isLoopbackIPv4(_ name: String) -> Bool {
+    static func isLoopbackIPv4(_ name: String) -> Bool {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }

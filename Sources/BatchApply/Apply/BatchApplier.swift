@@ -54,7 +54,7 @@ package struct BatchApplier: Sendable {
     /// The default ``serviceWait``: 15 minutes.
     package static let defaultServiceWait = Duration.seconds(900)
     /// The longest pause between two probes of a service that cannot be reached.
-    package var probeInterval: Duration = .seconds(30)
+    var probeInterval: Duration = .seconds(30)
     /// Where each answered batch is also counted for a scrape while the run lasts (`apply --metrics-listen`).
     package var liveMetrics: ApplyLiveMetrics?
 

@@ -3,7 +3,7 @@ package import FeatureModel
 /// Turns one GeoJSON Feature object into an edit: `properties` become attributes, the geometry becomes Esri JSON.
 ///
 /// Pure: no I/O.
-package enum GeoJSONFeature {
+enum GeoJSONFeature {
     /// The kind and feature of a GeoJSON Feature.
     /// - Parameters:
     ///   - value: the parsed Feature object.

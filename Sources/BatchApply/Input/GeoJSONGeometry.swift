@@ -9,7 +9,7 @@ package enum GeoJSONGeometry {
     /// A third coordinate (z) is kept; further ones are dropped.
     /// - Throws: ``GeometryProblem`` for a GeometryCollection, an unknown type, or coordinates that are not
     ///   arrays of numbers nested as the type requires.
-    package static func simpleGeometry(_ value: JSONValue) throws(GeometryProblem) -> SimpleGeometry {
+    static func simpleGeometry(_ value: JSONValue) throws(GeometryProblem) -> SimpleGeometry {
         if value.isNull { return .empty }
         guard case .object(let object) = value else { throw GeometryProblem("geometry is not an object") }
         guard let type = object["type"]?.stringValue else { throw GeometryProblem("geometry has no \"type\"") }

@@ -6,7 +6,7 @@ package struct GeoPackageTable: Sendable, Hashable, CustomStringConvertible {
     /// The table name.
     package var name: String
     /// `features` or `attributes`.
-    package var dataType: String
+    var dataType: String
     /// The geometry column (`gpkg_geometry_columns`), for feature tables.
     package var geometryColumn: String?
     /// The `srs_id` of the geometry column.

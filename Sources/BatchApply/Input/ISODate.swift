@@ -4,7 +4,7 @@ import FeatureModel
 ///
 /// Accepted: `2024-05-01`, `2024-05-01T12:30`, `2024-05-01T12:30:00`, with fractional seconds, a space instead
 /// of `T`, and `Z`, `±HH:MM`, `±HHMM` or `±HH`. A date-time without an offset is taken as UTC. Pure.
-package enum ISODate {
+enum ISODate {
     /// Epoch milliseconds of `text`, or nil when it is not one of the accepted forms or not a real date.
     package static func epochMilliseconds(_ text: String) -> Int64? {
         var scanner = DigitScanner(bytes: Array(text.utf8))

@@ -51,7 +51,7 @@ package enum InputFormat: String, Sendable, Hashable, Codable, CaseIterable, Cus
     /// The JSON format the first bytes of a document suggest, or nil when they suggest none.
     ///
     /// Looks only at member names and the `type` value, so a document cut off at any point can be sniffed.
-    package static func sniff(_ head: [UInt8]) -> InputFormat? {
+    static func sniff(_ head: [UInt8]) -> InputFormat? {
         let text = String(decoding: head, as: UTF8.self)
         // Features one per line in a file named .json: the first line is a whole object and another follows.
         let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

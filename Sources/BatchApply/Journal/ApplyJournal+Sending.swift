@@ -201,7 +201,7 @@ extension ApplyJournal {
 
     /// Puts batches marked as being sent, whose requests never went out (a run stopped with them still waiting their
     /// turn), back to planned, so that a resume need not look them up first.
-    package func unmarkUnsent(_ ids: [Int]) throws {
+    func unmarkUnsent(_ ids: [Int]) throws {
         guard !ids.isEmpty else { return }
         try database.write { db in
             let statement = try db.cachedStatement(sql: "UPDATE batch SET state = 'planned', sends = max(0, sends - 1) WHERE id = ? AND state = 'sending'")

@@ -15,7 +15,7 @@ package enum EditStatus: String, Sendable, Hashable, Codable, CaseIterable {
     case unknown
 
     /// Whether the edit still needs work on resume.
-    package var isOpen: Bool { self == .pending || self == .failed || self == .unknown }
+    var isOpen: Bool { self == .pending || self == .failed || self == .unknown }
 }
 
 /// How an edit names its feature: by GlobalID or by object ID, in a layer. Edits naming the same feature keep the
@@ -68,7 +68,7 @@ package struct PlannedEdit: Sendable, Hashable {
 
     /// Whether the edit is identified by GlobalID on the wire (`useGlobalIds=true`): every add, and updates and
     /// deletes that carry no objectId.
-    package var usesGlobalIds: Bool { kind == .add || objectId == nil }
+    var usesGlobalIds: Bool { kind == .add || objectId == nil }
 }
 
 /// An edit as the journal holds it: the plan and what became of it.

@@ -67,7 +67,7 @@ package struct PlanTexts: Sendable {
 
     /// The most bytes one edit's payload and input record may take together: a page of one edit stays under SQLite's
     /// limit on a value (1,000,000,000 bytes), with room for the page's lengths.
-    package static let largestEdit = 999_000_000
+    static let largestEdit = 999_000_000
 
     /// The ranges of indices of `edits` whose texts make the pages of one append: at most ``pageBytes`` each, or a
     /// single edit; none when `edits` is empty.

@@ -21,14 +21,14 @@ package struct ApplyReport: Sendable, Codable {
     package var backoffSeconds: Double
     package var reconciledBatches: Int
     /// Seconds spent waiting for a service that could not be reached, and why the run stopped waiting, if it did.
-    package var serviceWaitSeconds: Double
-    package var stoppedBecause: String?
+    var serviceWaitSeconds: Double
+    var stoppedBecause: String?
     /// Files planned to be attached (`--attachments`), and those attached (their feature was applied).
     package var files: Int
-    package var filesAttached: Int
+    var filesAttached: Int
     package var verification: JournalVerifier.Finding?
     package var rejects: String?
-    package var exitCode: Int
+    var exitCode: Int
 
     package init(
         target: String, layer: String, planned: Int, counts: JournalCounts?, invalid: Int, summary: BatchApplier.Summary?,

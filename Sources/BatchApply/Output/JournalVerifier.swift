@@ -24,13 +24,13 @@ package struct JournalVerifier: Sendable {
         package var missing = 0
         package var duplicated = 0
         /// Applied adds found under another objectId than the one recorded.
-        package var otherObjectId = 0
+        var otherObjectId = 0
         /// Applied edits that a later applied edit of the same feature in the input superseded (an add, then its delete;
         /// a delete by GlobalID, then an add with that GlobalID): checked through the later edit, not on their own.
         package var superseded = 0
         /// Adds that did not apply (rejected, failed, unknown) and whether any is there after all.
-        package var unappliedAdds = 0
-        package var unappliedPresent = 0
+        var unappliedAdds = 0
+        var unappliedPresent = 0
         /// Applied deletes checked, and how many of them are still there.
         package var appliedDeletes = 0
         package var deletesPresent = 0

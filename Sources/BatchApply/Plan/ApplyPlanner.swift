@@ -54,7 +54,7 @@ package struct ApplyPlanner: Sendable {
     /// Files up to this many bytes travel inside the request (larger ones through uploads).
     package var uploadThreshold: Int64 = 10_000_000
     /// The most bytes of files an atomic batch carries inside its request, whatever its edit count.
-    package var inlineBytesPerBatch: Int64 = 32 << 20
+    var inlineBytesPerBatch: Int64 = 32 << 20
     /// Threads that decode and check records (parse, convert, check against the layer, write the payload) while
     /// planning: the machine's cores by default, at most 16. Records are read, and planned, in input order on the
     /// calling thread; the plan is the same whatever the number.
@@ -102,7 +102,7 @@ package struct ApplyPlanner: Sendable {
     /// The fast path for GeoJSON point adds to the default layer, when that layer is one it serves.
     let pointAdds: PointAdds?
     /// Whether records may take ``pointAdds`` (for tests that compare it with the general path).
-    package var fastPath = true
+    var fastPath = true
 
     /// Batches the plan has made complete and committed to the journal: from then on they may be sent while the rest
     /// of the input is still being planned.

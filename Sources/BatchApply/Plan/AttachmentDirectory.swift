@@ -66,7 +66,7 @@ package struct AttachmentDirectory: Sendable {
     }
 
     /// The number of files found.
-    package var fileCount: Int { Set(files.values.joined()).count }
+    var fileCount: Int { Set(files.values.joined()).count }
 
     /// The relative paths of the files for `key` (a record's key attribute: text or a whole number).
     func files(for key: JSONValue) -> [String] {

@@ -132,7 +132,7 @@ package struct MultipartBody: Sendable, Hashable {
     }
 
     /// A fresh random boundary, `featureload-` and 32 hex digits.
-    package static func makeBoundary() -> String {
+    static func makeBoundary() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = String(generator.next() as UInt64, radix: 16)
         let low = String(generator.next() as UInt64, radix: 16)

@@ -61,7 +61,7 @@ public struct CurlTransportConfiguration: Sendable {
         case http2PriorKnowledge
 
         /// Whether requests may share connections as HTTP/2 streams.
-        package var multiplexes: Bool { self != .http1_1 }
+        var multiplexes: Bool { self != .http1_1 }
     }
 
     /// TLS certificate verification for `https://` URLs.

@@ -5,7 +5,7 @@ internal import CCurl
 /// libcurl decodes compressed responses but cannot compress what it sends, and Foundation has no gzip on Linux,
 /// so this calls zlib (which libcurl links against anyway) at level 1: for a load generator, CPU per request
 /// matters more than the last 10 % of size, and JSON edits still shrink severalfold.
-package enum RequestCompression {
+enum RequestCompression {
     /// Bodies smaller than this go out as they are: the gzip header and trailer (18 bytes) and the extra header
     /// line would outweigh the saving. 1 KiB.
     static let minimumSize = 1024

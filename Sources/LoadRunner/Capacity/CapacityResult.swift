@@ -4,12 +4,12 @@ package struct CapacityResult: Sendable, Equatable {
     package struct Point: Sendable, Equatable {
         package var value: Int
         package var scenario: String
-        package var iterationsPerSecond: Double
+        var iterationsPerSecond: Double
         package var requestsPerSecond: Double
         package var editsPerSecond: Double
         package var p95Milliseconds: Double
         /// Mean iteration time in seconds (the response time R of Little's law).
-        package var meanIterationSeconds: Double
+        var meanIterationSeconds: Double
         package var failedRequests: Int
         /// Iterations that ran.
         package var iterations = 0
@@ -19,30 +19,30 @@ package struct CapacityResult: Sendable, Equatable {
         /// X·R itself, the concurrency the point kept busy, which is what the fit uses.
         package var littlesLaw: LittlesLawCheck?
         /// Whether p95 stayed within the sweep's SLO (nil without one).
-        package var withinSLO: Bool?
+        var withinSLO: Bool?
 
         /// Iterations per second offered: those that ran and those dropped.
-        package var offeredPerSecond: Double {
+        var offeredPerSecond: Double {
             iterationsPerSecond * (1 + Double(droppedIterations) / Double(max(iterations, 1)))
         }
 
         /// The share of offered iterations that were dropped.
-        package var droppedShare: Double {
+        var droppedShare: Double {
             let offered = iterations + droppedIterations
             return offered > 0 ? Double(droppedIterations) / Double(offered) : 0
         }
 
         /// Whether the offered load was carried: at most ``CapacityResult/droppedTolerance`` of it dropped.
-        package var achieved: Bool { droppedShare <= CapacityResult.droppedTolerance }
+        var achieved: Bool { droppedShare <= CapacityResult.droppedTolerance }
 
         /// Whether the point counts as usable: the load it was offered was carried, and p95 held the SLO.
         package var usable: Bool { withinSLO == true && achieved }
     }
 
     /// The largest share of offered iterations a point may drop and still count as carrying its load.
-    package static let droppedTolerance = 0.01
+    static let droppedTolerance = 0.01
     /// How far X·R ÷ N may stray from 1 before a point is flagged: the VUs spent time outside the service.
-    package static let littlesLawTolerance = 0.2
+    static let littlesLawTolerance = 0.2
 
     package var sweep: String
     package var parameter: String
@@ -53,14 +53,14 @@ package struct CapacityResult: Sendable, Equatable {
     package var sloMilliseconds: Double?
 
     /// The point with the highest throughput that was usable: its offered load carried and its p95 within the SLO.
-    package var usableCapacity: Point? {
+    var usableCapacity: Point? {
         guard sloMilliseconds != nil else { return nil }
         return points.filter(\.usable).max { $0.iterationsPerSecond < $1.iterationsPerSecond }
     }
 
     /// Whether every point held the SLO and carried its load: the sweep never found the limit, so usable capacity
     /// is a lower bound.
-    package var limitNotReached: Bool {
+    var limitNotReached: Bool {
         !points.isEmpty && points.allSatisfy(\.usable)
     }
 

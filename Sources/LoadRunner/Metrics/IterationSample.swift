@@ -22,10 +22,10 @@ package struct IterationSample: Sendable {
     /// Object IDs and GlobalIDs this iteration added, and object IDs it deleted, for verification and id pools.
     package var addedObjectIds: [Int64] = []
     package var addedGlobalIds: [String] = []
-    package var unknownGlobalIds: [String] = []
+    var unknownGlobalIds: [String] = []
     package var deletedObjectIds: [Int64] = []
     /// Object IDs added to other layers than the operation's (a deep insert's children), by layer, for verification.
-    package var addedToOtherLayers: [Int: [Int64]] = [:]
+    var addedToOtherLayers: [Int: [Int64]] = [:]
 
     package init(operation: Int, intendedStart: Duration, end: Duration = .zero) {
         self.operation = operation
@@ -53,7 +53,7 @@ package struct RequestSample: Sendable, Hashable {
     package static let interrupted = 0xFFFF
 
     /// The `status` tag of a request with `status`.
-    package static func statusTag(_ status: Int) -> String {
+    static func statusTag(_ status: Int) -> String {
         status == interrupted ? "interrupted" : String(status)
     }
 

@@ -6,7 +6,7 @@ import Histogram
 /// Stored as `(value, count)` pairs of recorded buckets, so a report stays small and histograms from several
 /// processes or machines can be merged later with ``merge(_:)``.
 package struct LatencyHistogram: Sendable, Codable, Equatable {
-    package static let highestTrackableMicroseconds: UInt64 = 3_600_000_000
+    static let highestTrackableMicroseconds: UInt64 = 3_600_000_000
 
     private(set) var histogram: Histogram<UInt64>
 

@@ -24,7 +24,7 @@ package enum LiveMetricName {
     ]
 
     /// Built-in label names; a run tag of the same name is left out rather than override one.
-    package static let reservedLabels: Set<String> = ["scenario", "operation", "status", "generator", "run_id"]
+    static let reservedLabels: Set<String> = ["scenario", "operation", "status", "generator", "run_id"]
 }
 
 /// Counts what a run does through swift-metrics as it happens, for a scrape while the run lasts.
@@ -138,7 +138,7 @@ package final class LiveScenarioMetrics: Sendable {
     }
 
     /// Sets the number of VUs busy in an iteration now.
-    package func setBusy(_ busy: Int) {
+    func setBusy(_ busy: Int) {
         vus.record(busy)
     }
 

@@ -29,7 +29,7 @@ package struct RawSampleDestination: Sendable, Hashable, CustomStringConvertible
     }
 
     /// Whether the file is written gzip-compressed (its name ends in `.gz`).
-    package var isCompressed: Bool { path.hasSuffix(".gz") }
+    var isCompressed: Bool { path.hasSuffix(".gz") }
 
     package var description: String { "\(format.rawValue)=\(path)" }
 

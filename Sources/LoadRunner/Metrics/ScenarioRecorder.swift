@@ -53,7 +53,7 @@ package final class ScenarioRecorder: Sendable {
     }
 
     /// Notes an iteration that was cancelled before it did anything (not counted).
-    package func iterationAbandoned() {
+    func iterationAbandoned() {
         let busy = inFlight.wrappingSubtract(1, ordering: .relaxed).newValue
         live?.setBusy(busy)
     }
@@ -65,7 +65,7 @@ package final class ScenarioRecorder: Sendable {
     }
 
     /// Records the VU pool's size (the `vus_max` gauge).
-    package func recordPoolSize(_ vus: Int) {
+    func recordPoolSize(_ vus: Int) {
         state.withLock { $0.poolSize = max($0.poolSize, vus) }
     }
 
@@ -89,8 +89,8 @@ package struct ScenarioAccumulator: Sendable {
     package struct OperationStats: Sendable {
         package var iterations = 0
         /// Iterations in which a request or an edit failed, or that were refused before sending anything.
-        package var failedIterations = 0
-        package var iterationDuration = LatencyHistogram()
+        var failedIterations = 0
+        var iterationDuration = LatencyHistogram()
         package var editsApplied = 0
         package var editsFailed = 0
         package var editsUnknown = 0
@@ -108,8 +108,8 @@ package struct ScenarioAccumulator: Sendable {
     var requests: [Int: RequestStats] = [:]
     package private(set) var operations: [OperationStats]
     package private(set) var droppedIterations = 0
-    package internal(set) var poolSize = 0
-    package private(set) var peakBusy = 0
+    internal(set) var poolSize = 0
+    private(set) var peakBusy = 0
     /// Keyed by second << 16 | operation index.
     var buckets: [Int: TimeBucketCounts] = [:]
     /// Buckets whose latency is still a full histogram (tens of KiB each); older ones are sealed into the sparse
@@ -126,12 +126,12 @@ package struct ScenarioAccumulator: Sendable {
     package struct LayerIds: Sendable {
         package var addedObjectIds: [Int64] = []
         package var addedGlobalIds: [String] = []
-        package var unknownGlobalIds: [String] = []
+        var unknownGlobalIds: [String] = []
         package var deletedObjectIds: [Int64] = []
     }
     /// When the first iteration started and the last ended, as offsets from the run's start.
-    package private(set) var firstStart: Duration?
-    package private(set) var lastEnd: Duration?
+    private(set) var firstStart: Duration?
+    private(set) var lastEnd: Duration?
 
     init(layers: [Int], keepIds: Bool) {
         operations = Array(repeating: OperationStats(), count: layers.count)
@@ -286,7 +286,7 @@ package struct ScenarioAccumulator: Sendable {
     }
 
     /// Requests, failed requests and their latency, over every operation and status.
-    package var requestTotals: (count: Int, failed: Int, duration: LatencyHistogram) {
+    var requestTotals: (count: Int, failed: Int, duration: LatencyHistogram) {
         var duration = LatencyHistogram()
         var count = 0
         var failed = 0

@@ -49,7 +49,7 @@ package struct SecondTotals: Sendable {
     /// by it are rates; a chart of raw counts would show every run "collapsing" in its last, partial second.
     package var coverage: Double = 1
     /// Whether the scenario ran within this one second only.
-    package var isOnlySecond = false
+    var isOnlySecond = false
 
     /// `count` as a rate per second over the part of the second the scenario ran; nil for an edge second of a
     /// longer run that it ran under a tenth of (too little to rate).

@@ -6,13 +6,13 @@ package import FeatureServiceClient
 /// An operation is a Sendable value made once per scenario. ``perform(index:sample:)`` is called concurrently by
 /// many VUs; it fills in edits, errors and IDs, while the HTTP requests it makes are measured by the
 /// ``RecordingTransport`` under the calling VU's ``RequestLog``.
-package protocol LoadOperation: Sendable {
+protocol LoadOperation: Sendable {
     /// Carries out iteration `index` (unique across the run, so payloads differ).
     nonisolated(nonsending) func perform(index: Int, sample: inout IterationSample) async
 }
 
 /// What operations share: the service, the table they work on, payloads, existing IDs, retries.
-package struct OperationEnvironment: Sendable {
+struct OperationEnvironment: Sendable {
     package let service: FeatureService
     package let table: ServiceFeatureTable
     package let generator: FeatureGenerator
@@ -20,13 +20,13 @@ package struct OperationEnvironment: Sendable {
     /// The scenario's retry policy; nil sends each request once.
     package let retry: RetryPolicy?
     /// Random per run, mixed into client GlobalIDs so a rerun with the same seed never collides with the last one.
-    package let runNonce: UInt64
+    let runNonce: UInt64
     /// Generated attachment files, smallest first.
-    package let attachmentFiles: [String]
+    let attachmentFiles: [String]
     /// The metadata of every layer and table of the service.
     package let layers: [Int: LayerInfo]
     /// Existing object IDs of the related table, for operations that work on both sides of a relationship.
-    package let partnerPool: IdPool?
+    let partnerPool: IdPool?
     /// Shapes adds to the layer's contingent values (and breaks `invalidRate` of them), when the layer has any or the
     /// operation breaks adds on purpose.
     package let shaper: ValidityShaper?

@@ -25,7 +25,7 @@ package final class RequestLog: Sendable {
 /// A transport that records every request made under a ``RequestLog`` (status, libcurl's total time, bytes),
 /// so operations can use the ordinary client API and still have each HTTP request measured, retries and pages
 /// included.
-package struct RecordingTransport: HTTPTransport {
+struct RecordingTransport: HTTPTransport {
     package let inner: any HTTPTransport
     private let clock = ContinuousClock()
 

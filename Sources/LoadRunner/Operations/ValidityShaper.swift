@@ -21,7 +21,7 @@ package struct ValidityShaper: Sendable {
     }
 
     /// Whether the layer has anything to break: a restrictive field group, a domain, or a required field.
-    package var canBreak: Bool {
+    var canBreak: Bool {
         if contingentValues?.fieldGroups.contains(where: { $0.isRestrictive && !$0.contingencies.isEmpty }) == true { return true }
         return breakableFields.isEmpty == false
     }

@@ -24,13 +24,13 @@ package enum CISummary {
 
     /// A GitHub Actions workflow command that marks `message` as an error in the run's annotations:
     /// `::error title=…::…`, with the characters the runner reads as syntax escaped as its toolkit does.
-    package static func githubError(title: String, message: String) -> String {
+    static func githubError(title: String, message: String) -> String {
         "::error title=\(escapeProperty(title))::\(escapeData(message))"
     }
 
     /// A GitLab job log line in its error colour (GitLab has no annotation command: failing thresholds reach a merge
     /// request through report.junit.xml under `artifacts:reports:junit`).
-    package static func gitlabError(_ message: String) -> String {
+    static func gitlabError(_ message: String) -> String {
         "\u{1B}[31;1mERROR: \(message.replacingOccurrences(of: "\n", with: " "))\u{1B}[0m"
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// `report.html`: one self-contained page (inline CSS and SVG, no scripts, no network) rendered from the saved run
 /// alone: the verdict first with every threshold, gate and verification; the single-versus-batched bars; then per
 /// scenario throughput and latency over time, the HDR percentile distribution and errors over time.
-package enum HTMLRenderer {
+enum HTMLRenderer {
     /// The page of `report`; `views` are `report.views` when the caller has them.
     package static func render(_ report: RunReport, views: [ScenarioView]? = nil) -> String {
         let views = views ?? report.views

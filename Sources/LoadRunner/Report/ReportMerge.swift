@@ -19,7 +19,7 @@ package enum ReportMerge {
     }
 
     /// Generators whose start differs from the first one's by more than this many seconds are flagged.
-    package static let startTolerance = 1.0
+    static let startTolerance = 1.0
 
     /// Merges `reports` (each with the path it was read from, for messages).
     /// - Throws: ``Problem`` naming the reports that do not belong together, and why.

@@ -21,7 +21,7 @@ package struct LatencySummary: Sendable, Codable, Equatable {
 /// The after-run check that the service holds exactly the features the scenario added.
 package struct ScenarioVerification: Sendable, Codable, Equatable {
     /// Whether there was anything to check: features added or deleted, outcomes to resolve, or a problem found.
-    package var checkedAnything: Bool {
+    var checkedAnything: Bool {
         reportedAdded > 0 || deletedStillPresent != nil || (unknownOutcomes ?? 0) > 0 || layerCountBefore != nil || !passed
     }
 
@@ -44,15 +44,15 @@ package struct ScenarioVerification: Sendable, Codable, Equatable {
     package var layerCountBefore: Int?
     package var layerCountAfter: Int?
     /// Client GlobalIDs of adds reported applied, and how many rows a query found with them (more means duplicates).
-    package var globalIdsReported: Int?
+    var globalIdsReported: Int?
     package var globalIdsFound: Int?
     /// Adds whose outcome was unknown, and how many of them a query by GlobalID found applied.
-    package var unknownOutcomes: Int?
-    package var unknownFoundApplied: Int?
+    var unknownOutcomes: Int?
+    var unknownFoundApplied: Int?
     /// Deleted object IDs a query still found.
-    package var deletedStillPresent: Int?
+    var deletedStillPresent: Int?
     /// Edits sent in requests whose outcome is unknown (the request failed after it may have reached the server).
-    package var editsInFailedRequests: Int
+    var editsInFailedRequests: Int
     package var passed: Bool
     package var notes: [String]
 }
@@ -62,7 +62,7 @@ package struct ComparisonResult: Sendable, Codable, Equatable {
     package var baseline: String
     package var candidate: String
     package var metric: String
-    package var baselineValue: Double
+    var baselineValue: Double
     package var candidateValue: Double
     package var ratio: Double
     package var minRatio: Double?

@@ -23,7 +23,7 @@ package struct ScenarioView: Sendable {
     /// Requests the end of the scenario cut off while they waited for their answer (`status:interrupted`), and the
     /// longest of their waits in milliseconds (a lower bound of what they would have taken).
     package var cutOffRequests = 0
-    package var cutOffLongestMilliseconds = 0.0
+    var cutOffLongestMilliseconds = 0.0
 
     /// The value of a named metric, for comparisons.
     package func value(of metric: String) -> Double? {
@@ -92,7 +92,7 @@ extension ScenarioView {
     }
 
     /// What a reader must know about the requests the scenario's end cut off, or nil when none was.
-    package var cutOffText: String? {
+    var cutOffText: String? {
         guard cutOffRequests > 0 else { return nil }
         let by: String
         switch record.stopReason {

@@ -26,7 +26,7 @@ package struct RunComparison: Sendable, Codable, Equatable {
     package var tolerance: Double
     package var rows: [Row]
     /// Where the two runs were not run alike (overrides, tags, variables), in words; nil when they were.
-    package var conditionDifferences: [String]?
+    var conditionDifferences: [String]?
 
     /// What one row found.
     package enum Verdict: String, Sendable, Codable {
@@ -51,16 +51,16 @@ package struct RunComparison: Sendable, Codable, Equatable {
         /// (candidate − baseline) / baseline; for the failure rate, the difference in rate.
         package var change: Double
         /// The test's two-sided p-value, when there was spread to test.
-        package var pValue: Double?
+        var pValue: Double?
         /// Cliff's δ of candidate against baseline (−1…1; positive: the candidate's values are larger), when there
         /// was spread to test.
-        package var effectSize: Double?
+        var effectSize: Double?
         /// The smallest p-value the test could have given with these samples: above the significance level, the test
         /// could not decide, and the tolerance did.
-        package var minimumPValue: Double?
+        var minimumPValue: Double?
         package var verdict: Verdict
         /// How the noise was judged.
-        package var basis: String
+        var basis: String
     }
 
     /// Whether any row is a regression.
@@ -71,7 +71,7 @@ package struct RunComparison: Sendable, Codable, Equatable {
 
     static let significance = 0.01
     /// The smallest |Cliff's δ| that counts as a change: 0.474, the bound of a "large" effect (Romano et al., 2006).
-    package static let largeEffect = 0.474
+    static let largeEffect = 0.474
 
     /// Why two reports cannot be compared.
     package struct NotComparable: Error, CustomStringConvertible {

@@ -11,13 +11,13 @@ extension RunReport {
     }
 
     /// `key=value, …` in key order.
-    package static func tagsText(_ tags: [String: String]) -> String {
+    static func tagsText(_ tags: [String: String]) -> String {
         tags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
     }
 
     /// Where two runs' conditions differ, in words (`overrides: --vus 2 against none (the file as written)`), for
     /// a comparison: a difference in figures may come from a difference in what was run.
-    package static func conditionDifferences(baseline: RunReport, candidate: RunReport) -> [String] {
+    static func conditionDifferences(baseline: RunReport, candidate: RunReport) -> [String] {
         var lines: [String] = []
         let asWritten = "none (the file as written)"
         let baseOverrides = baseline.overrides.flatMap { $0.isEmpty ? nil : $0 }

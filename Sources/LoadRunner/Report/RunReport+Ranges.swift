@@ -2,14 +2,14 @@ extension RunReport {
     /// The most a report's counts may add up to, all of them together: 2^53, the largest whole number a `Double`
     /// holds exactly. Far beyond any run (a million requests a second for 285 years), and small enough that any sum
     /// or merge of a report's counts, and their conversion to `Int`, stays exact and cannot overflow.
-    package static let maximumCount: UInt64 = 1 << 53
+    static let maximumCount: UInt64 = 1 << 53
 
     /// The longest time a report may speak of, in seconds (about 31 years): durations, offsets and time-series
     /// seconds beyond it are corrupt.
-    package static let maximumSeconds = 1_000_000_000.0
+    static let maximumSeconds = 1_000_000_000.0
 
     /// The latest start a report may have, in milliseconds since 1970: the last millisecond of the year 9999.
-    package static let maximumEpochMilliseconds: Int64 = 253_402_300_799_999
+    static let maximumEpochMilliseconds: Int64 = 253_402_300_799_999
 
     /// Checks that every number of the report is one that reports, thresholds and merges can add up and convert
     /// without overflow: counts whole or fractional but not negative, adding up to at most ``maximumCount``;
@@ -21,7 +21,7 @@ extension RunReport {
     ///   its reports.
     /// - Throws: ``LoadRunnerError`` naming the first field out of range, its value and the range.
     @discardableResult
-    package func checkRanges() throws(LoadRunnerError) -> UInt64 {
+    func checkRanges() throws(LoadRunnerError) -> UInt64 {
         var check = RangeCheck()
         try check.epoch(startedAtEpochMilliseconds, "startedAtEpochMilliseconds")
         try check.seconds(durationSeconds, "durationSeconds")
@@ -154,7 +154,7 @@ extension RunReportV1 {
     /// Checks that a version-1 report's counters are in range before they are converted (and added up) into the
     /// current form.
     /// - Throws: ``LoadRunnerError`` naming the first counter out of range.
-    package func checkRanges() throws(LoadRunnerError) {
+    func checkRanges() throws(LoadRunnerError) {
         for (index, scenario) in scenarios.enumerated() {
             let m = scenario.metrics
             let counts = [

@@ -9,13 +9,13 @@ package struct RunReport: Sendable, Codable, Equatable {
     package var schemaVersion = RunReport.currentSchemaVersion
     package static let currentSchemaVersion = 2
 
-    package var tool: Tool
+    var tool: Tool
     package var plan: Plan
     package var target: TargetInfo
     package var machine: Machine
     /// ISO 8601 UTC.
     package var startedAt: String
-    package var finishedAt: String
+    var finishedAt: String
     /// The run's start in milliseconds since 1970: second 0 of the time series.
     package var startedAtEpochMilliseconds: Int64
     package var durationSeconds: Double
@@ -41,7 +41,7 @@ package struct RunReport: Sendable, Codable, Equatable {
     package var notes: [String]
     package var verdict: Verdict
 
-    package struct Tool: Sendable, Codable, Equatable {
+    struct Tool: Sendable, Codable, Equatable {
         package var name: String
         package var version: String
         package init(name: String, version: String) {
@@ -82,9 +82,9 @@ package struct RunReport: Sendable, Codable, Equatable {
 
     package struct Machine: Sendable, Codable, Equatable {
         package var hostname: String
-        package var operatingSystem: String
+        var operatingSystem: String
         package var cores: Int
-        package var memoryBytes: UInt64
+        var memoryBytes: UInt64
     }
 
     package struct Verdict: Sendable, Codable, Equatable {
@@ -111,7 +111,7 @@ package struct ScenarioRecord: Sendable, Codable, Equatable {
     package var durationSeconds: Double
     package var stopReason: ScenarioStopReason
     package var verification: ScenarioVerification?
-    package var warnings: [String]
+    var warnings: [String]
     /// Failures by message, counted.
     package var errors: [String: Int] = [:]
     /// Seconds spent backing off between attempts.

@@ -6,13 +6,13 @@ package struct RunReportV1: Sendable, Codable, Equatable {
     /// Bumped on any incompatible change.
     package var schemaVersion = 1
 
-    package var tool: RunReport.Tool
+    var tool: RunReport.Tool
     package var plan: PlanV1
     package var target: RunReport.TargetInfo
     package var machine: RunReport.Machine
     /// ISO 8601 UTC.
     package var startedAt: String
-    package var finishedAt: String
+    var finishedAt: String
     package var scenarios: [ScenarioResultV1]
     package var comparisons: [ComparisonResult]
     package var verdict: RunReport.Verdict
@@ -39,7 +39,7 @@ package struct ScenarioResultV1: Sendable, Codable, Equatable {
     package var vus: Int
     package var iterations: Int
     package var batchSize: Int
-    package var iterationsStarted: Int
+    var iterationsStarted: Int
     package var stopReason: ScenarioStopReason
     package var durationSeconds: Double
     package var metrics: ScenarioMetricsV1
@@ -62,8 +62,8 @@ package struct ScenarioResultV1: Sendable, Codable, Equatable {
 package struct ScenarioMetricsV1: Sendable, Codable, Equatable {
     package var requests: Int = 0
     package var failedRequests: Int = 0
-    package var editsSent: Int = 0
-    package var editsSucceeded: Int = 0
+    var editsSent: Int = 0
+    var editsSucceeded: Int = 0
     package var editsFailed: Int = 0
     package var editsUnknown: Int = 0
     package var editsAppliedByEarlierAttempt: Int = 0

@@ -37,10 +37,10 @@ package struct OperationSpec: Sendable, Hashable {
     /// and reads a short answer (no query pages, files or attachments). A scenario of such operations runs its VUs on
     /// the transport's driver thread (``FeatureServiceClient/HTTPTransport/taskExecutor``), saving each round trip
     /// two thread wakeups; others run on the global executor, so their work never delays another VU's response.
-    package var fitsDriverThread: Bool { settings.owner.fitsDriverThread }
+    var fitsDriverThread: Bool { settings.owner.fitsDriverThread }
 
     /// The most edits an iteration on the driver thread generates: 100 adds take about 50 µs to write.
-    package static let driverThreadEditLimit = 100
+    static let driverThreadEditLimit = 100
 
     /// Edits one iteration sends when each succeeds (0 for reads).
     package var editsPerIteration: Int { settings.owner.editsPerIteration }
@@ -49,7 +49,7 @@ package struct OperationSpec: Sendable, Hashable {
     package var addsPerIteration: Int { settings.owner.addsPerIteration }
 
     /// Whether the operation works on features that already exist (so the scenario samples a pool of ids).
-    package var needsExistingFeatures: Bool { settings.owner.existingFeatures != nil }
+    var needsExistingFeatures: Bool { settings.owner.existingFeatures != nil }
 
     /// The relationship the operation works through, if any.
     package var relationship: Int? { settings.owner.relationship }

@@ -29,7 +29,7 @@ package enum PlanCheck {
 
     /// The layers whose feature count decides a plan: those an operation needs existing features of, with nothing
     /// in the plan to provide them (no setup seed, no adds to the layer).
-    package static func layersNeedingFeatures(_ plan: ScenarioPlan) -> Set<Int> {
+    static func layersNeedingFeatures(_ plan: ScenarioPlan) -> Set<Int> {
         var result: Set<Int> = []
         for spec in plan.scenarios where spec.setup.seed == 0 {
             for op in spec.operations where needsExisting(op) && !addedTo(op.layer, in: plan) { result.insert(op.layer) }

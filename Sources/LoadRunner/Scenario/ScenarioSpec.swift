@@ -17,7 +17,7 @@ package struct ScenarioSpec: Sendable, Hashable {
     /// Retries of failed requests; nil sends each request once.
     package var retry: Retry?
     /// A pause after each iteration of a VU.
-    package var thinkTime: ThinkTime?
+    var thinkTime: ThinkTime?
     /// Existing features the operations need (updates, deletes, related queries, attachments).
     package var setup = Setup()
     /// The parameter this scenario sweeps, before the plan expands it into points.
@@ -66,7 +66,7 @@ package struct ScenarioSpec: Sendable, Hashable {
     }
 
     /// A VU's pause after each iteration.
-    package enum ThinkTime: Sendable, Hashable {
+    enum ThinkTime: Sendable, Hashable {
         case fixed(Duration)
         case uniform(Duration, Duration)
 

@@ -19,11 +19,11 @@ package struct ScenarioVariables: Sendable, Hashable {
     }
 
     /// The words that make a variable's name look secret, upper case.
-    package static let secretWords = ["TOKEN", "PASSWORD", "KEY", "SECRET"]
+    static let secretWords = ["TOKEN", "PASSWORD", "KEY", "SECRET"]
 
     /// Whether a variable's value must never be written anywhere: its name contains TOKEN, PASSWORD, KEY or SECRET
     /// (in any case).
-    package static func looksSecret(_ name: String) -> Bool {
+    static func looksSecret(_ name: String) -> Bool {
         let upper = name.uppercased()
         return secretWords.contains { upper.contains($0) }
     }

@@ -24,7 +24,7 @@ package struct ThresholdSpec: Sendable, Hashable {
         package var value: Double
         /// Stop the run as soon as this fails (after ``delayAbortEval``).
         package var abortOnFail = false
-        package var delayAbortEval: Duration = .zero
+        var delayAbortEval: Duration = .zero
 
         package init(text: String, aggregation: Aggregation, comparison: Comparison, value: Double) {
             self.text = text

@@ -1,14 +1,14 @@
 /// An exact fraction, kept in lowest terms with a positive denominator: execution segments are compared and scaled
 /// exactly, never in floating point.
 package struct Fraction: Sendable, Hashable, Comparable, CustomStringConvertible {
-    package let numerator: Int64
+    let numerator: Int64
     package let denominator: Int64
 
     package static let zero = Fraction(0, 1)
     package static let one = Fraction(1, 1)
     /// The largest denominator a segment may be written with: finer splits are no use, and products of two such
     /// fractions stay far inside 64 bits.
-    package static let largestDenominator: Int64 = 1_000_000
+    static let largestDenominator: Int64 = 1_000_000
 
     /// `numerator / denominator` in lowest terms.
     /// - Precondition: `denominator != 0`.

@@ -22,7 +22,7 @@ package enum ThresholdEvaluator {
 
     /// The first `abortOnFail` condition that fails on `metrics` after `elapsed` of the run, past its
     /// `delayAbortEval`; conditions without samples yet do not abort (a later scenario's threshold waits for it).
-    package static func abortingFailure(_ thresholds: [ThresholdSpec], metrics: [MetricSeries], elapsed: Duration) -> ThresholdResult? {
+    static func abortingFailure(_ thresholds: [ThresholdSpec], metrics: [MetricSeries], elapsed: Duration) -> ThresholdResult? {
         let seconds = elapsed.seconds
         for threshold in thresholds {
             let armed = threshold.conditions.filter { $0.abortOnFail && elapsed >= $0.delayAbortEval }

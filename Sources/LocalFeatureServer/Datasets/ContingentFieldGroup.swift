@@ -26,7 +26,7 @@ package struct ContingentFieldGroup: Sendable, Hashable, Codable {
     }
 
     /// Whether `attributes` (by field name, exact case) match at least one contingency.
-    package func isSatisfied(by attributes: [String: JSONValue]) -> Bool {
+    func isSatisfied(by attributes: [String: JSONValue]) -> Bool {
         contingencies.contains { contingency in
             zip(fields, contingency).allSatisfy { field, value in value.matches(attributes[field] ?? .null) }
         }

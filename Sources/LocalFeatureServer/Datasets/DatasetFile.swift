@@ -18,7 +18,7 @@ import FeatureModel
 /// Layer keys are those of the layer document (`…/FeatureServer/<id>`) plus `seedRows`, `generator` and
 /// `contingentValues` (see ``ContingentFieldGroup``). Every problem is reported, each with its JSON path and a
 /// fix, not just the first.
-package enum DatasetFile {
+enum DatasetFile {
     static let serviceKeys = ["name", "serviceDescription", "maxRecordCount", "capabilities", "spatialReference", "extent", "layers"]
     static let layerKeys = [
         "id", "name", "type", "geometryType", "description", "displayField", "objectIdField", "globalIdField", "typeIdField", "fields",

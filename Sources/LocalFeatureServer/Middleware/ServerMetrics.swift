@@ -8,8 +8,8 @@ import Synchronization
 /// series without end. Handles are made once per label set and cached; thread-safe.
 package final class ServerMetrics: Sendable {
     package static let requests = "featureload_server_requests_total"
-    package static let requestDuration = "featureload_server_request_duration_seconds"
-    package static let faultsInjected = "featureload_server_faults_injected_total"
+    static let requestDuration = "featureload_server_request_duration_seconds"
+    static let faultsInjected = "featureload_server_faults_injected_total"
     /// Label sets kept apart at most; requests beyond fall under operation `other`.
     static let maximumSeries = 500
 

@@ -9,7 +9,7 @@ extension ExecutorConfig {
     package var name: String { kind.rawValue }
 
     /// True for the arrival-rate executors, whose latency is measured from each iteration's intended start.
-    package var isOpenModel: Bool {
+    var isOpenModel: Bool {
         if case .open = owner.schedule { return true }
         return false
     }

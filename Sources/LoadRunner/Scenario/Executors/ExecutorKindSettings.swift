@@ -66,7 +66,7 @@ extension ExecutorKindSettings {
 }
 
 /// When an executor's iterations start: VUs that loop (closed model), or arrivals on a clock (open model).
-package enum ExecutorSchedule: Sendable, Hashable {
+enum ExecutorSchedule: Sendable, Hashable {
     case closed(ClosedSchedule)
     case open(OpenSchedule)
 }

@@ -3,7 +3,7 @@
 package struct RampingVUs: ExecutorKindSettings {
     package var startVUs: Int
     package var stages: [Stage]
-    package var gracefulRampDown: Duration
+    var gracefulRampDown: Duration
 
     package init(startVUs: Int = 1, stages: [Stage], gracefulRampDown: Duration = .seconds(30)) {
         self.startVUs = startVUs

@@ -86,11 +86,11 @@ package struct AttachmentFiles: Sendable, Hashable {
     }
 
     /// Each file's size unless `size` says otherwise.
-    package static let defaultSize = OperationSpec.SizeRange(64 * 1024)
+    static let defaultSize = OperationSpec.SizeRange(64 * 1024)
     /// The files' MIME type unless `contentType` says otherwise.
-    package static let defaultContentType = "image/jpeg"
+    static let defaultContentType = "image/jpeg"
     /// Files larger than this go through the service's `uploads` endpoint first, unless `uploadThreshold` says otherwise.
-    package static let defaultUploadThreshold: Int64 = 10 * 1024 * 1024
+    static let defaultUploadThreshold: Int64 = 10 * 1024 * 1024
 }
 
 /// An operation's mapping in a scenario file, with typed reads that record an issue under the operation's path.
