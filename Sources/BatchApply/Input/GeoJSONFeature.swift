@@ -1,4 +1,4 @@
-package import FeatureModel
+import FeatureModel
 
 /// Turns one GeoJSON Feature object into an edit: `properties` become attributes, the geometry becomes Esri JSON.
 ///

@@ -108,7 +108,7 @@ package struct ScenarioAccumulator: Sendable {
     var requests: [Int: RequestStats] = [:]
     package private(set) var operations: [OperationStats]
     package private(set) var droppedIterations = 0
-    internal(set) var poolSize = 0
+    var poolSize = 0
     private(set) var peakBusy = 0
     /// Keyed by second << 16 | operation index.
     var buckets: [Int: TimeBucketCounts] = [:]

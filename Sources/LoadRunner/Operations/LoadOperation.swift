@@ -1,5 +1,5 @@
-package import FeatureModel
-package import FeatureServiceClient
+import FeatureModel
+import FeatureServiceClient
 
 /// One kind of iteration: what a VU does each time its executor starts it.
 ///

@@ -1,4 +1,4 @@
-package import FeatureServiceClient
+import FeatureServiceClient
 import Synchronization
 
 /// The HTTP requests of the iteration running in the current task: the transport appends, the VU drains.
