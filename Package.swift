@@ -48,11 +48,18 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // zlib's deflate (gzip request bodies and .gz outputs); libcurl links it too, but the client calls it itself.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "FeatureServiceClient",
             dependencies: [
                 "FeatureModel",
                 "CCurl",
+                "CZlib",
             ],
             swiftSettings: swiftSettings
         ),

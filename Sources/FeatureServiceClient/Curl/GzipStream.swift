@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CZlib
 
 /// A gzip stream (RFC 1952) compressed as it is written, for files a run writes as it goes
 /// (`run --out csv=samples.csv.gz`). One owner writes to it; it is not shared between tasks.
@@ -16,7 +16,7 @@ package final class GzipStream {
     /// A stream at zlib's `level` (1, the fastest, by default: a load generator's CPU matters more than the last
     /// tenth of the file's size); nil when zlib cannot allocate one.
     package init?(level: Int32 = 1) {
-        guard let stream = ccurl_gzip_stream_open(level) else {
+        guard let stream = czlib_gzip_stream_open(level) else {
             output.deallocate()
             return nil
         }
@@ -24,7 +24,7 @@ package final class GzipStream {
     }
 
     deinit {
-        ccurl_gzip_stream_close(stream)
+        czlib_gzip_stream_close(stream)
         output.deallocate()
     }
 
@@ -49,7 +49,7 @@ package final class GzipStream {
                 var consumed = 0
                 var written = 0
                 let rest = min(input.count - offset, 1 << 30)
-                let status = ccurl_gzip_stream_deflate(
+                let status = czlib_gzip_stream_deflate(
                     stream, input.baseAddress.map { $0 + offset }, rest, output.baseAddress, output.count, finish ? 1 : 0, &consumed, &written)
                 guard status == Z_OK || status == Z_BUF_ERROR || status == Z_STREAM_END else { throw Failure(status: status) }
                 offset += consumed

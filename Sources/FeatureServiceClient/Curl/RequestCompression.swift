@@ -1,4 +1,4 @@
-internal import CCurl
+internal import CZlib
 
 /// gzip compression of request bodies (``CurlTransportConfiguration/compressRequestBodies``). Pure: no I/O.
 ///
@@ -30,12 +30,12 @@ enum RequestCompression {
 
     /// `bytes` as one gzip member (RFC 1952), or nil if zlib fails (it does not for inputs under 4 GiB).
     package static func gzip(_ bytes: [UInt8]) -> [UInt8]? {
-        let capacity = ccurl_gzip_bound(bytes.count)
+        let capacity = czlib_gzip_bound(bytes.count)
         var written = 0
         var status = Z_OK
         let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             status = bytes.withUnsafeBufferPointer { input in
-                ccurl_gzip(input.baseAddress, input.count, buffer.baseAddress, capacity, level, &written)
+                czlib_gzip(input.baseAddress, input.count, buffer.baseAddress, capacity, level, &written)
             }
             count = status == Z_OK ? written : 0
         }
