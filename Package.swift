@@ -7,6 +7,10 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// The benchmark executables build only when asked (FEATURELOAD_BENCHMARKS=1, as the scripts/benchmark-* scripts set
+// it): a test or CLI build has no use for them, and they cost a debug build four targets.
+let benchmarks = Context.environment["FEATURELOAD_BENCHMARKS"].map { !["", "0"].contains($0) } ?? false
+
 let package = Package(
     name: "featureload",
     platforms: [.macOS(.v15)],
@@ -139,41 +143,6 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Transport micro-benchmark against wrk: its own executable so a release build needs no CLI change.
-        .executableTarget(
-            name: "featureload-transport-bench",
-            dependencies: ["FeatureServiceClient", "LocalFeatureServer", .product(name: "Logging", package: "swift-log")],
-            path: "Benchmarks/transport/Sources",
-            swiftSettings: swiftSettings
-        ),
-        // The floor under any libcurl client, for the generator and transport benchmarks: the same closed loop in C,
-        // with nothing of featureload in it (Benchmarks/libcurl-loop/main.c).
-        .executableTarget(
-            name: "featureload-libcurl-loop",
-            path: "Benchmarks/libcurl-loop",
-            linkerSettings: [.linkedLibrary("curl")]
-        ),
-        // Server batch benchmark (Benchmarks/README.md): drives `featureload serve` over libcurl and SQLite's C API directly.
-        .executableTarget(
-            name: "featureload-bench",
-            dependencies: [
-                "FeatureModel", "FeatureServiceClient",
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Benchmarks/server-batches/Sources",
-            swiftSettings: swiftSettings
-        ),
-        // The floor `featureload serve` is measured against (Benchmarks/README.md): the least a Hummingbird + GRDB
-        // server does for a single-add applyEdits, with nothing of featureload in it.
-        .executableTarget(
-            name: "featureload-floor",
-            dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            path: "Benchmarks/server-floor"
-        ),
         .target(
             name: "FeatureloadTestSupport",
             dependencies: [
@@ -246,3 +215,43 @@ let package = Package(
         ),
     ]
 )
+
+if benchmarks {
+    package.targets += [
+        // Transport micro-benchmark against wrk: its own executable so a release build needs no CLI change.
+        .executableTarget(
+            name: "featureload-transport-bench",
+            dependencies: ["FeatureServiceClient", "LocalFeatureServer", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/transport/Sources",
+            swiftSettings: swiftSettings
+        ),
+        // The floor under any libcurl client, for the generator and transport benchmarks: the same closed loop in C,
+        // with nothing of featureload in it (Benchmarks/libcurl-loop/main.c).
+        .executableTarget(
+            name: "featureload-libcurl-loop",
+            path: "Benchmarks/libcurl-loop",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        // Server batch benchmark (Benchmarks/README.md): drives `featureload serve` over libcurl and SQLite's C API directly.
+        .executableTarget(
+            name: "featureload-bench",
+            dependencies: [
+                "FeatureModel", "FeatureServiceClient",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/server-batches/Sources",
+            swiftSettings: swiftSettings
+        ),
+        // The floor `featureload serve` is measured against (Benchmarks/README.md): the least a Hummingbird + GRDB
+        // server does for a single-add applyEdits, with nothing of featureload in it.
+        .executableTarget(
+            name: "featureload-floor",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/server-floor"
+        ),
+    ]
+}

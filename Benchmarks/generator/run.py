@@ -630,7 +630,7 @@ def main():
             fail(f"{tool} is not installed")
     if "libcurl" in args.tools and not (args.libcurl_loop and os.access(args.libcurl_loop, os.X_OK)):
         fail("the libcurl tool needs --libcurl-loop, the featureload-libcurl-loop executable "
-             "(swift build -c release --product featureload-libcurl-loop)")
+             "(FEATURELOAD_BENCHMARKS=1 swift build -c release --product featureload-libcurl-loop)")
 
     started = datetime.datetime.now(datetime.timezone.utc)
     stamp = started.strftime("%Y%m%dT%H%M%SZ")

@@ -62,7 +62,7 @@ struct BenchmarkResult {
     private var loopLines: (row: String, summary: String) {
         func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         guard let loop else {
-            return ("", "The libcurl loop is not built: `swift build -c release --product featureload-libcurl-loop` puts it next to this benchmark.")
+            return ("", "The libcurl loop is not built: `FEATURELOAD_BENCHMARKS=1 swift build -c release --product featureload-libcurl-loop` puts it next to this benchmark.")
         }
         let loopRatio = Self.ratio(loop.requestsPerSecond, to: wrk.requestsPerSecond)
         let share = Self.ratio(client.requestsPerSecond, to: loop.requestsPerSecond)

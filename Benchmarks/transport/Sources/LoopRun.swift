@@ -11,7 +11,7 @@ struct LoopRun {
     var p99: Duration
     var command: String
 
-    /// The loop next to this benchmark's executable (`swift build -c release --product featureload-libcurl-loop`).
+    /// The loop next to this benchmark's executable (`FEATURELOAD_BENCHMARKS=1 swift build -c release --product featureload-libcurl-loop`).
     static var executable: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
             .appendingPathComponent("featureload-libcurl-loop").path
