@@ -100,6 +100,13 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
         let aborting = abortable.contains { $0.conditions.contains(where: \.abortOnFail) }
         let (outcomes, abort) = await withTaskGroup(of: RunTaskResult.self) { group in
             group.addTask { .scenarios(await context.runScenarios(onEvent: onEvent)) }
+            if let rawOutput {
+                // Ends with the scenarios, as the ticker does, writing the last of their requests.
+                group.addTask {
+                    await rawOutput.flush(on: clock)
+                    return .flusher
+                }
+            }
             group.addTask {
                 // The ticker: progress every interval, and the abortOnFail thresholds on the metrics so far. It ends
                 // when cancelled, which happens as soon as the scenarios are done.
@@ -125,7 +132,7 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
                     // Stops the scenarios as Ctrl-C does; they report what they did, and later ones never start.
                     abort = failed
                     group.cancelAll()
-                case .ticker:
+                case .ticker, .flusher:
                     break
                 }
             }
@@ -183,5 +190,6 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
 private enum RunTaskResult: Sendable {
     case scenarios([ScenarioOutcome])
     case ticker
+    case flusher
     case aborted(ThresholdResult)
 }

@@ -225,7 +225,6 @@ struct RunCommand: AsyncParsableCommand {
                     runner.segment = segment
                     runner.rawOutput = rawOutput
                     runner.liveMetrics = liveMetrics
-                    rawOutput?.start()
                     if let start = startAt.flatMap(Self.date) {
                         let wait = start.timeIntervalSinceNow
                         if wait > 0 {

@@ -104,13 +104,13 @@ final class RawSampleLabels: Sendable {
 
 /// Streams every request of a run to the ``RawSampleDestination``s in the background.
 ///
-/// The VU tasks only append each finished iteration to a buffer under a lock (``append(_:)``);
-/// a background task takes the buffer every 200 ms, formats the lines and writes them, so the generator's hot path
-/// does no formatting and no I/O. ``finish()`` writes the rest and closes the files.
+/// The VU tasks only append each finished iteration to a buffer under a lock (``append(_:)``); the flusher
+/// (``flush(every:on:)``, a child task of the run beside its scenarios, on the run's clock) takes the buffer every
+/// 200 ms, formats the lines and writes them, so the generator's hot path does no formatting and no I/O.
+/// ``finish()`` writes anything left and closes the files.
 package final class RawSampleWriter: Sendable {
     private let pending = Mutex<[RawSampleBatch]>([])
     private let files: Mutex<[RawSampleFile]>
-    private let loop = Mutex<Task<Void, Never>?>(nil)
     private let failure = Mutex<String?>(nil)
     /// The wall time of `anchor`, in microseconds since 1970: timestamps are the requests' starts on this clock.
     private let anchorWallMicroseconds: Int64
@@ -128,16 +128,14 @@ package final class RawSampleWriter: Sendable {
         anchorWallMicroseconds = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
     }
 
-    /// Starts the background writer.
-    package func start() {
-        loop.withLock { task in
-            guard task == nil else { return }
-            task = Task.detached(priority: .utility) { [self] in
-                while (try? await Task.sleep(for: .milliseconds(200))) != nil {
-                    flush()
-                }
-            }
+    /// The flusher: writes what the VUs queued every `interval` of `clock` until its task is cancelled, then what is
+    /// left. The run's task group runs it beside the scenarios (``ScenarioRunner/run(onEvent:)``), so it lasts as long
+    /// as the load and keeps the run's time, injected clock included.
+    func flush(every interval: Duration = .milliseconds(200), on clock: some Clock<Duration>) async {
+        while (try? await clock.sleep(for: interval)) != nil {
+            flush()
         }
+        flush()
     }
 
     /// Queues a finished iteration's requests (called from the VU tasks: an append under a lock, nothing more).
@@ -146,15 +144,9 @@ package final class RawSampleWriter: Sendable {
         pending.withLock { $0.append(batch) }
     }
 
-    /// Stops the background writer, writes what is left and closes the files.
+    /// Writes what is left (nothing, once a run's flusher has ended) and closes the files.
     /// - Throws: ``LoadRunnerError`` naming the file when a write failed during the run or now.
     package func finish() async throws {
-        let task = loop.withLock { task in
-            defer { task = nil }
-            return task
-        }
-        task?.cancel()
-        await task?.value
         flush()
         files.withLock { files in
             for index in files.indices {
