@@ -67,18 +67,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The thread that copies an SQLite write-ahead log into its file, off the writer's path: the store's and the
-        // journal's.
+        // What the store and the journal share of SQLite: the thread that copies a write-ahead log into its file, off
+        // the writer's path, and values bound straight through SQLite's C API.
         .target(
-            name: "WALCheckpointer",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            name: "SQLiteSupport",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "LocalFeatureServer",
             dependencies: [
                 "FeatureModel",
-                "WALCheckpointer",
+                "SQLiteSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API as GRDB links it, to bind values of the batched insert path directly.
@@ -115,10 +118,9 @@ let package = Package(
             name: "BatchApply",
             dependencies: [
                 "FeatureModel",
-                "WALCheckpointer",
+                "SQLiteSupport",
                 "FeatureServiceClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -169,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "LocalFeatureServerTests",
             dependencies: [
-                "LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient", "WALCheckpointer",
+                "LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient", "SQLiteSupport",
                 // Rows written behind the server's back (a stored geometry no edit could write today).
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // A TLS client for the HTTPS listener's tests (CurlTransport cannot trust a self-signed certificate).

@@ -4,7 +4,7 @@ import FeatureloadTestSupport
 import Foundation
 import GRDB
 import Testing
-import WALCheckpointer
+import SQLiteSupport
 
 @testable import LocalFeatureServer
 

@@ -1,6 +1,7 @@
 import Foundation
 import FeatureServiceClient
 import GRDB
+import SQLiteSupport
 
 /// Packed edits (``EditPack``): read as journal edits, found by position, and unpacked into rows.
 extension ApplyJournal {

@@ -1,6 +1,7 @@
 import Foundation
 import FeatureServiceClient
 import GRDB
+import SQLiteSupport
 
 /// Writing the plan: the edits and their batches (each edit's texts in pages, ``PlanTexts``), groups assigned to
 /// atomic batches, records taken out of the plan, and the input's problems.

@@ -1,6 +1,7 @@
 import Foundation
 import FeatureServiceClient
 import GRDB
+import SQLiteSupport
 
 /// Sending: batches marked and read back for sending (from memory when this process planned them), and the outcomes
 /// of edits and files recorded.

@@ -1,7 +1,7 @@
 import Foundation
 import FeatureServiceClient
 import GRDB
-import WALCheckpointer
+import SQLiteSupport
 
 /// The journal of one `featureload apply`: an SQLite file (WAL) that holds the plan — every edit with its batch,
 /// client-assigned GlobalID and input position — before anything is sent, and each edit's outcome after.

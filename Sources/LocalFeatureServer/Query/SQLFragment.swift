@@ -1,9 +1,23 @@
+import SQLiteSupport
+
 /// A value bound to a `?` placeholder in generated SQL.
 enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
+}
+
+extension SQLValue: DirectBindable {
+    /// Binds the value by its kind (``GRDB/Statement/execute(binding:)-([Value])``: a batched insert's row).
+    func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        switch self {
+        case .null: Int64?.none.bind(to: statement, at: index)
+        case .integer(let number): number.bind(to: statement, at: index)
+        case .real(let number): number.bind(to: statement, at: index)
+        case .text(let text): text.bind(to: statement, at: index)
+        }
+    }
 }
 
 /// A piece of SQL with its `?` placeholders and the values bound to them, in order.

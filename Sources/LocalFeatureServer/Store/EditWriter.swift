@@ -1,5 +1,6 @@
 import FeatureModel
 import GRDB
+import SQLiteSupport
 
 /// Applies one ``EditBatch`` to one layer inside an open transaction: adds, then updates, then attachment edits
 /// (``AttachmentEdits``), then deletes.

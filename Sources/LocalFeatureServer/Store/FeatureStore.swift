@@ -1,6 +1,6 @@
 import FeatureModel
 import GRDB
-import WALCheckpointer
+import SQLiteSupport
 
 /// The SQLite store behind one hosted service: one table per layer in one database file.
 ///
