@@ -73,14 +73,10 @@ extension Statement {
                 resultCode: .SQLITE_MISUSE, message: "expected \(sqlite3_bind_parameter_count(sqliteStatement)) values, got \(values.count)", sql: sql)
         }
         clearBindings()
-        let handle = sqliteStatement
         var index: Int32 = 0
         for value in values {
             index += 1
-            let code = value.bind(to: handle, at: index)
-            guard code == SQLITE_OK else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not bind value \(index)", sql: sql)
-            }
+            try bind(value, at: index)
         }
         try executeBound(index)
     }
@@ -95,16 +91,21 @@ extension Statement {
     /// SQLite's C API; returns the number of parameters bound so far. A multi-row statement binds its rows in turn.
     /// - Throws: `DatabaseError` when SQLite refuses a value (e.g. a position past the statement's parameters).
     package func bind<each Value: DirectBindable>(after bound: Int32, _ value: repeat each Value) throws -> Int32 {
-        let handle = sqliteStatement
         var index = bound
         for value in repeat each value {
             index += 1
-            let code = value.bind(to: handle, at: index)
-            guard code == SQLITE_OK else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not bind value \(index)", sql: sql)
-            }
+            try bind(value, at: index)
         }
         return index
+    }
+
+    /// Binds one value to parameter `index` (1-based).
+    /// - Throws: `DatabaseError` with SQLite's code when it refuses the value.
+    private func bind(_ value: some DirectBindable, at index: Int32) throws {
+        let code = value.bind(to: sqliteStatement, at: index)
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "could not bind value \(index)", sql: sql)
+        }
     }
 
     /// Runs the statement once with the values bound since ``clearBindings()``, `bound` of them.

@@ -163,17 +163,15 @@ extension ApplyDispatchMachine {
     mutating func stoppedByOutage(_ result: BatchApplier.BatchResult, reason: String, sentEdits: Int, now: Instant) {
         if result.state != .sending { unrecorded.edits.append((result.id, [], .planned)) }
         editsStarted -= sentEdits
-        let stopped = Stopped(id: result.id, layer: result.layer, inDoubt: result.state == .sending)
-        if outage != nil {
-            outage?.reason = reason
-            outage?.stopped.append(stopped)
-        } else {
+        if outage == nil {
             // Said once, not for each batch in flight that finds the service gone.
-            outage = Outage(began: start.duration(to: now), reason: reason, stopped: [stopped])
+            outage = Outage(began: start.duration(to: now), reason: reason)
             summary.outages += 1
             progress.unavailable = reason
             progress.elapsed = start.duration(to: now)
             pendingReport = progress
         }
+        outage?.reason = reason
+        outage?.stopped.append(Stopped(id: result.id, layer: result.layer, inDoubt: result.state == .sending))
     }
 }
