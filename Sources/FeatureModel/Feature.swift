@@ -79,7 +79,9 @@ public enum GlobalID {
                 if index == 9 || index == 14 || index == 19 || index == 24 {
                     guard byte == UInt8(ascii: "-") else { return false }
                 } else {
-                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) else { return false }
+                    guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) else {
+                        return false
+                    }
                 }
             }
             return true

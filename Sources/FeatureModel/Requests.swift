@@ -80,7 +80,8 @@ public struct LayerEdits: Sendable, Hashable {
 
     /// The edits of one request with adds already written as JSON (no default, so it never competes with the
     /// public initializer).
-    package init(adds: [Feature] = [], updates: [Feature] = [], deletes: [Int64] = [], deleteGlobalIds: [String] = [], encodedAdds: EncodedFeatures?) {
+    package init(adds: [Feature] = [], updates: [Feature] = [], deletes: [Int64] = [], deleteGlobalIds: [String] = [], encodedAdds: EncodedFeatures?)
+    {
         self.encodedAdds = encodedAdds
         self.adds = adds
         self.updates = updates

@@ -123,7 +123,9 @@ public actor FeatureService {
         return try await Self.fetch(request, operation: "service metadata", as: ServiceInfo.self, exchange: exchange, retry: policy)
     }
 
-    private static func fetchLayerInfo(id: Int, serviceURL: String, exchange: FeatureServiceExchange, retry policy: RetryPolicy?) async throws -> LayerInfo {
+    private static func fetchLayerInfo(
+        id: Int, serviceURL: String, exchange: FeatureServiceExchange, retry policy: RetryPolicy?
+    ) async throws -> LayerInfo {
         let layerURL = FeatureServiceExchange.appending(String(id), to: serviceURL)
         let request = HTTPRequest(url: FeatureServiceExchange.jsonURL(layerURL))
         return try await fetch(request, operation: "layer \(id) metadata", as: LayerInfo.self, exchange: exchange, retry: policy)

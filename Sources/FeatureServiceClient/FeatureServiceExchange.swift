@@ -54,7 +54,9 @@ struct FeatureServiceExchange: Sendable {
     /// exchange in `log`; returns only a response that is neither an error body nor a non-2xx status.
     /// - Throws: ``FeatureServiceError`` (its ``FeatureServiceError/response`` set when a response arrived);
     ///   `CancellationError`.
-    nonisolated(nonsending) func send(_ request: HTTPRequest, operation: String, purpose: Attempt.Purpose, log: inout AttemptLog) async throws -> HTTPResponse {
+    nonisolated(nonsending) func send(
+        _ request: HTTPRequest, operation: String, purpose: Attempt.Purpose, log: inout AttemptLog
+    ) async throws -> HTTPResponse {
         guard let authentication else {
             return try await sendOnce(request, operation: operation, purpose: purpose, log: &log)
         }

@@ -73,7 +73,8 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
     /// jitter, `Retry-After` honoured, the budget kept): the first scenario's, else three attempts.
     var supportPolicy: RetryPolicy {
         if let retry = plan.scenarios.compactMap(\.retry).first {
-            return RetryPolicy(maximumAttempts: retry.maxAttempts, initialBackoff: retry.initialBackoff, maximumBackoff: retry.maxBackoff, budget: retry.budget)
+            return RetryPolicy(
+                maximumAttempts: retry.maxAttempts, initialBackoff: retry.initialBackoff, maximumBackoff: retry.maxBackoff, budget: retry.budget)
         }
         return RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(200), maximumBackoff: .seconds(2), budget: .seconds(30))
     }
@@ -88,11 +89,13 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
     package func run(onEvent: @escaping @Sendable (RunEvent) -> Void = { _ in }) async throws -> RunReport {
         let startedAt = wallClock()
         let runStart = clock.now
-        let service = FeatureService(url: connection.url, transport: RecordingTransport(connection.transport), authentication: connection.authentication)
+        let service = FeatureService(
+            url: connection.url, transport: RecordingTransport(connection.transport), authentication: connection.authentication)
         let layers = try await loadMetadata(service, onEvent: onEvent)
 
         let context = RunContext(
-            plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy, segment: segment,
+            plan: plan, service: service, layers: layers, clock: clock, runStart: runStart, runNonce: runNonce, policy: supportPolicy,
+            segment: segment,
             executor: connection.transport.taskExecutor, rawOutput: rawOutput, liveMetrics: liveMetrics)
         // A generator sees its share of counts and rates, so on a split test only latency thresholds (which a share
         // measures as the whole does) may stop it early; the rest are judged once the reports are merged.
@@ -113,8 +116,9 @@ package struct ScenarioRunner<C: Clock<Duration>>: Sendable {
                 while (try? await clock.sleep(for: self.progressInterval)) != nil {
                     let running = context.progress()
                     if !running.isEmpty { onEvent(.progress(running)) }
-                    if aborting, let failed = ThresholdEvaluator.abortingFailure(
-                        abortable, metrics: context.metricsSoFar(), elapsed: runStart.duration(to: clock.now))
+                    if aborting,
+                        let failed = ThresholdEvaluator.abortingFailure(
+                            abortable, metrics: context.metricsSoFar(), elapsed: runStart.duration(to: clock.now))
                     {
                         return .aborted(failed)
                     }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 extension LocalFeatureServerConfiguration {
@@ -146,9 +146,9 @@ extension LocalFeatureServerConfiguration {
             if let maximumConnections { return max(1, maximumConnections) }
             var limit = rlimit()
             #if canImport(Glibc)
-                let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
             #else
-                let resource = RLIMIT_NOFILE
+            let resource = RLIMIT_NOFILE
             #endif
             guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return 4_096 }
             return max(16, min(Int(clamping: limit.rlim_cur) - 128, 16_384))

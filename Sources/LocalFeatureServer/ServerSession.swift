@@ -30,7 +30,9 @@ struct ServerSession: Sendable {
         if let users = configuration.auth.users, users.usableUsernames.isEmpty {
             throw LocalFeatureServerError.noUsableUser(users: users.usernames.count)
         }
-        let tls = try configuration.tls.map { try ServerTLS.prepare($0, host: configuration.host, idleTimeout: configuration.connections.idleTimeout) }
+        let tls = try configuration.tls.map {
+            try ServerTLS.prepare($0, host: configuration.host, idleTimeout: configuration.connections.idleTimeout)
+        }
         do {
             return try open(configuration, tls: tls, logger: logger)
         } catch {
@@ -48,7 +50,9 @@ struct ServerSession: Sendable {
             if definitions.contains(where: { $0.name.lowercased() == definition.name.lowercased() }) {
                 throw LocalFeatureServerError.invalidDataset(
                     file: reference,
-                    issues: [DatasetIssue(path: "name", problem: "service '\(definition.name)' is already served", fix: "give each dataset its own name")])
+                    issues: [
+                        DatasetIssue(path: "name", problem: "service '\(definition.name)' is already served", fix: "give each dataset its own name")
+                    ])
             }
             definitions.append(definition)
         }

@@ -70,7 +70,8 @@ extension Statement {
     package func execute<Value: DirectBindable>(binding values: [Value]) throws {
         guard Int(sqlite3_bind_parameter_count(sqliteStatement)) == values.count else {
             throw DatabaseError(
-                resultCode: .SQLITE_MISUSE, message: "expected \(sqlite3_bind_parameter_count(sqliteStatement)) values, got \(values.count)", sql: sql)
+                resultCode: .SQLITE_MISUSE, message: "expected \(sqlite3_bind_parameter_count(sqliteStatement)) values, got \(values.count)", sql: sql
+            )
         }
         clearBindings()
         var index: Int32 = 0

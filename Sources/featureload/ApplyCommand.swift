@@ -69,7 +69,11 @@ struct ApplyCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The file of edits (.geojson, .geojsonl, .json, .csv, .gpkg).", valueName: "input"))
     var input: String?
 
-    @Option(name: .long, help: ArgumentHelp("`local`, or the URL of a live …/FeatureServer (or of one of its layers, …/FeatureServer/ID, which also gives --layer).", valueName: "local|url"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "`local`, or the URL of a live …/FeatureServer (or of one of its layers, …/FeatureServer/ID, which also gives --layer).",
+            valueName: "local|url"))
     var to: String?
 
     @Option(name: .long, help: ArgumentHelp("The layer or table: its id or its name.", valueName: "id|name"))
@@ -99,13 +103,20 @@ struct ApplyCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Leave out attributes (properties, columns) the layer has no field for, rather than refusing their records.")
     var dropUnknownFields = false
 
-    @Option(name: .long, help: ArgumentHelp("Attach the files in this directory to the adds they are named for (see --attachment-key).", valueName: "dir"))
+    @Option(
+        name: .long, help: ArgumentHelp("Attach the files in this directory to the adds they are named for (see --attachment-key).", valueName: "dir")
+    )
     var attachments: String?
 
-    @Option(name: .long, help: ArgumentHelp("The input attribute whose value VALUE names a record's files: DIR/VALUE.*, DIR/VALUE_*.*, DIR/VALUE/*.", valueName: "field"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The input attribute whose value VALUE names a record's files: DIR/VALUE.*, DIR/VALUE_*.*, DIR/VALUE/*.", valueName: "field"))
     var attachmentKey: String?
 
-    @Option(name: .long, help: ArgumentHelp("Attachments larger than this many bytes go through the service's uploads (default 10000000).", valueName: "bytes"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Attachments larger than this many bytes go through the service's uploads (default 10000000).", valueName: "bytes"))
     var uploadThreshold: Int64?
 
     @Flag(name: .long, help: "Check every edit against the layer and report every problem; send nothing.")
@@ -113,7 +124,9 @@ struct ApplyCommand: AsyncParsableCommand {
 
     @Flag(
         name: .long,
-        help: "Send the valid records, each batch as soon as it is planned, and write the invalid ones to the rejects file (default: check the whole input first and send nothing if any is invalid).")
+        help:
+            "Send the valid records, each batch as soon as it is planned, and write the invalid ones to the rejects file (default: check the whole input first and send nothing if any is invalid)."
+    )
     var skipInvalid = false
 
     @Option(name: .long, help: ArgumentHelp("Where rejected and failed edits go. Default: <input file name>.rejects.<ext> here.", valueName: "path"))
@@ -134,7 +147,8 @@ struct ApplyCommand: AsyncParsableCommand {
     var quiet = false
 
     @Option(
-        name: .long, help: ArgumentHelp("How often to print progress lines when standard output is not a terminal (default 10s).", valueName: "duration"),
+        name: .long,
+        help: ArgumentHelp("How often to print progress lines when standard output is not a terminal (default 10s).", valueName: "duration"),
         transform: ProgressDisplay.interval)
     var progressInterval: Duration = .seconds(10)
 
@@ -159,14 +173,18 @@ struct ApplyCommand: AsyncParsableCommand {
     func validate() throws {
         if let resume {
             let given =
-                [("input", input != nil), ("--to", to != nil), ("--layer", layer != nil), ("--journal", journal != nil), ("--batch-size", batchSize != nil),
-                 ("--rollback-on-failure", rollbackOnFailure),
-                 ("--dry-run", dryRun), ("--skip-invalid", skipInvalid), ("--dataset", dataset != nil), ("--related", related), ("--drop-unknown-fields", dropUnknownFields),
-                 ("--attachments", attachments != nil), ("--attachment-key", attachmentKey != nil), ("--upload-threshold", uploadThreshold != nil),
+                [
+                    ("input", input != nil), ("--to", to != nil), ("--layer", layer != nil), ("--journal", journal != nil),
+                    ("--batch-size", batchSize != nil),
+                    ("--rollback-on-failure", rollbackOnFailure),
+                    ("--dry-run", dryRun), ("--skip-invalid", skipInvalid), ("--dataset", dataset != nil), ("--related", related),
+                    ("--drop-unknown-fields", dropUnknownFields),
+                    ("--attachments", attachments != nil), ("--attachment-key", attachmentKey != nil), ("--upload-threshold", uploadThreshold != nil),
                 ].filter(\.1).map(\.0) + inputOptions.given
             if !given.isEmpty {
                 throw ValidationError(
-                    "--resume \(resume) continues a run as its journal recorded it; leave out \(given.joined(separator: ", ")) (start a new run with a new --journal to change them)")
+                    "--resume \(resume) continues a run as its journal recorded it; leave out \(given.joined(separator: ", ")) (start a new run with a new --journal to change them)"
+                )
             }
         } else {
             guard input != nil else { throw ValidationError("give the input file, or --resume JOURNAL") }
@@ -184,9 +202,12 @@ struct ApplyCommand: AsyncParsableCommand {
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
         if let rate, !(rate >= 0.01) { throw ValidationError("--rate must be at least 0.01 edits per second, got \(rate)") }
         if (attachments == nil) != (attachmentKey == nil) {
-            throw ValidationError("--attachments DIR and --attachment-key FIELD go together: the directory of the files, and the attribute that names them")
+            throw ValidationError(
+                "--attachments DIR and --attachment-key FIELD go together: the directory of the files, and the attribute that names them")
         }
-        if uploadThreshold != nil && attachments == nil { throw ValidationError("--upload-threshold is for --attachments; give that too, or leave it out") }
+        if uploadThreshold != nil && attachments == nil {
+            throw ValidationError("--upload-threshold is for --attachments; give that too, or leave it out")
+        }
         if let uploadThreshold, uploadThreshold < 0 { throw ValidationError("--upload-threshold must be 0 or more bytes, got \(uploadThreshold)") }
         if let report, !(report.hasSuffix(".json") || report.hasSuffix(".md")) {
             throw ValidationError("--report \(report): end the path in .json or .md to say which to write")
@@ -241,7 +262,9 @@ struct ApplyCommand: AsyncParsableCommand {
             do {
                 try result.writeReport(to: report)
             } catch {
-                printError("featureload apply: cannot write the report \(report) (\(UserMessage.describe(error, naming: report))); the journal is consistent. Fix: give --report a path you can write to")
+                printError(
+                    "featureload apply: cannot write the report \(report) (\(UserMessage.describe(error, naming: report))); the journal is consistent. Fix: give --report a path you can write to"
+                )
                 if result.status == .passed { result.status = .failed }
             }
         }
@@ -315,12 +338,14 @@ struct ApplyCommand: AsyncParsableCommand {
             tokenURL: targetOptions.tokenURL, caFile: targetOptions.caFile.map { URL(fileURLWithPath: $0).path }, insecure: targetOptions.insecure)
         let start = ApplyJob.Start(
             input: URL(fileURLWithPath: input).standardizedFileURL.path, format: format, readOptions: readOptions, layer: layer ?? "0",
-            settings: applySettings, access: access, to: to ?? "local", localData: options.data.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            settings: applySettings, access: access, to: to ?? "local",
+            localData: options.data.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
             dataset: dataset ?? "parks", dryRun: dryRun, skipInvalid: skipInvalid)
         let rejectsPath = rejects ?? name + ".rejects." + RejectsWriter.fileExtension(for: format)
         try checkOutputs(rejectsPath: rejectsPath, input: input, journal: journalPath, data: to == "local" ? options.data : nil)
         return ApplyJob(
-            mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath, serviceWait: waitForService)
+            mode: .start(start), journalPath: journalPath, targetSettings: settings, verify: verify, rejectsPath: rejectsPath,
+            serviceWait: waitForService)
     }
 
     /// Refuses a rejects file (or its reasons file) or report that is the input, the journal or the data file.

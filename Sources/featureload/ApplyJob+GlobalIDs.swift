@@ -22,7 +22,8 @@ extension ApplyJob {
                 forGlobalIds: ids, globalIdField: globalIdField, objectIdField: info.objectIdField, retry: BatchApplier.defaultRetry)
             guard !found.isEmpty else { continue }
             display.message(
-                "\(found.count) of the first \(ids.count) adds of \(header.input) are in layer \(layer) already, under the GlobalIDs an earlier release derived: this run derives them the same way, so what landed then is found, not added twice")
+                "\(found.count) of the first \(ids.count) adds of \(header.input) are in layer \(layer) already, under the GlobalIDs an earlier release derived: this run derives them the same way, so what landed then is found, not added twice"
+            )
             return .hashed
         }
         return .ordered

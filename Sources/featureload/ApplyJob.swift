@@ -80,7 +80,9 @@ struct ApplyJob: Sendable {
     }
 
     /// A new run: checks the input's settings against the service, then plans (a dry run stops there) and sends.
-    func begin(_ start: Start, layers: [Int: LayerInfo], on connected: ConnectedTarget, into result: Result, display: ProgressDisplay) async throws -> Result {
+    func begin(
+        _ start: Start, layers: [Int: LayerInfo], on connected: ConnectedTarget, into result: Result, display: ProgressDisplay
+    ) async throws -> Result {
         var result = result
         guard let layer = Self.layer(start.layer, in: layers) else {
             let names = layers.values.sorted { $0.id < $1.id }.map { "\($0.id) \($0.name)" }.joined(separator: ", ")
@@ -103,7 +105,7 @@ struct ApplyJob: Sendable {
             do {
                 return try await send(
                     header: header, layers: layers, journal: journal, service: connected.service, streamingPlan: true, into: result, display: display)
-            } catch where !(error is CancellationError) && (try? journal.anySent()) == false {
+            } catch  where !(error is CancellationError) && (try? journal.anySent()) == false {
                 // Nothing was sent: no journal is left to resume.
                 Self.remove(journalPath)
                 throw error
@@ -118,7 +120,8 @@ struct ApplyJob: Sendable {
             throw error
         }
         if let plan = result.plan { display.message(Self.describe(plan, input: start.input)) }
-        return try await send(header: header, layers: layers, journal: journal, service: connected.service, streamingPlan: false, into: result, display: display)
+        return try await send(
+            header: header, layers: layers, journal: journal, service: connected.service, streamingPlan: false, into: result, display: display)
     }
 
     /// Checks a new run's settings against `layer` and the service's `layers`: a mapping to a field the layer does not
@@ -147,7 +150,8 @@ struct ApplyJob: Sendable {
         }
         if start.settings.related || start.settings.attachments != nil, layer.supportsApplyEditsWithGlobalIds == false {
             throw ApplyError.target(
-                "layer \(layer.id) (\(layer.name)) does not support applyEdits with GlobalIDs, which --related and --attachments need to send a parent with its records and files in one request")
+                "layer \(layer.id) (\(layer.name)) does not support applyEdits with GlobalIDs, which --related and --attachments need to send a parent with its records and files in one request"
+            )
         }
     }
 
@@ -167,19 +171,22 @@ struct ApplyJob: Sendable {
     /// A resumed run: a plan cut short is made again (going on with sending when batches of it went out already), then
     /// the open batches are sent, those in doubt looked up first.
     func resume(
-        _ journal: ApplyJournal, header: JournalHeader, layers: [Int: LayerInfo], service: FeatureService, into result: Result, display: ProgressDisplay
+        _ journal: ApplyJournal, header: JournalHeader, layers: [Int: LayerInfo], service: FeatureService, into result: Result,
+        display: ProgressDisplay
     ) async throws -> Result {
         var result = result
         if try !journal.isPlanned() {
             let size = (try? FileManager.default.attributesOfItem(atPath: header.input)[.size] as? NSNumber)?.int64Value
             guard size == header.inputSize else {
-                throw ApplyError.journal("the plan was interrupted, and \(header.input) changed since (or is gone); start a new run with a new --journal")
+                throw ApplyError.journal(
+                    "the plan was interrupted, and \(header.input) changed since (or is gone); start a new run with a new --journal")
             }
             if header.reading.skipInvalid, try journal.anySent() {
                 // Batches went out while it was planned: it is made again over what the journal holds, and
                 // sending goes on as batches complete.
                 display.message("resuming \(journalPath): planning \(header.input) again where it was interrupted, and sending …")
-                return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
+                return try await send(
+                    header: header, layers: layers, journal: journal, service: service, streamingPlan: true, into: result, display: display)
             }
             // The plan was cut short: nothing of it was sent, so it is made again.
             try journal.discardPlan()
@@ -192,7 +199,8 @@ struct ApplyJob: Sendable {
         display.message(
             "resuming \(journalPath): \(counts.applied) of \(counts.planned) edits applied, \(counts.open) to go"
                 + (inDoubt > 0 ? " (\(Self.counted(inDoubt, "batch")) in doubt looked up first)" : ""))
-        return try await send(header: header, layers: layers, journal: journal, service: service, streamingPlan: false, into: result, display: display)
+        return try await send(
+            header: header, layers: layers, journal: journal, service: service, streamingPlan: false, into: result, display: display)
     }
 
     /// Sends the journal's batches (with `streamingPlan`, as a plan made beside it completes them), then writes the
@@ -226,14 +234,16 @@ struct ApplyJob: Sendable {
         }
         result.files = try journal.attachmentCounts()
         if result.files.planned > 0 {
-            result.lines.append("files: \(result.files.applied) of \(result.files.planned) attached (each with its feature: a file of a refused group is not sent)")
+            result.lines.append(
+                "files: \(result.files.applied) of \(result.files.planned) attached (each with its feature: a file of a refused group is not sent)")
         }
         if summary.interrupted { return result }
         if let unavailable = summary.unavailable {
             // Nothing more can be learnt from the service now: what was not applied waits for --resume.
             result.status = .failed
             result.lines.append(
-                "stopped: \(unavailable); \(Self.counted(counts.open, "edit")) not applied yet. Fix: when the service is back, run `featureload apply --resume \(journalPath)`")
+                "stopped: \(unavailable); \(Self.counted(counts.open, "edit")) not applied yet. Fix: when the service is back, run `featureload apply --resume \(journalPath)`"
+            )
             result.lines.append("journal: \(journalPath)")
             return result
         }

@@ -26,6 +26,9 @@ struct Featureload: AsyncParsableCommand {
               featureload serve --port 8080 --data parks.sqlite
             """,
         version: version,
-        subcommands: [RunCommand.self, ApplyCommand.self, VerifyCommand.self, ValidateCommand.self, ReportCommand.self, CompareCommand.self, ServeCommand.self, SchemaCommand.self]
+        subcommands: [
+            RunCommand.self, ApplyCommand.self, VerifyCommand.self, ValidateCommand.self, ReportCommand.self, CompareCommand.self, ServeCommand.self,
+            SchemaCommand.self,
+        ]
     )
 }

@@ -60,5 +60,5 @@ private enum InterruptEvent<T: Sendable>: Sendable {
 private final class SignalSources: @unchecked Sendable {
     private let sources: [any DispatchSourceSignal]
     init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
-    func cancel() { sources.forEach { $0.cancel() } }
+    func cancel() { for source in sources { source.cancel() } }
 }

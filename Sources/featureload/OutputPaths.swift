@@ -13,7 +13,8 @@ enum OutputPaths {
         for output in outputs {
             guard let clash = kept.first(where: { sameFile(output.path, $0.path) }) else { continue }
             throw TargetError(
-                "\(output.option) \(output.path) is \(clash.what) (\(clash.path)): apply never writes over what it reads or keeps. Fix: give \(output.option) another path")
+                "\(output.option) \(output.path) is \(clash.what) (\(clash.path)): apply never writes over what it reads or keeps. Fix: give \(output.option) another path"
+            )
         }
     }
 

@@ -89,7 +89,8 @@ struct MergeReportCommand: ParsableCommand {
     var files: [String]
 
     @Option(
-        name: .long, help: ArgumentHelp("Output format: \(ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default json).", valueName: "format"),
+        name: .long,
+        help: ArgumentHelp("Output format: \(ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default json).", valueName: "format"),
         transform: ReportFormat.argument)
     var format: ReportFormat = .json
 
@@ -106,7 +107,8 @@ struct MergeReportCommand: ParsableCommand {
             do {
                 let data = try Data(contentsOf: URL(fileURLWithPath: file))
                 if let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], (object["schemaVersion"] as? Int ?? 1) == 1 {
-                    throw LoadRunnerError("it is a schema version 1 report, which holds no execution segment; merge the reports of this featureload's runs")
+                    throw LoadRunnerError(
+                        "it is a schema version 1 report, which holds no execution segment; merge the reports of this featureload's runs")
                 }
                 reports.append((file, try RunReport.decode(data)))
             } catch {
@@ -125,7 +127,8 @@ struct MergeReportCommand: ParsableCommand {
         let data = try format.render(merged)
         if let output {
             try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-            printError(merged.verdict.passed ? "merged: PASS" : "merged: FAIL\n" + merged.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
+            printError(
+                merged.verdict.passed ? "merged: PASS" : "merged: FAIL\n" + merged.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         } else {
             FileHandle.standardOutput.write(data)
         }

@@ -114,7 +114,12 @@ extension RunCommand {
         for (index, child) in children.enumerated() {
             child.process.terminationHandler = { process in
                 exited.yield((index, process.terminationStatus))
-                if remaining.withLock({ $0 -= 1; return $0 }) == 0 { exited.finish() }
+                if remaining.withLock({
+                    $0 -= 1
+                    return $0
+                }) == 0 {
+                    exited.finish()
+                }
             }
             do {
                 try child.process.run()
@@ -130,7 +135,12 @@ extension RunCommand {
         return await withTaskCancellationHandler {
             await Task {
                 await withTaskGroup(of: [Int32]?.self) { group in
-                    if let watch { group.addTask { await watch.follow(); return nil } }
+                    if let watch {
+                        group.addTask {
+                            await watch.follow()
+                            return nil
+                        }
+                    }
                     group.addTask {
                         var statuses = Array(repeating: Int32(0), count: count)
                         for await (index, status) in exits {

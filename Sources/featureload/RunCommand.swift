@@ -95,15 +95,22 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("This generator's share of the test, as k6 gives it: FROM:TO (1/4:2/4, 25%:50%, 0.25:0.5) or TO (from 0); default 0:1.", valueName: "from:to"))
+        help: ArgumentHelp(
+            "This generator's share of the test, as k6 gives it: FROM:TO (1/4:2/4, 25%:50%, 0.25:0.5) or TO (from 0); default 0:1.",
+            valueName: "from:to"))
     var executionSegment: String?
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Every segment the test is split into, as points: 0,1/4,2/4,3/4,1 (give all generators the same); default: the segment and the rest.", valueName: "points"))
+        help: ArgumentHelp(
+            "Every segment the test is split into, as points: 0,1/4,2/4,3/4,1 (give all generators the same); default: the segment and the rest.",
+            valueName: "points"))
     var executionSegmentSequence: String?
 
-    @Option(name: .long, help: ArgumentHelp("Start the load at this time (RFC 3339, e.g. 2026-11-25T15:30:00Z), so that generators begin together.", valueName: "time"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Start the load at this time (RFC 3339, e.g. 2026-11-25T15:30:00Z), so that generators begin together.", valueName: "time")
+    )
     var startAt: String?
 
     @Option(
@@ -134,11 +141,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         guard (1...64).contains(generators) else { throw ValidationError("--generators must be 1…64, got \(generators)") }
         if generators > 1 && (executionSegment != nil || executionSegmentSequence != nil || startAt != nil) {
-            throw ValidationError("--generators N gives each generator its segment and start; leave out --execution-segment, --execution-segment-sequence and --start-at")
+            throw ValidationError(
+                "--generators N gives each generator its segment and start; leave out --execution-segment, --execution-segment-sequence and --start-at"
+            )
         }
         if generators > 1 && metricsOptions.metricsListen != nil {
             throw ValidationError(
-                "--metrics-listen serves one generator's metrics, not the sum of --generators N: run the generators as separate processes (--execution-segment, --execution-segment-sequence, --start-at), each with its own --metrics-listen and the same --run-id, as the Kubernetes Job in deploy/ does, and sum them in Prometheus")
+                "--metrics-listen serves one generator's metrics, not the sum of --generators N: run the generators as separate processes (--execution-segment, --execution-segment-sequence, --start-at), each with its own --metrics-listen and the same --run-id, as the Kubernetes Job in deploy/ does, and sum them in Prometheus"
+            )
         }
         do {
             _ = try segmentTuple()
@@ -156,11 +166,13 @@ struct RunCommand: AsyncParsableCommand {
         // Without the sequence each generator would stripe its share on its own, and two of them could own the same
         // iteration numbers (0:1/4 and 1/2:3/4 alone both own 1, 5, 9, …): every generator must be given the same one.
         guard let segmentText = executionSegment else {
-            throw ExecutionSegmentError("--execution-segment-sequence needs --execution-segment: give this generator's segment, one of the sequence's")
+            throw ExecutionSegmentError(
+                "--execution-segment-sequence needs --execution-segment: give this generator's segment, one of the sequence's")
         }
         if executionSegmentSequence == nil, try ExecutionSegment(parsing: segmentText) != .whole {
             throw ExecutionSegmentError(
-                "--execution-segment \(segmentText) needs --execution-segment-sequence, the same on every generator (e.g. 0,1/4,2/4,3/4,1), so that no two generators run the same iterations")
+                "--execution-segment \(segmentText) needs --execution-segment-sequence, the same on every generator (e.g. 0,1/4,2/4,3/4,1), so that no two generators run the same iterations"
+            )
         }
         let segment = try executionSegment.map { text throws(ExecutionSegmentError) in try ExecutionSegment(parsing: text) }
         let sequence = try executionSegmentSequence.map { text throws(ExecutionSegmentError) in try ExecutionSegmentSequence(parsing: text) }
@@ -217,21 +229,17 @@ struct RunCommand: AsyncParsableCommand {
                 }
                 return try await withTarget(settings, serverLogger: serverLogger) { connected in
                     let info = RunReport.TargetInfo(
-                        kind: connected.isLocal ? "local" : "live", serviceURL: connected.serviceURL, dataset: connected.dataset, notes: connected.notes)
+                        kind: connected.isLocal ? "local" : "live", serviceURL: connected.serviceURL, dataset: connected.dataset,
+                        notes: connected.notes)
                     var runner = ScenarioRunner(
                         plan: plan, planFile: planFile,
-                        connection: ServiceConnection(url: connected.serviceURL, transport: connected.transport, authentication: connected.authentication),
+                        connection: ServiceConnection(
+                            url: connected.serviceURL, transport: connected.transport, authentication: connected.authentication),
                         target: info, clock: ContinuousClock(), toolVersion: Featureload.version)
                     runner.segment = segment
                     runner.rawOutput = rawOutput
                     runner.liveMetrics = liveMetrics
-                    if let start = startAt.flatMap(Self.date) {
-                        let wait = start.timeIntervalSinceNow
-                        if wait > 0 {
-                            display.message("waiting \(String(format: "%.1f", wait)) s for --start-at \(startAt ?? "")")
-                            try await Task.sleep(for: .seconds(wait))
-                        }
-                    }
+                    try await Self.waitForStart(startAt, display: display)
                     var report = try await runner.run { Self.show($0, on: display, keeping: progressFile) }
                     if let start = startAt.flatMap(Self.date) {
                         let late = Double(report.startedAtEpochMilliseconds) / 1000 - start.timeIntervalSince1970
@@ -249,6 +257,14 @@ struct RunCommand: AsyncParsableCommand {
 
         display.finish()
         try await metricsOptions.lingering(metrics?.endpoint) { try await finish(report, interrupted: interrupted, rawOutput: rawOutput) }
+    }
+
+    /// Sleeps until `--start-at`'s time, if it is still ahead, saying so.
+    private static func waitForStart(_ startAt: String?, display: ProgressDisplay) async throws {
+        guard let start = startAt.flatMap(date), start.timeIntervalSinceNow > 0 else { return }
+        let wait = start.timeIntervalSinceNow
+        display.message("waiting \(String(format: "%.1f", wait)) s for --start-at \(startAt ?? "")")
+        try await Task.sleep(for: .seconds(wait))
     }
 
     /// Closes the request samples, writes the reports, prints the summary and the paths, tells the CI, and exits by
@@ -282,7 +298,8 @@ struct RunCommand: AsyncParsableCommand {
         case .scenarioStarted(let spec):
             display.message("running \(spec.name): \(describe(spec)) …")
         case .scenarioFinished(let spec, let view):
-            var line = "  \(spec.name) done in \(String(format: "%.2f", view.record.durationSeconds)) s: \(view.requests) requests (\(view.failedRequests) failed), \(view.editsApplied) edits ok, \(view.editsFailed) edits failed"
+            var line =
+                "  \(spec.name) done in \(String(format: "%.2f", view.record.durationSeconds)) s: \(view.requests) requests (\(view.failedRequests) failed), \(view.editsApplied) edits ok, \(view.editsFailed) edits failed"
             if view.droppedIterations > 0 { line += ", \(view.droppedIterations) iterations dropped" }
             if view.cutOffRequests > 0 { line += ", \(view.cutOffRequests) requests cut off still waiting" }
             display.message(line)

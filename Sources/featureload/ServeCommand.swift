@@ -115,7 +115,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Inject a fault (repeatable): KIND:RATE[:retryAfter=S|seconds=S|path=PATTERN][@operation].", valueName: "spec"))
     var fault: [String] = []
 
-    @Option(help: ArgumentHelp("Added latency in ms: fixed:MS, uniform:MIN,MAX, normal:MEAN,SD or lognormal:MEDIAN,SIGMA[@operation].", valueName: "spec"))
+    @Option(
+        help: ArgumentHelp("Added latency in ms: fixed:MS, uniform:MIN,MAX, normal:MEAN,SD or lognormal:MEDIAN,SIGMA[@operation].", valueName: "spec")
+    )
     var latency: String?
 
     @Option(help: ArgumentHelp("Fault settings file (the JSON of POST /arcgis/admin/faults); --fault and --latency add to it.", valueName: "file"))
@@ -136,7 +138,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve HTTPS with a self-signed certificate generated at start (needs the openssl command).")
     var tlsSelfSigned = false
 
-    @Option(help: ArgumentHelp("Let web pages from this origin (scheme://host[:port], or * for any) call the service (repeatable).", valueName: "origin"))
+    @Option(
+        help: ArgumentHelp("Let web pages from this origin (scheme://host[:port], or * for any) call the service (repeatable).", valueName: "origin"))
     var allowOrigin: [String] = []
 
     @Option(help: ArgumentHelp("Accept this Host name besides the local ones when listening on loopback (repeatable).", valueName: "name"))
@@ -152,7 +155,8 @@ struct ServeCommand: AsyncParsableCommand {
     var shutdownGrace: Double = 10
 
     @Option(
-        help: ArgumentHelp("Serve Prometheus metrics (requests, durations and faults by operation) at http://HOST:PORT/metrics.", valueName: "host:port"))
+        help: ArgumentHelp(
+            "Serve Prometheus metrics (requests, durations and faults by operation) at http://HOST:PORT/metrics.", valueName: "host:port"))
     var metricsListen: String?
 
     @OptionGroup var logging: LoggingOptions
@@ -164,7 +168,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let rows, rows < 0 { throw ValidationError("--rows must be 0 or more, got \(rows)") }
         try validateTLSOptions()
         guard idleTimeout > 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be more than 0 seconds, got \(idleTimeout)") }
-        guard shutdownGrace >= 0, shutdownGrace.isFinite else { throw ValidationError("--shutdown-grace must be 0 seconds or more, got \(shutdownGrace)") }
+        guard shutdownGrace >= 0, shutdownGrace.isFinite else {
+            throw ValidationError("--shutdown-grace must be 0 seconds or more, got \(shutdownGrace)")
+        }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1, got \(maxConnections)") }
     }
 
@@ -223,12 +229,15 @@ struct ServeCommand: AsyncParsableCommand {
         guard !LocalFeatureServerConfiguration.isLoopback(host) else { return nil }
         var exposed: [String] = []
         if users {
-            exposed.append("data needs a token, but \(tls ? "tokens and passwords are protected by TLS" : "passwords and tokens cross the network in cleartext (add --tls-self-signed or --tls-cert)")")
+            exposed.append(
+                "data needs a token, but \(tls ? "tokens and passwords are protected by TLS" : "passwords and tokens cross the network in cleartext (add --tls-self-signed or --tls-cert)")"
+            )
         } else {
             exposed.append("the service has no authentication: anyone who can reach it can read and edit its data (add --users)")
         }
         if admin {
-            exposed.append("the admin endpoints (/arcgis/admin/faults, /stats) can inject faults\(users ? " for anyone with a token" : "") (add --no-admin)")
+            exposed.append(
+                "the admin endpoints (/arcgis/admin/faults, /stats) can inject faults\(users ? " for anyone with a token" : "") (add --no-admin)")
         }
         return "listening on \(host), not loopback; " + exposed.joined(separator: "; ")
     }

@@ -22,7 +22,8 @@ struct ValidateCommand: ParsableCommand {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("Check as `run --target` would run them: `local` (against the embedded dataset), or a live …/FeatureServer URL.", valueName: "local|url"))
+        help: ArgumentHelp(
+            "Check as `run --target` would run them: `local` (against the embedded dataset), or a live …/FeatureServer URL.", valueName: "local|url"))
     var target: String?
 
     @OptionGroup var scenarioOptions: ScenarioFileOptions
@@ -45,7 +46,9 @@ struct ValidateCommand: ParsableCommand {
                     let problems = LocalDatasets.problems(plan, dataset: dataset, file: file)
                     if !problems.isEmpty {
                         failed = true
-                        printError("\(file): \(problems.count) problem\(problems.count == 1 ? "" : "s")\n" + problems.map { "  " + $0 }.joined(separator: "\n"))
+                        printError(
+                            "\(file): \(problems.count) problem\(problems.count == 1 ? "" : "s")\n"
+                                + problems.map { "  " + $0 }.joined(separator: "\n"))
                         continue
                     }
                 }
@@ -95,7 +98,8 @@ enum LocalDatasets {
     static func problems(_ plan: ScenarioPlan, dataset: String, file: String) -> [String] {
         let definition: ServiceDefinition
         do {
-            definition = try DatasetCatalog.resolve(dataset, workingDirectory: FileManager.default.currentDirectoryPath, generatedRows: plan.local.rows)
+            definition = try DatasetCatalog.resolve(
+                dataset, workingDirectory: FileManager.default.currentDirectoryPath, generatedRows: plan.local.rows)
         } catch {
             return ["\(file): local.dataset: \(UserMessage.describe(error))"]
         }

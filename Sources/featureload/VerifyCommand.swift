@@ -32,7 +32,8 @@ struct VerifyCommand: AsyncParsableCommand {
                 // The embedded service would make a missing file afresh, and every applied add would look missing.
                 if let data = options.data, !FileManager.default.fileExists(atPath: data) {
                     throw ApplyError.journal(
-                        "no service data at \(data): the run applied to the embedded service's SQLite file\(header.localData.map { " \($0)" } ?? ""). Fix: give --data the file that run wrote")
+                        "no service data at \(data): the run applied to the embedded service's SQLite file\(header.localData.map { " \($0)" } ?? ""). Fix: give --data the file that run wrote"
+                    )
                 }
             }
             let settings = try TargetResolution.settings(

@@ -1,8 +1,9 @@
-@testable import BatchApply
 import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Testing
+
+@testable import BatchApply
 
 /// The script the dispatch machine's tests follow: a machine, the time moved by hand, and the events and batches they
 /// report.
@@ -50,7 +51,8 @@ extension ApplyDispatchMachineTests {
     }
 
     static func configuration(
-        concurrency: Int = 2, rate: Double? = nil, serviceWait: Duration = .seconds(60), probeInterval: Duration = .seconds(30), streaming: Bool = false
+        concurrency: Int = 2, rate: Double? = nil, serviceWait: Duration = .seconds(60), probeInterval: Duration = .seconds(30),
+        streaming: Bool = false
     ) -> Machine.Configuration {
         Machine.Configuration(
             concurrency: concurrency, batchSize: 2, rate: rate, serviceWait: serviceWait, probeInterval: probeInterval, streamingPlan: streaming)
@@ -92,7 +94,8 @@ extension ApplyDispatchMachine.Action where Instant == ManualClock.Instant {
     var text: String {
         func ms(_ instant: Instant) -> String { "\(Int(instant.offset / .milliseconds(1)))ms" }
         func ids(_ ids: [Int]) -> String {
-            ids.count > 3 && ids == Array(ids[0]...ids[ids.count - 1]) ? "\(ids[0])…\(ids[ids.count - 1])" : ids.map(String.init).joined(separator: ",")
+            ids.count > 3 && ids == Array(ids[0]...ids[ids.count - 1])
+                ? "\(ids[0])…\(ids[ids.count - 1])" : ids.map(String.init).joined(separator: ",")
         }
         func after(_ outcomes: ApplyDispatchMachine.Outcomes) -> String {
             outcomes.edits.isEmpty ? "" : " after \(ids(outcomes.edits.map(\.batch)))"
@@ -107,7 +110,8 @@ extension ApplyDispatchMachine.Action where Instant == ManualClock.Instant {
         case .awaitAnswer: return "awaitAnswer"
         case .record(let outcomes): return "record\(outcomes.edits.isEmpty ? "" : " " + ids(outcomes.edits.map(\.batch)))"
         case .report(let progress):
-            return "report \(progress.settled)/\(progress.total)\(progress.planning ? " planning" : "")\(progress.unavailable != nil ? " unavailable" : "")"
+            return
+                "report \(progress.settled)/\(progress.total)\(progress.planning ? " planning" : "")\(progress.unavailable != nil ? " unavailable" : "")"
         case .probe(let layer, let at): return "probe \(layer) at \(ms(at))"
         case .finish: return "finish"
         }

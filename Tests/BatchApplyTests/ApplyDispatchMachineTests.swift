@@ -1,8 +1,9 @@
-@testable import BatchApply
 import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Testing
+
+@testable import BatchApply
 
 /// The applier's dispatch decisions, driven by scripted events on manual instants: no service, no journal, no task.
 /// Each test walks one path a run takes — pacing, barriers, outages, cancellation, a resume — action by action.
@@ -100,7 +101,9 @@ import Testing
         #expect(run.summary?.settled == [.applied: 4, .failed: 2])
     }
 
-    @Test("an outage: no batch starts, the batches it stopped go back (those that may have reached the service looked up first), the service is probed until it answers")
+    @Test(
+        "an outage: no batch starts, the batches it stopped go back (those that may have reached the service looked up first), the service is probed until it answers"
+    )
     func outageAndRecovery() throws {
         let (b1, b2, b3) = (Self.batch(1), Self.batch(2), Self.batch(3))
         var run = Script(Self.configuration(concurrency: 2))
@@ -375,7 +378,8 @@ import Testing
 
     @Test("the probes' pacing: 1 s, doubling to the probe interval, the last cut short at the deadline")
     func probePacing() {
-        var probes = OutageProbes(from: ManualClock.Instant(offset: .zero), until: ManualClock.Instant(offset: .seconds(10)), probeInterval: .seconds(4))
+        var probes = OutageProbes(
+            from: ManualClock.Instant(offset: .zero), until: ManualClock.Instant(offset: .seconds(10)), probeInterval: .seconds(4))
         var times: [Duration] = []
         var now = ManualClock.Instant(offset: .zero)
         while let next = probes.next(now: now) {

@@ -1,10 +1,11 @@
-@testable import BatchApply
 import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Foundation
 import LocalFeatureServer
 import Testing
+
+@testable import BatchApply
 
 /// Which batches a crash leaves in doubt, and how a resume settles them: only batches whose requests were out, looked
 /// up through the same retry policy as sending, over the real libcurl transport against the real local service.
@@ -16,7 +17,9 @@ import Testing
         (try? journal.openBatches().filter { $0.state == .sending }.count) ?? -1
     }
 
-    @Test("at every moment of a run the journal holds at most --concurrency batches as being sent: a crash leaves no more in doubt", .timeLimit(.minutes(2)))
+    @Test(
+        "at every moment of a run the journal holds at most --concurrency batches as being sent: a crash leaves no more in doubt",
+        .timeLimit(.minutes(2)))
     func atMostConcurrencyInDoubt() async throws {
         try await Outage.withPlanned(400) { planned in
             // 20 batches of 20, far fewer than a window of them.
@@ -80,9 +83,11 @@ import Testing
             for id in 0..<5 { try planned.journal.markSending(id) }
             for id in 0..<3 {
                 let adds = try planned.journal.batch(id).edits.map { try JSONDecoder().decode(Feature.self, from: Data($0.planned.payload.utf8)) }
-                _ = try await planned.service.layer(id: 0).applyEdits(LayerEdits(adds: adds), options: .init(rollbackOnFailure: false, useGlobalIds: true))
+                _ = try await planned.service.layer(id: 0).applyEdits(
+                    LayerEdits(adds: adds), options: .init(rollbackOnFailure: false, useGlobalIds: true))
             }
-            let json = #"{"seed": 3, "faults":[{"kind":"http503","rate":0.3,"operation":"query"},{"kind":"http429","rate":0.2,"retryAfter":0,"operation":"query"}]}"#
+            let json =
+                #"{"seed": 3, "faults":[{"kind":"http503","rate":0.3,"operation":"query"},{"kind":"http429","rate":0.2,"retryAfter":0,"operation":"query"}]}"#
             try await Self.setFaults(json, endpoint: planned.endpoint, transport: planned.transport)
             let retry = RetryPolicy(maximumAttempts: 20, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20), budget: .seconds(60))
             let applier = BatchApplier(
@@ -101,7 +106,8 @@ import Testing
     static func setFaults(_ json: String, endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws {
         let response = try await transport.send(
             HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/faults", headers: [HTTPHeader("Content-Type", "application/json")],
+                method: .post, url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/faults",
+                headers: [HTTPHeader("Content-Type", "application/json")],
                 body: Array(json.utf8)))
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
     }

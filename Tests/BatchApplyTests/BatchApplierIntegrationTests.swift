@@ -20,7 +20,9 @@ import Testing
         }
     }
 
-    static func server<T: Sendable>(faults: [FaultRule] = [], seed: UInt64 = 7, _ body: @Sendable (LocalFeatureServerEndpoint) async throws -> T) async throws -> T {
+    static func server<T: Sendable>(
+        faults: [FaultRule] = [], seed: UInt64 = 7, _ body: @Sendable (LocalFeatureServerEndpoint) async throws -> T
+    ) async throws -> T {
         var logger = Logger(label: "featureload.test-server")
         logger.logLevel = .critical
         var configuration = LocalFeatureServerConfiguration(host: "127.0.0.1", port: 0)
@@ -70,7 +72,8 @@ import Testing
         return counts
     }
 
-    static let fastRetry = RetryPolicy(maximumAttempts: 10, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(100), budget: .seconds(60))
+    static let fastRetry = RetryPolicy(
+        maximumAttempts: 10, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(100), budget: .seconds(60))
 
     @Test(
         "5,000 adds under 10 % 503s, 5 % 429s, dropped connections before and after commit and 1 % per-edit failures: each applied edit is there once, each rejected one is not",
@@ -163,7 +166,9 @@ import Testing
         }
     }
 
-    @Test("two adds of one file with the same GlobalID: the second is an input problem naming the first, not an add reported applied and never made", .timeLimit(.minutes(1)))
+    @Test(
+        "two adds of one file with the same GlobalID: the second is an input problem naming the first, not an add reported applied and never made",
+        .timeLimit(.minutes(1)))
     func repeatedGlobalId() async throws {
         try await Self.server { endpoint in
             try await withCurlTransport { transport in

@@ -1,10 +1,11 @@
-@testable import BatchApply
 import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Foundation
 import LocalFeatureServer
 import Testing
+
+@testable import BatchApply
 
 /// A service that cannot be reached for a while: the applier waits for it instead of failing batch after batch, and
 /// stops, resumable, when it waits too long.
@@ -16,7 +17,8 @@ import Testing
         let json = kind.map { #"{"faults":[{"kind":"\#($0)","rate":1\#($0 == "http429" ? #","retryAfter":0"# : "")}]}"# } ?? #"{"faults":[]}"#
         let response = try await transport.send(
             HTTPRequest(
-                method: .post, url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/faults", headers: [HTTPHeader("Content-Type", "application/json")],
+                method: .post, url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/faults",
+                headers: [HTTPHeader("Content-Type", "application/json")],
                 body: Array(json.utf8)))
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
     }
@@ -25,7 +27,8 @@ import Testing
     /// so far.
     static func seen(_ operation: String, endpoint: LocalFeatureServerEndpoint, transport: some HTTPTransport) async throws -> Int {
         let response = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats"))
-        guard case .object(let stats) = try JSONReader.parse(bytes: response.body), case .object(let operations)? = stats["requestsByOperation"] else {
+        guard case .object(let stats) = try JSONReader.parse(bytes: response.body), case .object(let operations)? = stats["requestsByOperation"]
+        else {
             Issue.record("no statistics: \(String(decoding: response.body, as: UTF8.self))")
             return 0
         }
@@ -98,9 +101,12 @@ import Testing
     }
 
     /// An applier of `journal` (layer 0) with the quick retry policy.
-    static func applier(_ journal: ApplyJournal, layer: LayerInfo, service: FeatureService, batchSize: Int, concurrency: Int = 4, rate: Double? = nil) -> BatchApplier {
+    static func applier(
+        _ journal: ApplyJournal, layer: LayerInfo, service: FeatureService, batchSize: Int, concurrency: Int = 4, rate: Double? = nil
+    ) -> BatchApplier {
         BatchApplier(
-            journal: journal, service: service, settings: ApplySettings(batchSize: batchSize, concurrency: concurrency, rate: rate), retry: quickRetry,
+            journal: journal, service: service, settings: ApplySettings(batchSize: batchSize, concurrency: concurrency, rate: rate),
+            retry: quickRetry,
             keys: [0: (layer.objectIdField, layer.globalIdField)])
     }
 
@@ -113,11 +119,14 @@ import Testing
 
     static let quickRetry = RetryPolicy(maximumAttempts: 3, initialBackoff: .milliseconds(5), maximumBackoff: .milliseconds(20), budget: .seconds(10))
 
-    @Test("what says the service cannot take requests now: no connection, timeouts, broken exchanges, 502/503/504, 429; not a refusal or a bad answer")
+    @Test(
+        "what says the service cannot take requests now: no connection, timeouts, broken exchanges, 502/503/504, 429; not a refusal or a bad answer")
     func classification() {
         for failure: AttemptFailure in [
-            .transport(.couldNotConnect, mayHaveBeenSent: false), .transport(.timedOut, mayHaveBeenSent: true), .transport(.emptyReply, mayHaveBeenSent: true),
-            .transport(.receiveFailed, mayHaveBeenSent: true), .transport(.couldNotResolveHost, mayHaveBeenSent: false), .httpStatus(502), .httpStatus(503),
+            .transport(.couldNotConnect, mayHaveBeenSent: false), .transport(.timedOut, mayHaveBeenSent: true),
+            .transport(.emptyReply, mayHaveBeenSent: true),
+            .transport(.receiveFailed, mayHaveBeenSent: true), .transport(.couldNotResolveHost, mayHaveBeenSent: false), .httpStatus(502),
+            .httpStatus(503),
             .httpStatus(504), .arcgis(code: 503, httpStatus: 200), .arcgis(code: 500, httpStatus: 504), .httpStatus(429),
             .arcgis(code: 429, httpStatus: 200), .arcgis(code: 429, httpStatus: 429),
         ] {
@@ -125,7 +134,8 @@ import Testing
         }
         for failure: AttemptFailure in [
             .transport(.tlsFailed, mayHaveBeenSent: false), .transport(.responseTooLarge, mayHaveBeenSent: true), .httpStatus(500),
-            .httpStatus(400), .arcgis(code: 500, httpStatus: 200), .arcgis(code: 498, httpStatus: 200), .undecodable(httpStatus: 200), .invalidRequest,
+            .httpStatus(400), .arcgis(code: 500, httpStatus: 200), .arcgis(code: 498, httpStatus: 200), .undecodable(httpStatus: 200),
+            .invalidRequest,
         ] {
             #expect(BatchApplier.unavailability(failure) == nil, "\(failure)")
         }
@@ -140,7 +150,9 @@ import Testing
         .timeLimit(.minutes(2)), arguments: ["http503", "dropAfterCommit", "http429"])
     func ridesOutAnOutage(fault: String) async throws {
         try await Self.withPlanned(1_000) { planned in
-            let (endpoint, transport, service, journal, layer, before) = (planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before)
+            let (endpoint, transport, service, journal, layer, before) = (
+                planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before
+            )
             var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
             applier.probeInterval = .milliseconds(200)
             applier.serviceWait = .seconds(60)
@@ -171,7 +183,9 @@ import Testing
         .timeLimit(.minutes(2)))
     func givesUpThenResumes() async throws {
         try await Self.withPlanned(600) { planned in
-            let (endpoint, transport, service, journal, layer, before) = (planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before)
+            let (endpoint, transport, service, journal, layer, before) = (
+                planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before
+            )
             var applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
             applier.probeInterval = .milliseconds(100)
             applier.serviceWait = .milliseconds(600)
@@ -241,7 +255,9 @@ import Testing
     @Test("Ctrl-C while waiting for the service: the run stops at once, fails no edit, and a resume applies every edit once", .timeLimit(.minutes(1)))
     func cancelledWhileWaiting() async throws {
         try await Self.withPlanned(600) { planned in
-            let (endpoint, transport, service, journal, layer, before) = (planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before)
+            let (endpoint, transport, service, journal, layer, before) = (
+                planned.endpoint, planned.transport, planned.service, planned.journal, planned.layer, planned.before
+            )
             let applier = Self.applier(journal, layer: layer, service: service, batchSize: 20, rate: 1_000)
             let run = Task { try await applier.run() }
             try await Self.untilSending(endpoint: endpoint, transport: transport)

@@ -1,5 +1,6 @@
-@testable import BatchApply
 import Testing
+
+@testable import BatchApply
 
 /// What the verifier expects of the service, from a journal's edits: edits superseded by a later edit of the same
 /// feature are left out and counted.

@@ -16,7 +16,9 @@ import Testing
     }
 
     /// Adds at positions `range`, 100 to a batch, each with texts of its own (some multi-byte, some empty).
-    static func page(_ range: Range<Int>, globalIdPrefix: String = "G") -> (edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)]) {
+    static func page(
+        _ range: Range<Int>, globalIdPrefix: String = "G"
+    ) -> (edits: [(edit: PlannedEdit, batch: Int?)], batches: [(id: Int, layer: Int, useGlobalIds: Bool)]) {
         let edits = range.map { index -> (edit: PlannedEdit, batch: Int?) in
             let edit = PlannedEdit(
                 position: InputPosition(index: index, line: index + 1), kind: .add, layer: 0, globalId: "{\(globalIdPrefix)\(index)}", objectId: nil,
@@ -63,7 +65,9 @@ import Testing
         #expect(try journal.counts().planned == 2_345)
     }
 
-    @Test("a page planned again over its rows keeps them (and no second copy of their texts); a new page beside old rows adds its own; one that plans differently is refused")
+    @Test(
+        "a page planned again over its rows keeps them (and no second copy of their texts); a new page beside old rows adds its own; one that plans differently is refused"
+    )
     func planAgain() throws {
         let directory = try TemporaryDirectory()
         let journal = try Self.journal(directory)

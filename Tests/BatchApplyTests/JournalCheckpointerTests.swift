@@ -10,7 +10,9 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.int64Value ?? 0
     }
 
-    @Test("a few MB of plan reach the journal's file while it is open, far below SQLite's own 16 MB mark; closing leaves no log", .timeLimit(.minutes(1)))
+    @Test(
+        "a few MB of plan reach the journal's file while it is open, far below SQLite's own 16 MB mark; closing leaves no log",
+        .timeLimit(.minutes(1)))
     func copiesWhileOpen() async throws {
         let directory = try TemporaryDirectory()
         var journal: ApplyJournal? = try JournalAppendTests.journal(directory)

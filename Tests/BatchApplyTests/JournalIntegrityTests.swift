@@ -13,7 +13,8 @@ import Testing
         let path = directory.path + "/integrity.journal"
         let header = JournalHeader(
             input: "parks.geojson", inputSize: 0, target: "local", layer: 0, objectIdField: "OBJECTID", globalIdField: "GlobalID",
-            settings: ApplySettings(batchSize: 10, concurrency: 2), reading: JournalHeader.Reading(format: .geojson, options: InputOptions(), skipInvalid: false))
+            settings: ApplySettings(batchSize: 10, concurrency: 2),
+            reading: JournalHeader.Reading(format: .geojson, options: InputOptions(), skipInvalid: false))
         let journal = try ApplyJournal.create(at: path, header: header)
         var source = ArrayEditReader(BatchApplierIntegrationTests.parks(30))
         _ = try ApplyPlanner(layers: [0: PointAddsTests.layer(requiredName: false)], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)

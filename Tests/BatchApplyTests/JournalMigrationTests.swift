@@ -79,7 +79,9 @@ import Testing
         }
     }
 
-    @Test("a version-4 journal (a row per edit) with batches applied and in doubt is upgraded in place, resumes, and plans again beside its rows", .timeLimit(.minutes(2)))
+    @Test(
+        "a version-4 journal (a row per edit) with batches applied and in doubt is upgraded in place, resumes, and plans again beside its rows",
+        .timeLimit(.minutes(2)))
     func resumesVersion4() async throws {
         try await BatchApplierIntegrationTests.server { endpoint in
             try await withCurlTransport { transport in
@@ -94,7 +96,9 @@ import Testing
                 let results = try await service.layer(id: 0).applyEdits(
                     LayerEdits(adds: first.edits.map { try EsriJSONFeature.feature(JSONReader.parse($0.planned.payload)) }),
                     options: ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true))
-                let records = zip(first.edits, results.addResults).map { EditRecord(index: $0.planned.position.index, status: .applied, objectId: $1.objectId) }
+                let records = zip(first.edits, results.addResults).map {
+                    EditRecord(index: $0.planned.position.index, status: .applied, objectId: $1.objectId)
+                }
                 try journal.record(batch: 0, records, state: .done)
                 #expect(try await Self.sendLeavingInDoubt([1], journal: journal, service: service) == 50)
                 let path = journal.path
@@ -121,13 +125,16 @@ import Testing
             guard let value = try? JSONReader.parse(edit.planned.payload) else { return nil }
             return try? EsriJSONFeature.feature(value)
         }
-        _ = try await service.layer(id: 0).applyEdits(LayerEdits(adds: sent), options: ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true))
+        _ = try await service.layer(id: 0).applyEdits(
+            LayerEdits(adds: sent), options: ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true))
         return sent.count
     }
 
     /// Rewrites a journal as version 4 wrote it: a row per edit (with its outcome), no packs.
     static func writeAsVersion4(_ db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT pack.batch, pack.text, pack.edits, pack.slots, pack.count, batch.applied FROM pack JOIN batch ON batch.id = pack.batch") {
+        for row in try Row.fetchAll(
+            db, sql: "SELECT pack.batch, pack.text, pack.edits, pack.slots, pack.count, batch.applied FROM pack JOIN batch ON batch.id = pack.batch")
+        {
             let (batch, page, count): (Int, Int64, Int) = (row[0], row[1], row[4])
             let pack = try EditPack([UInt8](row[2] as Data))
             let slots = try EditPack.slots([UInt8](row[3] as Data), count: count)
@@ -145,7 +152,8 @@ import Testing
                     ])
             }
         }
-        try db.execute(sql: "DROP TABLE pack; ALTER TABLE batch DROP COLUMN applied; ALTER TABLE run DROP COLUMN packSpan; UPDATE run SET version = 4;")
+        try db.execute(
+            sql: "DROP TABLE pack; ALTER TABLE batch DROP COLUMN applied; ALTER TABLE run DROP COLUMN packSpan; UPDATE run SET version = 4;")
     }
 
     /// Rewrites a journal as version 3 wrote it: each edit's texts in its own row, no pages of texts.
@@ -158,7 +166,8 @@ import Testing
             for slot in 0..<texts.count {
                 let (payload, source) = try texts.texts(at: slot)
                 try db.execute(
-                    sql: "UPDATE edit SET payload = ?, source = ?, text = NULL, slot = NULL WHERE text = ? AND slot = ?", arguments: [payload, source, id, slot])
+                    sql: "UPDATE edit SET payload = ?, source = ?, text = NULL, slot = NULL WHERE text = ? AND slot = ?",
+                    arguments: [payload, source, id, slot])
             }
         }
         try db.execute(

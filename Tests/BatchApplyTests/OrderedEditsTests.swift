@@ -15,7 +15,9 @@ import Testing
 
     static func add(_ index: Int, at position: Int) -> Result<InputEdit, InputProblem> {
         let feature = Feature(
-            attributes: ["GlobalID": .string(globalId(index)), "name": .string("Ordered park \(index)"), "state": "CA", "visitors": .int(Int64(index))],
+            attributes: [
+                "GlobalID": .string(globalId(index)), "name": .string("Ordered park \(index)"), "state": "CA", "visitors": .int(Int64(index)),
+            ],
             geometry: .point(x: -120 + Double(index) * 0.001, y: 36))
         return .success(InputEdit(kind: .add, feature: feature, position: InputPosition(index: position), source: "add \(index)"))
     }
@@ -62,7 +64,9 @@ import Testing
                 var source = ArrayEditReader(records)
                 let plan = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 10).plan(&source, into: journal)
                 #expect(plan.batches == 8)
-                #expect(plan.problems.map(\.position.index) == [records.count - 1] && plan.problems.first?.reason.contains("record 6 too") == true, "\(plan.problems)")
+                #expect(
+                    plan.problems.map(\.position.index) == [records.count - 1] && plan.problems.first?.reason.contains("record 6 too") == true,
+                    "\(plan.problems)")
                 let batches = try journal.startSending(Array(0..<plan.batches))
                 #expect(batches.filter(\.barrier).map(\.id) == [3, 5, 7])
                 #expect(batches[5].edits.map(\.planned.position.index) == [50, 51, 52, 55], "the delete joins the updates before it")
@@ -76,7 +80,9 @@ import Testing
         return .success(InputEdit(kind: .delete, feature: feature, position: InputPosition(index: position), source: "delete \(index)"))
     }
 
-    @Test("verify expects an add that the input deletes later to be gone, and an add after a delete of its GlobalID to be there", .timeLimit(.minutes(2)))
+    @Test(
+        "verify expects an add that the input deletes later to be gone, and an add after a delete of its GlobalID to be there",
+        .timeLimit(.minutes(2)))
     func verifyAddThenDelete() async throws {
         try await Support.server { endpoint in
             try await withCurlTransport { transport in
@@ -84,7 +90,9 @@ import Testing
                 let service = FeatureService(url: endpoint.serviceURL("parks"), transport: transport)
                 let (journal, layer) = try await Support.emptyJournal(service: service, directory: directory, batchSize: 2)
                 // Park 900 is added, then deleted; park 901 stays; park 902 is deleted before it is ever added, then added.
-                var source = ArrayEditReader([Self.add(900, at: 0), Self.add(901, at: 1), Self.delete(900, at: 2), Self.delete(902, at: 3), Self.add(902, at: 4)])
+                var source = ArrayEditReader([
+                    Self.add(900, at: 0), Self.add(901, at: 1), Self.delete(900, at: 2), Self.delete(902, at: 3), Self.add(902, at: 4),
+                ])
                 let plan = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 2).plan(&source, into: journal)
                 try journal.finishPlan()
                 #expect(plan.problemCount == 0)
@@ -92,7 +100,8 @@ import Testing
                     journal: journal, service: service, settings: ApplySettings(batchSize: 2, concurrency: 4), retry: Support.fastRetry,
                     keys: [0: (layer.objectIdField, layer.globalIdField)])
                 let summary = try await applier.run()
-                #expect(summary.alreadyGone == 1 && summary.alreadyPresent == 0, "the delete of 902 found nothing, and the summary counts it: \(summary)")
+                #expect(
+                    summary.alreadyGone == 1 && summary.alreadyPresent == 0, "the delete of 902 found nothing, and the summary counts it: \(summary)")
                 #expect(try journal.counts().applied == 5)
                 var reasons: [Int: String] = [:]
                 try journal.forEachEdit(in: [.applied]) { reasons[$0.planned.position.index] = $0.reason }
@@ -153,7 +162,8 @@ import Testing
                 // One attempt per request: about a third of the batches fail (not waiting for the service to answer
                 // again, which would send them again in this run).
                 let once = RetryPolicy(maximumAttempts: 1, initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(1), budget: .seconds(5))
-                var failing = BatchApplier(journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 8), retry: once, keys: keys)
+                var failing = BatchApplier(
+                    journal: journal, service: service, settings: ApplySettings(batchSize: 10, concurrency: 8), retry: once, keys: keys)
                 failing.serviceWait = .zero
                 _ = try await failing.run()
                 var failedAdds: Set<Int> = []

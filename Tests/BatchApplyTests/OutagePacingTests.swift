@@ -1,8 +1,9 @@
-@testable import BatchApply
 import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Testing
+
+@testable import BatchApply
 
 /// How long the applier waits between tries while the service cannot be reached: its retry policy's ceilings (1 s,
 /// doubling, capped at the probe interval), the last pause cut short at the end of the wait; on a manual clock.

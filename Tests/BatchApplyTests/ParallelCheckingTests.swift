@@ -26,21 +26,29 @@ import Testing
                 lines.append(#"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-120.0, 36.0]}, "properties": {"name": "#)
             case _ where index % 89 == 7:
                 problems.append(index)
-                lines.append(#"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-120.0, 36.0]}, "properties": {"name": "P", "visitors": "many"}}"#)
+                lines.append(
+                    #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-120.0, 36.0]}, "properties": {"name": "P", "visitors": "many"}}"#
+                )
             case _ where index % 100 == 10:
                 // An add with its own GlobalID, updated by a record in a later batch.
                 given.insert(index)
                 lines.append(
-                    #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-121.0, 37.0]}, "properties": {"name": "Given \#(index)", "GlobalID": "\#(globalId(index))"}}"#)
+                    #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-121.0, 37.0]}, "properties": {"name": "Given \#(index)", "GlobalID": "\#(globalId(index))"}}"#
+                )
             case _ where index % 100 == 70:
-                lines.append(#"{"type": "Feature", "geometry": null, "properties": {"_edit": "update", "GlobalID": "\#(globalId(index - 60))", "visitors": \#(index)}}"#)
+                lines.append(
+                    #"{"type": "Feature", "geometry": null, "properties": {"_edit": "update", "GlobalID": "\#(globalId(index - 60))", "visitors": \#(index)}}"#
+                )
             case _ where index % 500 == 45:
                 // The GlobalID of an earlier add again: refused (when that add was valid).
                 if given.contains(index - 35) { problems.append(index) }
-                lines.append(#"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-121.0, 37.0]}, "properties": {"name": "Again", "GlobalID": "\#(globalId(index - 35))"}}"#)
+                lines.append(
+                    #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [-121.0, 37.0]}, "properties": {"name": "Again", "GlobalID": "\#(globalId(index - 35))"}}"#
+                )
             default:
                 lines.append(
-                    #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [\#(-120 + Double(index % 1000) * 0.001), 36.5]}, "properties": {"name": "Park \#(index)", "state": "CA", "visitors": \#(index)}}"#)
+                    #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [\#(-120 + Double(index % 1000) * 0.001), 36.5]}, "properties": {"name": "Park \#(index)", "state": "CA", "visitors": \#(index)}}"#
+                )
             }
             if index % 300 == 0 { lines.append("") }
         }

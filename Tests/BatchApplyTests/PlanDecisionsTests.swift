@@ -1,5 +1,6 @@
-@testable import BatchApply
 import Testing
+
+@testable import BatchApply
 
 /// The planner's pure decisions, one at a time: which batch a plain edit joins, what the earlier edits of a feature
 /// say about the next one, and how groups fill atomic batches.

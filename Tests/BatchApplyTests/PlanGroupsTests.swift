@@ -1,5 +1,6 @@
-@testable import BatchApply
 import Testing
+
+@testable import BatchApply
 
 /// How the planner gathers a parent, the records keyed to it and their descendants into one group, in any input order.
 struct PlanGroupsTests {

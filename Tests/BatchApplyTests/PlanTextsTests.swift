@@ -4,7 +4,10 @@ import Testing
 /// The pages in which the journal keeps the plan's texts.
 @Suite struct PlanTextsTests {
     static func edit(_ index: Int, payload: String, source: String) -> (edit: PlannedEdit, batch: Int?) {
-        (PlannedEdit(position: InputPosition(index: index), kind: .add, layer: 0, globalId: nil, objectId: nil, payload: payload, source: source), nil)
+        (
+            PlannedEdit(position: InputPosition(index: index), kind: .add, layer: 0, globalId: nil, objectId: nil, payload: payload, source: source),
+            nil
+        )
     }
 
     @Test("every slot reads back its payload and record, empty and multi-byte texts included")
@@ -40,7 +43,9 @@ import Testing
         #expect(PlanTexts.pages(edits).count == 1, "far below the default limit: one page")
     }
 
-    @Test("damaged pages are errors, not crashes", arguments: [[], [1, 0], [1, 0, 0, 0], [1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 65], [0, 0, 0, 0, 9], [255, 255, 255, 255]] as [[UInt8]])
+    @Test(
+        "damaged pages are errors, not crashes",
+        arguments: [[], [1, 0], [1, 0, 0, 0], [1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 65], [0, 0, 0, 0, 9], [255, 255, 255, 255]] as [[UInt8]])
     func damaged(bytes: [UInt8]) {
         #expect(throws: ApplyError.self) { try PlanTexts(bytes) }
     }

@@ -1,7 +1,8 @@
-@testable import BatchApply
 import FeatureModel
 import FeatureloadTestSupport
 import Testing
+
+@testable import BatchApply
 
 @Suite struct PlannedBatchCacheTests {
     static func edit(_ index: Int, payload: String = "{}") -> PlannedEdit {
@@ -81,7 +82,10 @@ import Testing
                 default: (.delete, ["OBJECTID": .int(Int64(2_000 + index))])
                 }
             records.append(
-                .success(InputEdit(kind: kind, feature: Feature(attributes: attributes), position: InputPosition(index: index, line: index + 1), source: "record \(index)")))
+                .success(
+                    InputEdit(
+                        kind: kind, feature: Feature(attributes: attributes), position: InputPosition(index: index, line: index + 1),
+                        source: "record \(index)")))
         }
         var source = ArrayEditReader(records)
         let summary = try ApplyPlanner(layers: [0: layer], defaultLayer: 0, batchSize: 7).plan(&source, into: journal)

@@ -1,7 +1,8 @@
-@testable import BatchApply
 import FeatureModel
 import Foundation
 import Testing
+
+@testable import BatchApply
 
 /// The planner's fast path for GeoJSON point adds plans exactly what the general path plans, and leaves to it every
 /// record it does not read exactly as the general path would.
@@ -14,8 +15,12 @@ import Testing
                 Field(name: "GlobalID", type: .globalID, length: 38, nullable: false, editable: false),
                 Field(name: "name", type: .string, length: 20, nullable: !requiredName),
                 Field(name: "state", type: .string, length: 2),
-                Field(name: "category", type: .smallInteger, domain: .codedValue(name: "kinds", codedValues: [CodedValue(name: "Park", code: 1), CodedValue(name: "Reserve", code: 2)])),
-                Field(name: "grade", type: .string, length: 10, domain: .codedValue(name: "grades", codedValues: [CodedValue(name: "Top", code: "A"), CodedValue(name: "Next", code: "B")])),
+                Field(
+                    name: "category", type: .smallInteger,
+                    domain: .codedValue(name: "kinds", codedValues: [CodedValue(name: "Park", code: 1), CodedValue(name: "Reserve", code: 2)])),
+                Field(
+                    name: "grade", type: .string, length: 10,
+                    domain: .codedValue(name: "grades", codedValues: [CodedValue(name: "Top", code: "A"), CodedValue(name: "Next", code: "B")])),
                 Field(name: "area_km2", type: .double, domain: .range(name: "area", minValue: 0, maxValue: 1000)),
                 Field(name: "established", type: .date),
                 Field(name: "visitors", type: .integer),
@@ -159,7 +164,10 @@ import Testing
         let pointAdds = try #require(fast.pointAdds)
         for (index, line) in Self.taken.enumerated() {
             let record = Self.record(line, index: index + 40)
-            guard case .deferred(_, let text?, _) = record else { Issue.record("no text for \(line)"); continue }
+            guard case .deferred(_, let text?, _) = record else {
+                Issue.record("no text for \(line)")
+                continue
+            }
             #expect(pointAdds.plan(text, scheme: .ordered) != nil, "the fast path left \(line)")
             let expected = try Self.describe(general.check(record))
             #expect(expected.hasPrefix("ready"), "\(expected)")
@@ -215,7 +223,10 @@ import Testing
         let (fast, general) = Self.planners(requiredName: requiredName)
         for (index, line) in Self.nameless.enumerated() {
             let record = Self.record(line, index: index)
-            guard case .deferred(_, let text?, _) = record else { Issue.record("no text for \(line)"); continue }
+            guard case .deferred(_, let text?, _) = record else {
+                Issue.record("no text for \(line)")
+                continue
+            }
             #expect((fast.pointAdds?.plan(text, scheme: .ordered) != nil) == !requiredName, "\(line)")
             let expected = try Self.describe(general.check(record))
             #expect(expected.hasPrefix(requiredName ? "refused" : "ready"), "\(expected)")
@@ -231,7 +242,9 @@ import Testing
         func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
         for index in 0..<3000 {
             var members: [String] = []
-            if random.next() % 4 != 0 { members.append(#""name": \#(pick([#""Park \#(index)""#, #""twenty-one characters""#, "null", "7", #""a\"b""#]))"#) }
+            if random.next() % 4 != 0 {
+                members.append(#""name": \#(pick([#""Park \#(index)""#, #""twenty-one characters""#, "null", "7", #""a\"b""#]))"#)
+            }
             if random.next() % 2 == 0 { members.append(#""state": \#(pick([#""CA""#, #""CAL""#, "null", #""""#]))"#) }
             if random.next() % 2 == 0 { members.append(#""category": \#(pick(["1", "2", "3", #""Park""#, "1.0", "null"]))"#) }
             if random.next() % 2 == 0 { members.append(#""area_km2": \#(pick(["0", "12.5", "1000", "1000.01", "-0.5", "3e2", #""12""#]))"#) }

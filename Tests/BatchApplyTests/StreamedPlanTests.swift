@@ -2,8 +2,8 @@ import BatchApply
 import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
-import LocalFeatureServer
 import Foundation
+import LocalFeatureServer
 import Synchronization
 import Testing
 

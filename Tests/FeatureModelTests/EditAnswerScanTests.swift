@@ -74,12 +74,13 @@ import Testing
             for _ in 0..<Int(random.next() % 4) {
                 var members: [String] = []
                 for _ in 0..<Int(random.next() % 5) {
-                    members.append(pick([
-                        #""objectId":\#(Int64(bitPattern: random.next()) % 100_000)"#, #""objectId":null"#, #""objectId":7.5"#,
-                        #""globalId":"{00000000-0000-4000-8000-000000000001}""#, #""globalId":null"#, #""globalId":12"#,
-                        #""success":true"#, #""success":false"#, #""success":null"#, #""uniqueId":4"#,
-                        #""extra":[1,{"x":"y"},-2e-3]"#, #""error":{"code":1,"description":"d"}"#,
-                    ]))
+                    members.append(
+                        pick([
+                            #""objectId":\#(Int64(bitPattern: random.next()) % 100_000)"#, #""objectId":null"#, #""objectId":7.5"#,
+                            #""globalId":"{00000000-0000-4000-8000-000000000001}""#, #""globalId":null"#, #""globalId":12"#,
+                            #""success":true"#, #""success":false"#, #""success":null"#, #""uniqueId":4"#,
+                            #""extra":[1,{"x":"y"},-2e-3]"#, #""error":{"code":1,"description":"d"}"#,
+                        ]))
                 }
                 results.append("{" + members.joined(separator: pick([",", " , "])) + "}")
             }

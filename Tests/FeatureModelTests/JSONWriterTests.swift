@@ -59,7 +59,7 @@ import Testing
         addResults: [
             EditResult(objectId: 618, globalId: "{74100804-E229-49B8-8CDC-9B5D3EF03EDA}", success: true),
             EditResult(objectId: -1, success: false, error: EditError(code: 1000, description: "Field \"x\" is bad")),
-            EditResult(objectId: nil, success: false, error: EditError(code: 1019, description: "rule", extendedCode: -2147207418)),
+            EditResult(objectId: nil, success: false, error: EditError(code: 1019, description: "rule", extendedCode: -2_147_207_418)),
         ],
         updateResults: [EditResult(objectId: 5, success: true)], deleteResults: [],
         attachments: AttachmentEditResults(addResults: [EditResult(objectId: 1, globalId: "{A}", success: true)]),

@@ -25,7 +25,8 @@ import Testing
         objectIdFields: [0: "OBJECTID", 1: "OBJECTID"],
         attachments: [
             AttachmentAdd(
-                layer: 0, globalId: "{BBBBBBBB-0000-4000-8000-000000000001}", parentGlobalId: idA, file: "a.jpg", name: "a.jpg", contentType: "image/jpeg")
+                layer: 0, globalId: "{BBBBBBBB-0000-4000-8000-000000000001}", parentGlobalId: idA, file: "a.jpg", name: "a.jpg",
+                contentType: "image/jpeg")
         ])
     static let filesAlone = AtomicAdds(adds: [:], globalIdFields: [:], objectIdFields: [:], attachments: deepInsert.attachments)
     static let target = ExactlyOnceRule.VerificationTarget.addedGlobalIds([idA, idB, idC])
@@ -53,7 +54,9 @@ import Testing
 
         var applied = Self.machine()
         _ = applied.start()
-        #expect(applied.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "HTTP 502", decision: Self.wait) == .backoff(.milliseconds(100)))
+        #expect(
+            applied.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "HTTP 502", decision: Self.wait)
+                == .backoff(.milliseconds(100)))
         #expect(applied.pendingCheck == Self.target)
         #expect(applied.next() == .check(Self.target))
         let found = [Self.idA: 1, Self.idB: 2, Self.idC: 3] as [String: Int64]
@@ -124,7 +127,9 @@ import Testing
 
         var harmless = Self.machine()
         _ = harmless.start()
-        #expect(harmless.sendFailed(mayHaveBeenApplied: false, serviceRejected: false, failure: "HTTP 503", decision: Self.wait) == .backoff(.milliseconds(100)))
+        #expect(
+            harmless.sendFailed(mayHaveBeenApplied: false, serviceRejected: false, failure: "HTTP 503", decision: Self.wait)
+                == .backoff(.milliseconds(100)))
         #expect(harmless.next() == .send(Self.deepInsert), "a failure that certainly had no effect is retried without a check")
     }
 
@@ -132,7 +137,9 @@ import Testing
     func unchecked() {
         var files = Self.machine(Self.filesAlone)
         _ = files.start()
-        guard case .finish(.unknown(let reason)) = files.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.wait)
+        guard
+            case .finish(.unknown(let reason)) = files.sendFailed(
+                mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.wait)
         else {
             Issue.record("files alone after an ambiguous failure must be unknown")
             return
@@ -143,7 +150,9 @@ import Testing
         unkeyed.adds[0]?.append(Self.add(nil))
         var machine = Self.machine(unkeyed)
         _ = machine.start()
-        guard case .finish(.unknown(let why)) = machine.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.wait)
+        guard
+            case .finish(.unknown(let why)) = machine.sendFailed(
+                mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.wait)
         else {
             Issue.record("an atomic request with an unkeyed add must be unknown, not resent")
             return
@@ -151,7 +160,9 @@ import Testing
         #expect(why.contains("no client-assigned GlobalIDs"))
         var stopped = Self.machine(Self.filesAlone)
         _ = stopped.start()
-        #expect(stopped.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.stop) == .giveUp(.attemptsExhausted(3)))
+        #expect(
+            stopped.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.stop)
+                == .giveUp(.attemptsExhausted(3)))
         #expect(stopped.ambiguous, "no check could settle it")
     }
 }

@@ -28,7 +28,9 @@ import Testing
     func replay() {
         var machine = Self.machine(rollback: false)
         _ = machine.start()
-        #expect(machine.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "timeout", decision: Self.wait) == .backoff(.milliseconds(100)))
+        #expect(
+            machine.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "timeout", decision: Self.wait)
+                == .backoff(.milliseconds(100)))
         #expect(machine.ambiguous && machine.phase == .waiting && machine.pendingCheck == nil)
         #expect(machine.next() == .send(Self.keyed))
     }
@@ -38,10 +40,14 @@ import Testing
         let target = ExactlyOnceRule.VerificationTarget.addedGlobalIds([Self.idA])
         var applied = Self.machine(rollback: true)
         _ = applied.start()
-        #expect(applied.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "HTTP 502", decision: Self.wait) == .backoff(.milliseconds(100)))
+        #expect(
+            applied.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "HTTP 502", decision: Self.wait)
+                == .backoff(.milliseconds(100)))
         #expect(applied.next() == .check(target))
         #expect(applied.phase == .checking(target))
-        #expect(applied.checked(.of(target, count: 1, adds: [Self.idA: 9], objectIdField: "OBJECTID")) == .finish(.appliedEarlier(adds: [Self.idA: 9], objectIdField: "OBJECTID")))
+        #expect(
+            applied.checked(.of(target, count: 1, adds: [Self.idA: 9], objectIdField: "OBJECTID"))
+                == .finish(.appliedEarlier(adds: [Self.idA: 9], objectIdField: "OBJECTID")))
 
         var absent = Self.machine(rollback: true)
         _ = absent.start()
@@ -82,7 +88,9 @@ import Testing
         let unkeyed = LayerEdits(adds: [ExactlyOnceRuleTests.add(nil)], deletes: [7])
         var rest = Self.machine(unkeyed, rollback: false, globalIds: false)
         _ = rest.start()
-        #expect(rest.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "a timeout after sending", decision: Self.wait) == .backoff(.milliseconds(100)))
+        #expect(
+            rest.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "a timeout after sending", decision: Self.wait)
+                == .backoff(.milliseconds(100)))
         #expect(rest.next() == .send(LayerEdits(deletes: [7])))
         let reason = rest.abandonedAdds ?? ""
         #expect(reason.contains("a timeout after sending"))
@@ -91,13 +99,15 @@ import Testing
 
         var alone = Self.machine(LayerEdits(adds: [ExactlyOnceRuleTests.add(nil)]), rollback: false, globalIds: false)
         _ = alone.start()
-        guard case .finish(.unknown) = alone.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.wait) else {
+        guard case .finish(.unknown) = alone.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.wait)
+        else {
             Issue.record("adds alone without keys must be unknown, not resent")
             return
         }
         var atomic = Self.machine(unkeyed, rollback: true, globalIds: false)
         _ = atomic.start()
-        guard case .finish(.unknown) = atomic.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.wait) else {
+        guard case .finish(.unknown) = atomic.sendFailed(mayHaveBeenApplied: true, serviceRejected: false, failure: "reset", decision: Self.wait)
+        else {
             Issue.record("with rollback the whole batch shares the adds' fate")
             return
         }
@@ -107,9 +117,13 @@ import Testing
     func harmless() {
         var machine = Self.machine(rollback: true)
         _ = machine.start()
-        #expect(machine.sendFailed(mayHaveBeenApplied: false, serviceRejected: false, failure: "HTTP 503", decision: Self.wait) == .backoff(.milliseconds(100)))
+        #expect(
+            machine.sendFailed(mayHaveBeenApplied: false, serviceRejected: false, failure: "HTTP 503", decision: Self.wait)
+                == .backoff(.milliseconds(100)))
         #expect(!machine.ambiguous && machine.next() == .send(Self.keyed))
-        #expect(machine.sendFailed(mayHaveBeenApplied: false, serviceRejected: false, failure: "HTTP 503", decision: Self.stop) == .giveUp(.attemptsExhausted(3)))
+        #expect(
+            machine.sendFailed(mayHaveBeenApplied: false, serviceRejected: false, failure: "HTTP 503", decision: Self.stop)
+                == .giveUp(.attemptsExhausted(3)))
     }
 
     @Test("giving up after an ambiguous failure, or after a rolled-back batch, checks once more; only 'applied' overturns the failure")

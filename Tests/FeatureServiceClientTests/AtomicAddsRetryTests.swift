@@ -42,7 +42,9 @@ import Testing
         private func applyEdits(_ request: HTTPRequest) throws -> HTTPResponse {
             guard case .array(let layers) = try JSONReader.parse(request.formValue("edits") ?? "[]") else { return .json("[]") }
             let adds: [(layer: Int, globalId: String)] = layers.flatMap { layer -> [(layer: Int, globalId: String)] in
-                guard case .object(let members) = layer, let id = members["id"]?.intValue, case .array(let features)? = members["adds"] else { return [] }
+                guard case .object(let members) = layer, let id = members["id"]?.intValue, case .array(let features)? = members["adds"] else {
+                    return []
+                }
                 return features.compactMap { feature in
                     guard case .object(let parts) = feature, case .object(let attributes)? = parts["attributes"],
                         let globalId = attributes["GlobalID"]?.stringValue

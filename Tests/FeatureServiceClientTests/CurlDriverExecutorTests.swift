@@ -5,9 +5,9 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// CurlTransport's driver thread as a task executor: tasks that prefer it run there, and go on elsewhere once the

@@ -38,7 +38,9 @@ import Testing
     }
 
     /// A transport trusting the endpoint's generated certificate.
-    static func configuration(_ endpoint: LocalFeatureServerEndpoint, _ version: CurlTransportConfiguration.HTTPVersionPolicy) throws
+    static func configuration(
+        _ endpoint: LocalFeatureServerEndpoint, _ version: CurlTransportConfiguration.HTTPVersionPolicy
+    ) throws
         -> CurlTransportConfiguration
     {
         CurlTransportConfiguration(httpVersion: version, tls: .init(caFile: try #require(endpoint.certificatePath)))

@@ -200,7 +200,10 @@ import Testing
         try await withTestServer { server in
             try await withCurlTransport { transport in
                 let species = FeatureService(url: server.serviceURL, transport: transport).layer(id: 1)
-                enum Outcome: Sendable { case done, cancelled, failed(String) }
+                enum Outcome: Sendable {
+                    case done, cancelled
+                    case failed(String)
+                }
                 let outcomes = await withTaskGroup(of: Outcome.self, returning: [Outcome].self) { group in
                     for _ in 0..<40 {
                         group.addTask {

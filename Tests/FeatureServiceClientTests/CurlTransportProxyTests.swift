@@ -3,9 +3,9 @@ import FeatureloadTestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Proxy selection, with a loopback peer standing in for the proxy: a request for a host that does not resolve

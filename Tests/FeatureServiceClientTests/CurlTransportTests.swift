@@ -4,9 +4,9 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// CurlTransport against bare loopback sockets (no feature server needed).
@@ -206,10 +206,12 @@ import Testing
         // answers everything else.
         let dropped = Mutex(false)
         let peer = try LoopbackPeer { request in
-            let firstGet = request.head.hasPrefix("GET") && dropped.withLock { done in
-                defer { done = true }
-                return !done
-            }
+            let firstGet =
+                request.head.hasPrefix("GET")
+                && dropped.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
             return firstGet || request.body == Array("i=drop".utf8) ? [] : LoopbackPeer.response(body: Array("{}".utf8))
         }
         defer { peer.stop() }

@@ -10,12 +10,16 @@ import Testing
     static let failures: [(String, @Sendable (HTTPRequest) throws -> HTTPResponse)] = [
         ("transport", { request in throw TransportError(.timedOut, url: request.url, message: "Operation timed out", mayHaveBeenSent: true) }),
         ("HTTP status", { _ in .json("<html>bad gateway</html>", status: 502, contentType: "text/html") }),
-        ("ArcGIS error", { _ in .json(#"{"error":{"code":400,"message":"Unable to complete operation.","details":["'where' parameter is invalid"]}}"#) }),
+        (
+            "ArcGIS error",
+            { _ in .json(#"{"error":{"code":400,"message":"Unable to complete operation.","details":["'where' parameter is invalid"]}}"#) }
+        ),
         ("undecodable", { _ in .json("not json") }),
         ("token refused", { _ in .json(#"{"error":{"code":498,"message":"Invalid token.","details":[]}}"#, status: 498) }),
     ]
 
-    @Test("no error description, debug description or dump contains the token", .timeLimit(.minutes(1)), arguments: [TokenPlacement.header, .parameter])
+    @Test(
+        "no error description, debug description or dump contains the token", .timeLimit(.minutes(1)), arguments: [TokenPlacement.header, .parameter])
     func noTokenInErrors(placement: TokenPlacement) async throws {
         for (name, handler) in Self.failures {
             let transport = InMemoryTransport { try handler($0) }
@@ -84,7 +88,9 @@ import Testing
     @Test("a per-edit failure carries the ArcGIS code and description", .timeLimit(.minutes(1)))
     func perEditFailure() async throws {
         let transport = InMemoryTransport { _ in
-            .json(#"{"addResults":[{"success":false,"error":{"code":1001,"description":"Field name cannot be null."}}],"updateResults":[],"deleteResults":[]}"#)
+            .json(
+                #"{"addResults":[{"success":false,"error":{"code":1001,"description":"Field name cannot be null."}}],"updateResults":[],"deleteResults":[]}"#
+            )
         }
         let outcome = try await FeatureLayerClient(url: Fixtures.serviceURL + "/0", transport: transport).applyEdits(
             LayerEdits(adds: [Feature(attributes: [:])]), options: .init(rollbackOnFailure: false), retry: RetryPolicy())

@@ -14,7 +14,9 @@ import Testing
     static func parks(_ count: Int, generator: inout SplitMix64, batch: Int) -> [Feature] {
         (0..<count).map { index in
             Feature(
-                attributes: ["name": .string("Exactly once \(batch)-\(index)"), "state": "CA", "GlobalID": .string(GlobalID.make(using: &generator))],
+                attributes: [
+                    "name": .string("Exactly once \(batch)-\(index)"), "state": "CA", "GlobalID": .string(GlobalID.make(using: &generator)),
+                ],
                 geometry: .point(x: -119 + Double(index) * 0.001, y: 37))
         }
     }
@@ -100,7 +102,9 @@ import Testing
         }
     }
 
-    @Test("GlobalID adds under the server's own 503s, 429s and dropped connections (before and after commit) land exactly once", .timeLimit(.minutes(1)))
+    @Test(
+        "GlobalID adds under the server's own 503s, 429s and dropped connections (before and after commit) land exactly once", .timeLimit(.minutes(1))
+    )
     func serverSideFaults() async throws {
         try await Self.runServer({ configuration in
             let scope = FaultScope(operation: "applyEdits")

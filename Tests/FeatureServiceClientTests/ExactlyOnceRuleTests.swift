@@ -28,8 +28,10 @@ import Testing
     func encodedAdds() {
         let options = ApplyEditsOptions(useGlobalIds: true)
         var edits = LayerEdits(adds: [Self.add(Self.idA)])
-        edits.encodedAdds = EncodedFeatures(json: #"[{"attributes":{"GlobalID":"\#(Self.idB)"}}]"#, count: 1, globalIds: ["{AAAAAAAA-0000-4000-8000-000000000002}"])
-        #expect(ExactlyOnceRule.addGlobalIds(edits, options: options, globalIdField: "GlobalID") == [Self.idA, "{AAAAAAAA-0000-4000-8000-000000000002}"])
+        edits.encodedAdds = EncodedFeatures(
+            json: #"[{"attributes":{"GlobalID":"\#(Self.idB)"}}]"#, count: 1, globalIds: ["{AAAAAAAA-0000-4000-8000-000000000002}"])
+        #expect(
+            ExactlyOnceRule.addGlobalIds(edits, options: options, globalIdField: "GlobalID") == [Self.idA, "{AAAAAAAA-0000-4000-8000-000000000002}"])
         edits.encodedAdds?.globalIds = nil
         #expect(ExactlyOnceRule.addGlobalIds(edits, options: options, globalIdField: "GlobalID") == nil, "unkeyed without them")
         edits.encodedAdds?.globalIds = []

@@ -3,9 +3,9 @@ import Synchronization
 import class Foundation.Thread
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// A bare TCP listener on 127.0.0.1 port 0 for transport tests that need odd peer behaviour.
@@ -138,9 +138,9 @@ final class LoopbackPeer: @unchecked Sendable {
 
     private static func makeListener() throws -> (Int32, Int) {
         #if canImport(Glibc)
-            let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-            let socket = socket(AF_INET, SOCK_STREAM, 0)
+        let socket = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard socket >= 0 else { throw PeerError(message: "socket() failed") }
         var address = sockaddr_in()

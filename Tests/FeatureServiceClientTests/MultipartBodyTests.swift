@@ -1,7 +1,8 @@
 import FeatureModel
-@testable import FeatureServiceClient
 import Foundation
 import Testing
+
+@testable import FeatureServiceClient
 
 /// The multipart builder and the body reader, without I/O beyond a temporary file.
 @Suite struct MultipartBodyTests {
@@ -58,7 +59,9 @@ import Testing
         let bytes = (0..<3_000_001).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let path = try Self.temporaryFile(bytes)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let body = MultipartBody(parts: [.file(name: "file", filename: "big.bin", contentType: "application/octet-stream", range: .init(path: path, length: 3_000_001))])
+        let body = MultipartBody(parts: [
+            .file(name: "file", filename: "big.bin", contentType: "application/octet-stream", range: .init(path: path, length: 3_000_001))
+        ])
         let produced = try Self.drain(.multipart(body), chunk: 65_536)
         #expect(Int64(produced.count) == body.contentLength)
         let header = body.parts[0].header(boundary: body.boundary).count
@@ -71,10 +74,12 @@ import Testing
     func shrunkFile() throws {
         let path = try Self.temporaryFile([UInt8](repeating: 1, count: 100))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let body = MultipartBody(parts: [.file(name: "file", filename: "f", contentType: "x/y", range: .init(path: path, length: 100))], boundary: "B")
+        let body = MultipartBody(
+            parts: [.file(name: "file", filename: "f", contentType: "x/y", range: .init(path: path, length: 100))], boundary: "B")
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
         #expect(throws: BodyReader.Failure.self) { try Self.drain(.multipart(body), chunk: 4096) }
-        let missing = MultipartBody(parts: [.file(name: "file", filename: "f", contentType: "x/y", range: .init(path: path + ".gone", length: 1))], boundary: "B")
+        let missing = MultipartBody(
+            parts: [.file(name: "file", filename: "f", contentType: "x/y", range: .init(path: path + ".gone", length: 1))], boundary: "B")
         let error = #expect(throws: BodyReader.Failure.self) { try Self.drain(.multipart(missing), chunk: 4096) }
         #expect(error?.description.contains("cannot open") == true)
     }
@@ -97,10 +102,12 @@ import Testing
         #expect(AttachmentUploadOptions().threshold == 10_000_000)
     }
 
-    @Test("attachment names lose directories, control characters and leading dots", arguments: [
-        ("../../etc/passwd", "passwd"), ("C:\\temp\\..\\x.jpg", "x.jpg"), ("..", "attachment"), ("/tmp/photos/", "attachment"),
-        ("a\u{0}b\nc.txt", "abc.txt"), (".hidden", "hidden"), ("plain.png", "plain.png"),
-    ])
+    @Test(
+        "attachment names lose directories, control characters and leading dots",
+        arguments: [
+            ("../../etc/passwd", "passwd"), ("C:\\temp\\..\\x.jpg", "x.jpg"), ("..", "attachment"), ("/tmp/photos/", "attachment"),
+            ("a\u{0}b\nc.txt", "abc.txt"), (".hidden", "hidden"), ("plain.png", "plain.png"),
+        ])
     func sanitizedNames(name: String, expected: String) {
         #expect(AttachmentFileName.sanitized(name) == expected)
     }

@@ -47,7 +47,8 @@ func relateSpeciesToPark(serviceURL: String, transport: any HTTPTransport) async
     func articleMatchesTest() throws {
         let testsFile = URL(fileURLWithPath: #filePath)
         let root = testsFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let article = try String(contentsOf: root.appendingPathComponent("Sources/FeatureServiceClient/Documentation.docc/RelateFeatures.md"), encoding: .utf8)
+        let article = try String(
+            contentsOf: root.appendingPathComponent("Sources/FeatureServiceClient/Documentation.docc/RelateFeatures.md"), encoding: .utf8)
         let source = try String(contentsOf: testsFile, encoding: .utf8)
         let compiled = try #require(Self.between("// BEGIN RelateFeatures example\n", "// END RelateFeatures example", in: source))
         let documented = try #require(Self.between("<!-- example: relateSpeciesToPark -->\n```swift\n", "```", in: article))

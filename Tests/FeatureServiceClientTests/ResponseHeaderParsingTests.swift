@@ -39,8 +39,12 @@ import Testing
         #expect(two == fresh(second))
         #expect(two[1].value == "Thu, 26 Nov 2026 13:53:55 GMT")
         // Shared, not decoded again: the same string storage.
-        #expect(one[0].value.utf8.withContiguousStorageIfAvailable { $0.baseAddress } == again[0].value.utf8.withContiguousStorageIfAvailable { $0.baseAddress })
-        #expect(one[0].value.utf8.withContiguousStorageIfAvailable { $0.baseAddress } == two[0].value.utf8.withContiguousStorageIfAvailable { $0.baseAddress })
+        #expect(
+            one[0].value.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+                == again[0].value.utf8.withContiguousStorageIfAvailable { $0.baseAddress })
+        #expect(
+            one[0].value.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+                == two[0].value.utf8.withContiguousStorageIfAvailable { $0.baseAddress })
     }
 
     @Test("more long fields than the cache holds are all read right, in order, again and again")

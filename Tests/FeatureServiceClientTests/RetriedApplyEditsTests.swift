@@ -95,7 +95,8 @@ import Testing
         #expect(clock.sleeps.isEmpty)
     }
 
-    @Test("GlobalID adds, rollback off: a dropped answer is replayed, the duplicates recognised and their objectIds looked up", .timeLimit(.minutes(1)))
+    @Test(
+        "GlobalID adds, rollback off: a dropped answer is replayed, the duplicates recognised and their objectIds looked up", .timeLimit(.minutes(1)))
     func replayKeyedAdds() async throws {
         let service = FakeEditsService()
         let memory = service.makeTransport()

@@ -76,7 +76,8 @@ import Testing
                 == .stop(.budgetExhausted(budget: .seconds(10), needed: .seconds(3))))
         var ignoring = policy
         ignoring.honoursRetryAfter = false
-        guard case .retry(let delay) = ignoring.decide(afterAttempt: 1, failure: throttled, elapsed: .zero, retryAfter: .seconds(30), using: &generator)
+        guard
+            case .retry(let delay) = ignoring.decide(afterAttempt: 1, failure: throttled, elapsed: .zero, retryAfter: .seconds(30), using: &generator)
         else {
             Issue.record("expected a retry")
             return
@@ -87,7 +88,9 @@ import Testing
     @Test("RetryPolicy.none makes one attempt")
     func none() {
         var generator = SplitMix64(seed: 1)
-        #expect(RetryPolicy.none.decide(afterAttempt: 1, failure: .httpStatus(503), elapsed: .zero, retryAfter: nil, using: &generator) == .stop(.attemptsExhausted(1)))
+        #expect(
+            RetryPolicy.none.decide(afterAttempt: 1, failure: .httpStatus(503), elapsed: .zero, retryAfter: nil, using: &generator)
+                == .stop(.attemptsExhausted(1)))
     }
 }
 

@@ -1,6 +1,7 @@
 import FeatureModel
-@testable import FeatureServiceClient
 import Testing
+
+@testable import FeatureServiceClient
 
 /// The `attachments` member of a service-level applyEdits, planned without I/O.
 @Suite struct ServiceEditPlanAttachmentTests {

@@ -41,7 +41,9 @@ final class FakeTokenServer: Sendable {
     let layerURL = Fixtures.serviceURL + "/0"
     static let tokenURL = "http://service.test/arcgis/tokens/generateToken"
 
-    func provider(_ server: FakeTokenServer, transport: any HTTPTransport, password: String = FakeTokenServer.secretPassword) -> GeneratedTokenProvider {
+    func provider(
+        _ server: FakeTokenServer, transport: any HTTPTransport, password: String = FakeTokenServer.secretPassword
+    ) -> GeneratedTokenProvider {
         GeneratedTokenProvider(
             tokenURL: Self.tokenURL, credentials: .init(username: "editor", password: password), transport: transport,
             now: { server.now })
@@ -123,17 +125,21 @@ final class FakeTokenServer: Sendable {
         #expect(outcomes.allSatisfy { $0.count <= 2 && $0.last?.succeeded == true })
     }
 
-    @Test("a static token refused with 498 fails with the ArcGIS error; a refreshed token refused again is an authentication failure", .timeLimit(.minutes(1)))
+    @Test(
+        "a static token refused with 498 fails with the ArcGIS error; a refreshed token refused again is an authentication failure",
+        .timeLimit(.minutes(1)))
     func refusedTokens() async throws {
         let transport = InMemoryTransport { _ in .json(#"{"error":{"code":498,"message":"Invalid token.","details":[]}}"#) }
-        let staticLayer = FeatureLayerClient(url: layerURL, transport: transport, authentication: .init(provider: StaticTokenProvider("s3cr3t-static")))
+        let staticLayer = FeatureLayerClient(
+            url: layerURL, transport: transport, authentication: .init(provider: StaticTokenProvider("s3cr3t-static")))
         let error = try await #require(throws: FeatureServiceError.self) { try await staticLayer.count() }
         #expect(error.arcgisError?.code == 498)
         #expect(error.attempts.count == 1)
 
         let server = FakeTokenServer()
         let generating = InMemoryTransport { request in
-            request.path.hasSuffix("/generateToken") ? server.answer(request) : .json(#"{"error":{"code":498,"message":"Invalid token.","details":[]}}"#)
+            request.path.hasSuffix("/generateToken")
+                ? server.answer(request) : .json(#"{"error":{"code":498,"message":"Invalid token.","details":[]}}"#)
         }
         let layer = FeatureLayerClient(url: layerURL, transport: generating, authentication: .init(provider: provider(server, transport: generating)))
         let refused = try await #require(throws: FeatureServiceError.self) { try await layer.count() }

@@ -1,5 +1,6 @@
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// Usable capacity answers the capacity planner's question: the busiest point that carried the load it was offered
 /// and held the SLO; never one that dropped what it could not carry.
@@ -43,9 +44,12 @@ import Testing
 
     @Test("no usable point is said plainly; no SLO, no verdict")
     func noUsablePoint() {
-        let over = CapacityResult(sweep: "v", parameter: "vus", points: [Self.point(8, perSecond: 100, iterations: 1_000, p95: 90)], fit: nil, sloMilliseconds: 60)
+        let over = CapacityResult(
+            sweep: "v", parameter: "vus", points: [Self.point(8, perSecond: 100, iterations: 1_000, p95: 90)], fit: nil, sloMilliseconds: 60)
         #expect(over.verdict?.hasPrefix("No point was usable (p95 ≤ 60 ms") == true)
-        let none = CapacityResult(sweep: "v", parameter: "vus", points: [Self.point(8, perSecond: 100, iterations: 1_000, p95: 90, slo: nil)], fit: nil, sloMilliseconds: nil)
+        let none = CapacityResult(
+            sweep: "v", parameter: "vus", points: [Self.point(8, perSecond: 100, iterations: 1_000, p95: 90, slo: nil)], fit: nil,
+            sloMilliseconds: nil)
         #expect(none.verdict == nil)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// Charts that do not mislead: one x range for a scenario's per-second charts, no time series for a run of a
 /// second or two, and a compare page that leads with what changed.
@@ -18,7 +19,8 @@ import Testing
     @Test("charts given one x range draw the same x axis, whatever seconds their own points cover")
     func sharedRange() {
         func chart(_ xs: [Double], range: ClosedRange<Double>?) -> String {
-            var chart = SVGChart(title: "t", xLabel: "s", yLabel: "y", series: [SVGChart.Series(name: "a", color: "#000", points: xs.map { ($0, 1) })])
+            var chart = SVGChart(
+                title: "t", xLabel: "s", yLabel: "y", series: [SVGChart.Series(name: "a", color: "#000", points: xs.map { ($0, 1) })])
             chart.xRange = range
             return chart.svg
         }
@@ -31,12 +33,14 @@ import Testing
     func scenarioCharts() async throws {
         let report = try await RunnerIntegrationTests.run(
             RunnerIntegrationTests.plan(
-                "  steady:\n    executor: constant-vus\n    vus: 2\n    duration: 3s\n    gracefulStop: 60s\n    exec: query\n    returnCountOnly: true\n"))
+                "  steady:\n    executor: constant-vus\n    vus: 2\n    duration: 3s\n    gracefulStop: 60s\n    exec: query\n    returnCountOnly: true\n"
+            ))
         // Each VU's first request starts at once; a long gracefulStop lets it finish even when the machine is so busy
         // that the service answers nothing within the 3 s (seen with the whole suite starting its servers at once).
         // A run that sent nothing (its setup failed on an overloaded machine) draws no charts: say why, not just that.
         let requests = report.aggregate(.httpReqs)?.count ?? 0
-        let why = Comment(rawValue: "requests \(requests); warnings \(report.scenarios.flatMap(\.warnings)); errors \(report.scenarios.map(\.errors))")
+        let why = Comment(
+            rawValue: "requests \(requests); warnings \(report.scenarios.flatMap(\.warnings)); errors \(report.scenarios.map(\.errors))")
         try #require(requests > 0, why)
         let charts = Self.xTicks(HTMLRenderer.render(report))
         let perSecond = ["Throughput per second", "Request latency per second", "Failures per second"].compactMap { charts[$0] }
@@ -47,7 +51,8 @@ import Testing
     @Test("a run shorter than 2 s says it is too short for a time series and draws its seconds as bars, not lines", .timeLimit(.minutes(1)))
     func shortRun() async throws {
         var report = try await RunnerIntegrationTests.run(
-            RunnerIntegrationTests.plan("  brief:\n    executor: shared-iterations\n    vus: 1\n    iterations: 3\n    exec: query\n    returnCountOnly: true\n"))
+            RunnerIntegrationTests.plan(
+                "  brief:\n    executor: shared-iterations\n    vus: 1\n    iterations: 3\n    exec: query\n    returnCountOnly: true\n"))
         // Three requests take well under 2 s, unless a busy machine holds the run up: the page goes by what was recorded.
         report.scenarios[0].durationSeconds = min(report.scenarios[0].durationSeconds, 1.5)
         let html = HTMLRenderer.render(report)

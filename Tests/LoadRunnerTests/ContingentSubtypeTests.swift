@@ -13,7 +13,8 @@ import Testing
     /// (2), a heron nest that is active only seasonally (1); the heron subtype narrows protection to 0 and 1.
     static var layer: LayerInfo {
         let protection = Domain.codedValue(
-            name: "Protection", codedValues: [CodedValue(name: "None", code: 0), CodedValue(name: "Seasonal", code: 1), CodedValue(name: "Year-round", code: 2)])
+            name: "Protection",
+            codedValues: [CodedValue(name: "None", code: 0), CodedValue(name: "Seasonal", code: 1), CodedValue(name: "Year-round", code: 2)])
         var layer = LayerInfo(
             id: 0, name: "Nests", type: "Feature Layer", geometryType: .point, objectIdField: "OBJECTID", globalIdField: "GlobalID",
             fields: [
@@ -22,7 +23,8 @@ import Testing
                 Field(name: "kind", type: .smallInteger),
                 Field(
                     name: "status", type: .string, length: 10,
-                    domain: .codedValue(name: "Status", codedValues: [CodedValue(name: "Active", code: "Active"), CodedValue(name: "Inactive", code: "Inactive")])),
+                    domain: .codedValue(
+                        name: "Status", codedValues: [CodedValue(name: "Active", code: "Active"), CodedValue(name: "Inactive", code: "Inactive")])),
                 Field(name: "protection", type: .smallInteger, domain: protection),
             ])
         layer.typeIdField = "kind"
@@ -30,7 +32,10 @@ import Testing
             FeatureSubtype(id: 1, name: "Raptor"),
             FeatureSubtype(
                 id: 2, name: "Heron",
-                domains: ["protection": .codedValue(name: "HeronProtection", codedValues: [CodedValue(name: "None", code: 0), CodedValue(name: "Seasonal", code: 1)])]),
+                domains: [
+                    "protection": .codedValue(
+                        name: "HeronProtection", codedValues: [CodedValue(name: "None", code: 0), CodedValue(name: "Seasonal", code: 1)])
+                ]),
         ]
         return layer
     }
@@ -47,7 +52,9 @@ import Testing
     }
 
     static func nest(kind: Int64, status: String, protection: Int64?) -> Feature {
-        Feature(attributes: ["kind": .int(kind), "status": .string(status), "protection": protection.map { .int($0) } ?? .null], geometry: .point(x: 0, y: 0))
+        Feature(
+            attributes: ["kind": .int(kind), "status": .string(status), "protection": protection.map { .int($0) } ?? .null],
+            geometry: .point(x: 0, y: 0))
     }
 
     @Test("a feature follows its own subtype's field groups: shaped from them, refused by them, and never by another subtype's")
@@ -91,13 +98,17 @@ import Testing
           "seedRows":[],"generator":{"rows":0,"seed":4}}]}
         """#
 
-    @Test("a deep insert's parent follows its layer's contingent values: every nest the run added (with its visits) is a combination the layer allows", .timeLimit(.minutes(2)))
+    @Test(
+        "a deep insert's parent follows its layer's contingent values: every nest the run added (with its visits) is a combination the layer allows",
+        .timeLimit(.minutes(2)))
     func deepInsertParents() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/nestvisits.json"
         try Self.dataset.write(toFile: path, atomically: true, encoding: .utf8)
         let plan = try ScenarioParser.parse(
-            yaml: RunnerIntegrationTests.plan("  nests:\n    executor: shared-iterations\n    vus: 2\n    iterations: 40\n    exec: deepInsert\n    relationship: 0\n    children: 2"),
+            yaml: RunnerIntegrationTests.plan(
+                "  nests:\n    executor: shared-iterations\n    vus: 2\n    iterations: 40\n    exec: deepInsert\n    relationship: 0\n    children: 2"
+            ),
             file: "test.yaml")
         var configuration = LocalFeatureServerConfiguration(dataset: path)
         configuration.databasePath = directory.path + "/data.sqlite"
@@ -117,7 +128,9 @@ import Testing
                     FeatureQuery(whereClause: "1=1", outFields: ["status", "protection"], returnGeometry: false))
                 #expect(nests.count == 41)
                 let allowed: Set<String> = ["Active 2", "Inactive 0", "Unknown 1"]
-                let combinations = nests.map { "\($0[attribute: "status"]?.stringValue ?? "null") \($0[attribute: "protection"]?.intValue.map(String.init) ?? "null")" }
+                let combinations = nests.map {
+                    "\($0[attribute: "status"]?.stringValue ?? "null") \($0[attribute: "protection"]?.intValue.map(String.init) ?? "null")"
+                }
                 #expect(combinations.allSatisfy(allowed.contains), "\(Set(combinations).subtracting(allowed))")
             }
         }

@@ -2,9 +2,10 @@ import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Foundation
-@testable import LoadRunner
 import LocalFeatureServer
 import Testing
+
+@testable import LoadRunner
 
 /// Requests still waiting for their answer when the end of a scenario cuts them off are results: failed, tagged
 /// `status:interrupted`, their wait a duration, their edits of unknown outcome. A stalled service must never vanish
@@ -13,11 +14,12 @@ import Testing
     @Test("a request cancelled while it waits is logged as interrupted and failed, with the time it waited")
     func transportLogsTheCutOff() async throws {
         let (sent, sending) = AsyncStream<Void>.makeStream()
-        let transport = RecordingTransport(InMemoryTransport { _ in
-            sending.yield()
-            try await Task.sleep(for: .seconds(3600))
-            return .json("{}")
-        })
+        let transport = RecordingTransport(
+            InMemoryTransport { _ in
+                sending.yield()
+                try await Task.sleep(for: .seconds(3600))
+                return .json("{}")
+            })
         let log = RequestLog()
         let request = HTTPRequest(method: .post, url: "http://test/FeatureServer/0/applyEdits", body: .bytes(Array("f=json".utf8)))
         let task = Task {

@@ -6,9 +6,11 @@ import Testing
 
 /// Exactly-once adds on the generator's fast path: the same features, each with its client GlobalID.
 @Suite struct EncodedGlobalIDTests {
-    @Test("formEncoded with GlobalIDs decodes to the generator's features, each with its GlobalID", arguments: [
-        GeometryType?.some(.point), GeometryType?.none,
-    ])
+    @Test(
+        "formEncoded with GlobalIDs decodes to the generator's features, each with its GlobalID",
+        arguments: [
+            GeometryType?.some(.point), GeometryType?.none,
+        ])
     func sameFeaturesWithGlobalIds(geometry: GeometryType?) throws {
         let generator = FeatureGenerator(layer: FeatureEncodingTests.layer(geometry: geometry, extent: nil), seed: 7)
         var random = SplitMix64(seed: 3)

@@ -51,7 +51,9 @@ struct ExecutionSegmentTests {
         let sequence = "0,1/13,2/13,1/3,1/2,3/4,1"
         let segments = try ExecutionSegmentSequence(parsing: sequence).segments
         for count in [0, 1, 7, 13, 100, 1_001] {
-            #expect(segments.map { try! ExecutionTuple(segment: $0, sequence: ExecutionSegmentSequence(parsing: sequence)).scale(count) }.reduce(0, +) == count)
+            #expect(
+                segments.map { try! ExecutionTuple(segment: $0, sequence: ExecutionSegmentSequence(parsing: sequence)).scale(count) }.reduce(0, +)
+                    == count)
         }
     }
 

@@ -1,7 +1,8 @@
 import FeatureModel
 import Foundation
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// The generator's fast path writes the same features as its `Feature` path, only straight into JSON.
 @Suite struct FeatureEncodingTests {
@@ -19,8 +20,12 @@ import Testing
                 Field(name: "state", type: .string, length: 2),
                 Field(name: "naïve", type: .string, length: 9),
                 Field(name: "quo\"te", type: .string, length: 40),
-                Field(name: "code_int", type: .smallInteger, domain: .codedValue(name: "c", codedValues: [CodedValue(name: "A", code: 1), CodedValue(name: "B", code: 2)])),
-                Field(name: "code_text", type: .string, length: 10, domain: .codedValue(name: "t", codedValues: [CodedValue(name: "x", code: "X\"1"), CodedValue(name: "y", code: "Y")])),
+                Field(
+                    name: "code_int", type: .smallInteger,
+                    domain: .codedValue(name: "c", codedValues: [CodedValue(name: "A", code: 1), CodedValue(name: "B", code: 2)])),
+                Field(
+                    name: "code_text", type: .string, length: 10,
+                    domain: .codedValue(name: "t", codedValues: [CodedValue(name: "x", code: "X\"1"), CodedValue(name: "y", code: "Y")])),
                 Field(name: "code_empty", type: .integer, domain: .codedValue(name: "e", codedValues: [])),
                 Field(name: "range_double", type: .double, domain: .range(name: "r", minValue: -5.5, maxValue: 5)),
                 Field(name: "range_int", type: .integer, domain: .range(name: "v", minValue: 10, maxValue: 20)),
@@ -42,11 +47,13 @@ import Testing
         return layer
     }
 
-    @Test("encode(from:count:) decodes to exactly the features of features(from:count:)", arguments: [
-        (GeometryType?.some(.point), Extent?.none),
-        (GeometryType?.some(.point), Extent?.some(Extent(xmin: -20_037_508.34, ymin: -0.5, xmax: 20_037_508.34, ymax: 0.5))),
-        (GeometryType?.none, Extent?.none),
-    ])
+    @Test(
+        "encode(from:count:) decodes to exactly the features of features(from:count:)",
+        arguments: [
+            (GeometryType?.some(.point), Extent?.none),
+            (GeometryType?.some(.point), Extent?.some(Extent(xmin: -20_037_508.34, ymin: -0.5, xmax: 20_037_508.34, ymax: 0.5))),
+            (GeometryType?.none, Extent?.none),
+        ])
     func sameFeatures(geometry: GeometryType?, extent: Extent?) throws {
         let generator = FeatureGenerator(layer: Self.layer(geometry: geometry, extent: extent), seed: 99)
         for start in [0, 1, 997, 1 << 40] {
@@ -58,7 +65,10 @@ import Testing
             #expect(decoded.count == 25)
             for (got, want) in zip(decoded, expected) {
                 let differing = Set(got.attributes.keys).union(want.attributes.keys).filter { got.attributes[$0] != want.attributes[$0] }
-                #expect(differing.isEmpty, "\(differing.sorted().map { "\($0): \(got.attributes[$0].map { "\($0)" } ?? "-") vs \(want.attributes[$0].map { "\($0)" } ?? "-")" })")
+                #expect(
+                    differing.isEmpty,
+                    "\(differing.sorted().map { "\($0): \(got.attributes[$0].map { "\($0)" } ?? "-") vs \(want.attributes[$0].map { "\($0)" } ?? "-")" })"
+                )
                 #expect(got.geometry == want.geometry)
             }
         }
@@ -78,12 +88,14 @@ import Testing
         #expect(try JSONDecoder().decode([Feature].self, from: Data(encodedOnly.value.utf8)).count == 3)
     }
 
-    @Test("formEncoded(from:count:) is encode(from:count:) percent-encoded, byte for byte", arguments: [
-        (GeometryType?.some(.point), Extent?.none, true),
-        (GeometryType?.some(.point), Extent?.some(Extent(xmin: -20_037_508.34, ymin: -0.5, xmax: 20_037_508.34, ymax: 0.5)), true),
-        (GeometryType?.none, Extent?.none, true),
-        (GeometryType?.some(.point), Extent?.none, false),
-    ])
+    @Test(
+        "formEncoded(from:count:) is encode(from:count:) percent-encoded, byte for byte",
+        arguments: [
+            (GeometryType?.some(.point), Extent?.none, true),
+            (GeometryType?.some(.point), Extent?.some(Extent(xmin: -20_037_508.34, ymin: -0.5, xmax: 20_037_508.34, ymax: 0.5)), true),
+            (GeometryType?.none, Extent?.none, true),
+            (GeometryType?.some(.point), Extent?.none, false),
+        ])
     func formEncoded(geometry: GeometryType?, extent: Extent?, fastFieldsOnly: Bool) {
         var layer = Self.layer(geometry: geometry, extent: extent)
         // Field names that need JSON escapes or are not ASCII take the slow path, their values written by JSONWriter.
@@ -106,11 +118,16 @@ import Testing
         let json = generator.encode(from: 0, count: 4)
         let bodies = [
             LayerEdits(encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4)),
-            LayerEdits(updates: generator.features(from: 4, count: 1), deletes: [7, 8], encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4)),
+            LayerEdits(
+                updates: generator.features(from: 4, count: 1), deletes: [7, 8],
+                encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4)),
             // Adds of both kinds: one array, made through the JSON text.
-            LayerEdits(adds: generator.features(from: 9, count: 2), encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4)),
+            LayerEdits(
+                adds: generator.features(from: 9, count: 2), encodedAdds: EncodedFeatures(formEncoded: FormEncoding.encodedValue(json), count: 4)),
         ]
-        for (edits, options) in zip(bodies, [ApplyEditsOptions(), ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true), ApplyEditsOptions(returnEditMoment: true)]) {
+        for (edits, options) in zip(
+            bodies, [ApplyEditsOptions(), ApplyEditsOptions(rollbackOnFailure: false, useGlobalIds: true), ApplyEditsOptions(returnEditMoment: true)])
+        {
             var asText = edits
             asText.encodedAdds = EncodedFeatures(json: json, count: 4)
             #expect(edits.formBody(options: options) == FormEncoding.encodedBytes(asText.formFields(options: options)))

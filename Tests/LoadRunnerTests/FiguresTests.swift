@@ -1,5 +1,6 @@
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// One rule writes every figure: whole counts as whole numbers, units with their figures, and enough digits to
 /// decide the condition a value is compared with.
@@ -53,8 +54,10 @@ import Testing
 @Suite struct ErrorKindTests {
     @Test("a long transport error keeps its curl code and advice: it is cut in the middle, not at the end")
     func keepsTheCode() {
-        let url = "http://127.0.0.1:8080/arcgis/rest/services/" + String(repeating: "very-long-service-name/", count: 8) + "FeatureServer/0/applyEdits"
-        let message = "receiving failed: \(url) (curl 56: Recv failure: Connection reset by peer). The connection broke mid-request; the server may have crashed."
+        let url =
+            "http://127.0.0.1:8080/arcgis/rest/services/" + String(repeating: "very-long-service-name/", count: 8) + "FeatureServer/0/applyEdits"
+        let message =
+            "receiving failed: \(url) (curl 56: Recv failure: Connection reset by peer). The connection broke mid-request; the server may have crashed."
         #expect(message.count > 200)
         let kind = ScenarioAccumulator.errorKind(message)
         #expect(kind.count == 200)

@@ -1,8 +1,9 @@
 import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// The runner's own look-ups (metadata, counts, verification queries) retry as the client's requests do: the
 /// service's `Retry-After` sets the delay, and no retry starts past the policy's budget, timed on the runner's clock.

@@ -1,6 +1,7 @@
 import Foundation
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// Names and messages from a run cannot break report.md's or compare's tables, nor become HTML.
 @Suite struct MarkdownEscapeTests {
@@ -35,7 +36,8 @@ import Testing
     func hostileNames() async throws {
         let name = #""a|b <b>bold</b>\nnext""#
         let report = try await RunnerIntegrationTests.run(
-            RunnerIntegrationTests.plan("  \(name):\n    executor: shared-iterations\n    vus: 1\n    iterations: 2\n    exec: query\n    returnCountOnly: true\n"))
+            RunnerIntegrationTests.plan(
+                "  \(name):\n    executor: shared-iterations\n    vus: 1\n    iterations: 2\n    exec: query\n    returnCountOnly: true\n"))
         #expect(report.scenarios.first?.name == "a|b <b>bold</b>\nnext")
         let markdown = ReportRenderer.markdown(report)
         #expect(!markdown.contains("<b>"), "\(markdown)")

@@ -8,7 +8,9 @@ import Testing
     typealias Action = OpenDispatchMachine.Action
 
     /// 10 iterations a second for 1 s (due at 0, 0.1, …, 0.9 s), from a pool of `preAllocated` growing to `max`.
-    static func machine(preAllocated: Int = 1, max: Int = 2, gracefulStop: Duration = .milliseconds(500), numbering: ExecutionTuple = .whole)
+    static func machine(
+        preAllocated: Int = 1, max: Int = 2, gracefulStop: Duration = .milliseconds(500), numbering: ExecutionTuple = .whole
+    )
         -> OpenDispatchMachine
     {
         let schedule = OpenSchedule(ConstantArrivalRate(rate: 10, duration: .seconds(1), preAllocatedVUs: preAllocated, maxVUs: max))
@@ -48,7 +50,8 @@ import Testing
         var machine = Self.machine(preAllocated: 1, max: 1)
         #expect(machine.handle(.wake, at: .zero) == [.start(global: 0, intended: .zero), .sleep(until: Self.ms(100))])
         #expect(machine.handle(.wake, at: Self.ms(100)) == [.drop(intended: Self.ms(100)), .sleep(until: Self.ms(200))])
-        #expect(machine.handle(.wake, at: Self.ms(350)) == [.drop(intended: Self.ms(200)), .drop(intended: Self.ms(300)), .sleep(until: Self.ms(400))])
+        #expect(
+            machine.handle(.wake, at: Self.ms(350)) == [.drop(intended: Self.ms(200)), .drop(intended: Self.ms(300)), .sleep(until: Self.ms(400))])
         _ = machine.handle(.finished, at: Self.ms(380))
         #expect(machine.handle(.wake, at: Self.ms(400)) == [.start(global: 4, intended: Self.ms(400)), .sleep(until: Self.ms(500))])
         #expect(machine.dispatched == 5)
@@ -61,7 +64,8 @@ import Testing
         return actions
     }
 
-    @Test("a stall at the end: once the last iteration is dispatched the deadline is armed at end + gracefulStop; reaching it cancels what still runs")
+    @Test(
+        "a stall at the end: once the last iteration is dispatched the deadline is armed at end + gracefulStop; reaching it cancels what still runs")
     func stallAtTheEnd() {
         var machine = Self.machine(preAllocated: 2, max: 2)
         let actions = Self.dispatchAll(&machine)

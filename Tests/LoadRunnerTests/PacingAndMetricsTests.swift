@@ -57,7 +57,9 @@ import Testing
         for index in 0..<10 {
             recorder.iterationStarted()
             var sample = IterationSample(operation: index % 2, intendedStart: .milliseconds(index * 100), end: .milliseconds(index * 100 + 50))
-            sample.requests = [RequestSample(status: index == 3 ? 503 : 200, duration: .milliseconds(40), bytesSent: 10, bytesReceived: 20, failed: index == 3)]
+            sample.requests = [
+                RequestSample(status: index == 3 ? 503 : 200, duration: .milliseconds(40), bytesSent: 10, bytesReceived: 20, failed: index == 3)
+            ]
             if index % 2 == 0 {
                 sample.editsApplied = 2
                 sample.addedObjectIds = [Int64(index), Int64(index + 100)]

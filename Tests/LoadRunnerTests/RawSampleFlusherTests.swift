@@ -1,8 +1,9 @@
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Foundation
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// The raw-sample flusher on a manual clock: it writes what the VUs queued when the run's clock says, never on wall
 /// time, and the rest when the run ends.

@@ -1,7 +1,8 @@
 import FeatureServiceClient
 import Foundation
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// The raw-sample lines of `run --out csv=…/json=…`, formatted by hand: numbers, quoting, escapes, and where an
 /// iteration's edits go.
@@ -54,10 +55,12 @@ import Testing
         #expect((object["tags"] as? [String: String]) == ["team": "qa & perf", "env": "ci"])
     }
 
-    @Test("decimal places are exact for any value, negative and zero included", arguments: [
-        (Int64(0), 3, "0.000"), (Int64(5), 3, "0.005"), (Int64(1_000), 3, "1.000"), (Int64(-1_234), 3, "-1.234"), (Int64(42), 0, "42"),
-        (Int64.max, 6, "9223372036854.775807"),
-    ])
+    @Test(
+        "decimal places are exact for any value, negative and zero included",
+        arguments: [
+            (Int64(0), 3, "0.000"), (Int64(5), 3, "0.005"), (Int64(1_000), 3, "1.000"), (Int64(-1_234), 3, "-1.234"), (Int64(42), 0, "42"),
+            (Int64.max, 6, "9223372036854.775807"),
+        ])
     func decimals(value: Int64, places: Int, text: String) {
         var bytes: [UInt8] = []
         RawSampleLine.decimal(value, places: places, to: &bytes)
@@ -92,6 +95,8 @@ import Testing
 
     @Test("GitHub annotations escape what the runner reads as syntax: % line breaks, and : , in the title")
     func ciEscapes() {
-        #expect(CISummary.githubError(title: "featureload: a, b", message: "50% failed\nnext") == "::error title=featureload%3A a%2C b::50%25 failed%0Anext")
+        #expect(
+            CISummary.githubError(title: "featureload: a, b", message: "50% failed\nnext")
+                == "::error title=featureload%3A a%2C b::50%25 failed%0Anext")
     }
 }

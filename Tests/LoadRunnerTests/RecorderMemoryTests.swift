@@ -1,6 +1,7 @@
 import FeatureModel
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// What keeps a long run's recorder flat: every second's latency ends up sparse, whatever put it there.
 @Suite struct RecorderMemoryTests {
@@ -48,7 +49,6 @@ import Testing
         #expect(doubled.count == 1000 && doubled.max == sparse.max && doubled.min == sparse.min)
     }
 }
-
 
 @Suite struct HistogramMergeTests {
     @Test("histograms of different precision merge value by value instead of trapping")

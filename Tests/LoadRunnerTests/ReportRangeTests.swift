@@ -65,15 +65,17 @@ import Testing
         }
     }
 
-    @Test("a count of 2^63-1, a negative count and other numbers out of range are refused, naming the field", arguments: [
-        ("metrics.0.count", "9223372036854775807", "metrics[0]"), ("metrics.0.count", "-1", "metrics[0]"),
-        ("metrics.0.count", "1e400", "number too large to read"), ("timeSeries.0.requests", "9223372036854775807", "timeSeries[0].requests"),
-        ("timeSeries.0.requests", "99999999999999999999", "number too large to read"),
-        ("scenarios.0.editsAppliedByEarlierAttempt", "9223372036854775807", "scenarios[0]"),
-        ("startedAtEpochMilliseconds", "9223372036854775807", "startedAtEpochMilliseconds"), ("durationSeconds", "1e300", "durationSeconds"),
-        ("timeSeries.0.second", "9223372036854775807", "timeSeries[0].second"),
-        ("comparisons.0.candidateValue", "-1e308", "comparisons[0].candidateValue"),
-    ])
+    @Test(
+        "a count of 2^63-1, a negative count and other numbers out of range are refused, naming the field",
+        arguments: [
+            ("metrics.0.count", "9223372036854775807", "metrics[0]"), ("metrics.0.count", "-1", "metrics[0]"),
+            ("metrics.0.count", "1e400", "number too large to read"), ("timeSeries.0.requests", "9223372036854775807", "timeSeries[0].requests"),
+            ("timeSeries.0.requests", "99999999999999999999", "number too large to read"),
+            ("scenarios.0.editsAppliedByEarlierAttempt", "9223372036854775807", "scenarios[0]"),
+            ("startedAtEpochMilliseconds", "9223372036854775807", "startedAtEpochMilliseconds"), ("durationSeconds", "1e300", "durationSeconds"),
+            ("timeSeries.0.second", "9223372036854775807", "timeSeries[0].second"),
+            ("comparisons.0.candidateValue", "-1e308", "comparisons[0].candidateValue"),
+        ])
     func outOfRange(path: String, literal: String, field: String) async throws {
         let problem = Self.readAndUse(try Self.data(try await Self.reportJSON(), setting: path, to: literal))
         #expect(problem?.contains(field) == true && problem?.contains("Swift.") == false, "\(problem ?? "accepted")")

@@ -1,5 +1,6 @@
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 @Suite struct RunComparisonTests {
     @Test("Mann–Whitney: separated samples are significant, identical ones are not, weights count as repeats")
@@ -68,7 +69,9 @@ import Testing
         return RunComparison.Side(requests: requests, failed: 0, edits: requests, seconds: 2, latency: histogram, perSecond: [])
     }
 
-    @Test("short runs: a 10 % shift over 10,000 requests is significant but a small effect: noise; 50 ms more is a regression; throughput goes by the tolerance")
+    @Test(
+        "short runs: a 10 % shift over 10,000 requests is significant but a small effect: noise; 50 ms more is a regression; throughput goes by the tolerance"
+    )
     func shortRuns() {
         let base = (0..<10_000).map { UInt64(800 + $0 % 1_000) }
         let shifted = Self.shortSide(requests: 8_000, latencies: base.map { $0 * 11 / 10 })
@@ -106,7 +109,9 @@ import Testing
         // Interleaved: no evidence at all.
         let mixed = try #require(RunComparison.exactMannWhitney([1, 4, 5, 8], [2, 3, 6, 7]))
         #expect(mixed.p > 0.5)
-        #expect(RunComparison.exactMannWhitney(Array(repeating: 1, count: 50), Array(repeating: 2, count: 50)) == nil, "large samples: the normal approximation")
+        #expect(
+            RunComparison.exactMannWhitney(Array(repeating: 1, count: 50), Array(repeating: 2, count: 50)) == nil,
+            "large samples: the normal approximation")
     }
 
     /// A run of `seconds.count` full seconds whose requests all took `micros`.
@@ -133,7 +138,8 @@ import Testing
         let rows = RunComparison.rows(scenario: "s", operation: nil, before, after, tolerance: 0.1, metrics: ["requestsPerSecond"])
         #expect(rows.map(\.verdict) == [.regression], "\(rows)")
         #expect(rows.first?.basis.contains("cannot reach 1 %") == true)
-        let same = RunComparison.rows(scenario: "s", operation: nil, before, Self.timedSide(seconds: [960], micros: 1_000), tolerance: 0.1, metrics: ["requestsPerSecond"])
+        let same = RunComparison.rows(
+            scenario: "s", operation: nil, before, Self.timedSide(seconds: [960], micros: 1_000), tolerance: 0.1, metrics: ["requestsPerSecond"])
         #expect(same.map(\.verdict) == [.unchanged], "within the tolerance")
     }
 
@@ -151,7 +157,9 @@ import Testing
         return side
     }
 
-    @Test("a short run of fixed VUs: −13 % throughput from its edges, iterations as long as before, is noise; iterations twice as long at −50 % are a regression")
+    @Test(
+        "a short run of fixed VUs: −13 % throughput from its edges, iterations as long as before, is noise; iterations twice as long at −50 % are a regression"
+    )
     func shortClosedModelThroughput() {
         let times = (0..<3_000).map { UInt64(900 + ($0 * 7_919) % 400) }
         let before = Self.closedSide(requests: 1_000, iterations: times)
@@ -163,13 +171,16 @@ import Testing
         #expect(rows.first?.basis.contains("cannot reach 1 % (smallest p ") == true, "the per-second test's smallest p is still given: \(rows)")
 
         let slower = Self.closedSide(requests: 500, iterations: times.map { $0 * 2 })
-        let regression = RunComparison.rows(scenario: "s", operation: nil, before, slower, tolerance: 0.1, metrics: ["requestsPerSecond", "editsPerSecond"])
+        let regression = RunComparison.rows(
+            scenario: "s", operation: nil, before, slower, tolerance: 0.1, metrics: ["requestsPerSecond", "editsPerSecond"])
         #expect(regression.map(\.verdict) == [.regression, .regression], "\(regression)")
         #expect((regression.first?.effectSize ?? 0) < -0.9, "as rates, the candidate's are lower")
 
         // Fewer requests while the iterations got faster: no single cause explains it, so the test does not flag it.
         let contradictory = Self.closedSide(requests: 500, iterations: times.map { $0 / 2 })
-        #expect(RunComparison.rows(scenario: "s", operation: nil, before, contradictory, tolerance: 0.1, metrics: ["requestsPerSecond"]).map(\.verdict) == [.noise])
+        #expect(
+            RunComparison.rows(scenario: "s", operation: nil, before, contradictory, tolerance: 0.1, metrics: ["requestsPerSecond"]).map(\.verdict)
+                == [.noise])
 
         // An arrival-rate scenario's throughput is its schedule's: too few seconds, and the tolerance decides.
         var open = slower

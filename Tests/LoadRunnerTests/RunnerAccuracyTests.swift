@@ -14,11 +14,14 @@ import Testing
     /// 1 % precision) and only the client's own share lies above it. On a quiet machine that share is under 5 %; on a
     /// loaded one the scheduler adds milliseconds, so the upper bound is 20 %: far above noise, far below what a
     /// measuring bug (a wrong unit, a time that includes queueing or the whole iteration) would add to 50 ms.
-    @Test("with 50 ms injected on every query, the reported p50 of http_req_duration holds the server's time plus the client's share only", .timeLimit(.minutes(2)))
+    @Test(
+        "with 50 ms injected on every query, the reported p50 of http_req_duration holds the server's time plus the client's share only",
+        .timeLimit(.minutes(2)))
     func clientLatencyContainsServerTime() async throws {
         let faults = LocalFeatureServerConfiguration.Faults(latency: FaultLatency(.fixed(milliseconds: 50), scope: FaultScope(operation: "query")))
         let report = try await RunnerIntegrationTests.run(
-            RunnerIntegrationTests.plan("  reads:\n    executor: constant-vus\n    vus: 4\n    duration: 2s\n    exec: query\n    returnCountOnly: true"), faults: faults)
+            RunnerIntegrationTests.plan(
+                "  reads:\n    executor: constant-vus\n    vus: 4\n    duration: 2s\n    exec: query\n    returnCountOnly: true"), faults: faults)
         let view = try #require(report.views.first)
         #expect(view.requests > 50)
         // The service's own time, from its Server-Timing header: the 50 ms plus its handling of the query.

@@ -69,7 +69,10 @@ import Testing
         #expect(view.operations.reduce(0) { $0 + $1.iterations } == 90)
         #expect(view.record.verification?.passed == true)
         // Each operation's requests are tagged with it.
-        #expect(report.metrics.filter { $0.metric == .httpReqs }.allSatisfy { ["applyEdits", "addAttachment", "queryRelatedRecords"].contains($0.tags["operation"] ?? "") })
+        #expect(
+            report.metrics.filter { $0.metric == .httpReqs }.allSatisfy {
+                ["applyEdits", "addAttachment", "queryRelatedRecords"].contains($0.tags["operation"] ?? "")
+            })
         #expect(report.timeSeries.contains { $0.operation == "addAttachment" && $0.requests > 0 })
         // The per-second series knows how much of each second the scenario ran, so charts show rates, not a dip
         // in the partial first and last seconds.
@@ -147,7 +150,9 @@ import Testing
         #expect(errors.keys.allSatisfy { $0 == "not sent: cardinality violation of relationship 0 'Request_Comments'" }, "\(errors)")
 
         let unrelate = try await Self.run(
-            Self.plan("  u:\n    executor: shared-iterations\n    vus: 1\n    iterations: 6\n    exec: relate\n    layer: 1\n    relationship: 0\n    action: unrelate"),
+            Self.plan(
+                "  u:\n    executor: shared-iterations\n    vus: 1\n    iterations: 6\n    exec: relate\n    layer: 1\n    relationship: 0\n    action: unrelate"
+            ),
             dataset: "customerorders", rows: 30)
         let unrelated = try #require(unrelate.views.first)
         #expect(unrelated.failedRequests == 0)
@@ -161,7 +166,8 @@ import Testing
     @Test("contingent values: adds follow them; invalidRate breaks that share, which validation refuses unsent", .timeLimit(.minutes(2)))
     func contingentValues() async throws {
         let report = try await Self.run(
-            Self.plan("  nests:\n    executor: shared-iterations\n    vus: 2\n    iterations: 20\n    exec: applyEdits\n    adds: 10\n    invalidRate: 0.2"),
+            Self.plan(
+                "  nests:\n    executor: shared-iterations\n    vus: 2\n    iterations: 20\n    exec: applyEdits\n    adds: 10\n    invalidRate: 0.2"),
             dataset: "birdnests")
         let view = try #require(report.views.first)
         #expect(view.failedRequests == 0)
@@ -177,11 +183,14 @@ import Testing
     @Test("a stalled server ends the scenario at maxDuration + gracefulStop, not when the requests give up", .timeLimit(.minutes(1)))
     func stalledServerHardStop() async throws {
         // A 10-minute stall: a run that waited it out (or a server stop that did) could not end within the time limit.
-        let faults = LocalFeatureServerConfiguration.Faults(rules: [FaultRule(kind: .stall, rate: 1, scope: FaultScope(operation: "applyEdits"), stallSeconds: 600)])
+        let faults = LocalFeatureServerConfiguration.Faults(rules: [
+            FaultRule(kind: .stall, rate: 1, scope: FaultScope(operation: "applyEdits"), stallSeconds: 600)
+        ])
         let clock = ContinuousClock()
         let start = clock.now
         let report = try await Self.run(
-            Self.plan("  stuck:\n    executor: shared-iterations\n    vus: 2\n    iterations: 10\n    maxDuration: 1s\n    gracefulStop: 1s"), faults: faults)
+            Self.plan("  stuck:\n    executor: shared-iterations\n    vus: 2\n    iterations: 10\n    maxDuration: 1s\n    gracefulStop: 1s"),
+            faults: faults)
         let elapsed = start.duration(to: clock.now)
         // The scenario itself: 1 s and the 1 s grace, far from the 600 s stall; the bound is one only waiting the stall
         // out could cross (a machine busy with stress-ng and the parallel suites took 12 s here).
@@ -206,7 +215,9 @@ import Testing
         #expect(report.thresholds.first { $0.key == "http_reqs" }?.passed == true)
     }
 
-    @Test("abortOnFail stops the run at the first failing evaluation; the scenario that never started is a failed JUnit case, not a gap", .timeLimit(.minutes(1)))
+    @Test(
+        "abortOnFail stops the run at the first failing evaluation; the scenario that never started is a failed JUnit case, not a gap",
+        .timeLimit(.minutes(1)))
     func neverStarted() async throws {
         let yaml = """
             version: 1
@@ -224,7 +235,9 @@ import Testing
         // the first evaluation comes after about a second, far from the 30 s the scenario would run.
         let first = try #require(report.scenarios.first)
         #expect(first.stopReason == .cancelled && first.durationSeconds < 20, "\(first.stopReason) after \(first.durationSeconds) s")
-        #expect(!report.verdict.passed && report.verdict.failures.first?.hasPrefix("aborted: threshold http_reqs{scenario:first}: count<1") == true, "\(report.verdict.failures)")
+        #expect(
+            !report.verdict.passed && report.verdict.failures.first?.hasPrefix("aborted: threshold http_reqs{scenario:first}: count<1") == true,
+            "\(report.verdict.failures)")
         #expect(report.plan.scenarioNames == ["first", "second"])
         let junit = JUnitRenderer.render(report)
         #expect(junit.contains(#"<testsuite name="second" tests="1" failures="1""#), "\(junit)")

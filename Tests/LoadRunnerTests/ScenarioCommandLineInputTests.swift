@@ -32,8 +32,10 @@ import Testing
           "http_req_duration{scenario:burst}": ["p(95)<500"]
         """
 
-    static func parse(_ yaml: String = yaml, overrides: ScenarioOverrides = ScenarioOverrides(), environment: [String: String] = [:],
-                      commandLine: [String: String] = [:], tags: [String: String] = [:]) throws(ScenarioFileError) -> ScenarioPlan {
+    static func parse(
+        _ yaml: String = yaml, overrides: ScenarioOverrides = ScenarioOverrides(), environment: [String: String] = [:],
+        commandLine: [String: String] = [:], tags: [String: String] = [:]
+    ) throws(ScenarioFileError) -> ScenarioPlan {
         let options = ScenarioParseOptions(
             variables: ScenarioVariables(environment: environment, commandLine: commandLine), overrides: overrides, tags: tags)
         return try ScenarioParser.parse(yaml: yaml, file: "s.yaml", options: options)
@@ -79,7 +81,9 @@ import Testing
         #expect(vus.map(\.field) == ["scenarios.open.executor"])
         #expect(vus.first?.problem.contains("pool") == true)
         // A scenario left out is not checked against the overrides.
-        #expect(Self.problems { () throws(ScenarioFileError) in try Self.parse(overrides: ScenarioOverrides(iterations: 3, scenarios: ["burst"])) }.isEmpty)
+        #expect(
+            Self.problems { () throws(ScenarioFileError) in try Self.parse(overrides: ScenarioOverrides(iterations: 3, scenarios: ["burst"])) }
+                .isEmpty)
     }
 
     @Test("--scenario: an unknown name is an error with a suggestion; gates on scenarios left out are noted, not evaluated")

@@ -50,7 +50,8 @@ import Testing
                 let base = ["executor: \(kind.rawValue)", "exec: query"] + requiredLines(owner, except: key.name)
                 cases.append(
                     Case(
-                        key: key, context: "executor \(kind.rawValue)", document: { scenario(base + [$0].compactMap { $0 }) }, field: "scenarios.s.\(key.name)",
+                        key: key, context: "executor \(kind.rawValue)", document: { scenario(base + [$0].compactMap { $0 }) },
+                        field: "scenarios.s.\(key.name)",
                         required: owner.requiredKeys.contains(key.name)))
             }
         }
@@ -60,19 +61,29 @@ import Testing
                 var base = ["executor: shared-iterations", "iterations: 1", "exec: \(kind.rawValue)"]
                 if owner.requiredKeys.contains("relationship") && key.name != "relationship" { base.append("relationship: 0") }
                 // applyEdits: its counts go together, batchSize goes alone.
-                if kind == .applyEdits && ["adds", "updates", "deletes"].contains(key.name) { base.append(key.name == "adds" ? "updates: 1" : "adds: 1") }
+                if kind == .applyEdits && ["adds", "updates", "deletes"].contains(key.name) {
+                    base.append(key.name == "adds" ? "updates: 1" : "adds: 1")
+                }
                 let lines = base
-                cases.append(Case(key: key, context: "exec: \(kind.rawValue)", document: { scenario(lines + [$0].compactMap { $0 }) }, field: "scenarios.s.\(key.name)"))
+                cases.append(
+                    Case(
+                        key: key, context: "exec: \(kind.rawValue)", document: { scenario(lines + [$0].compactMap { $0 }) },
+                        field: "scenarios.s.\(key.name)"))
             }
         }
         let plain = ["executor: shared-iterations", "iterations: 1", "exec: query"]
-        for key in [ScenarioKey.startTime, ScenarioKey.gracefulStop, ScenarioKey.startAfter] as [any ScenarioKeyDeclaration] where key.name != "startAfter" {
-            cases.append(Case(key: key, context: "scenario", document: { scenario(plain + [$0].compactMap { $0 }) }, field: "scenarios.s.\(key.name)"))
+        for key in [ScenarioKey.startTime, ScenarioKey.gracefulStop, ScenarioKey.startAfter] as [any ScenarioKeyDeclaration]
+        where key.name != "startAfter" {
+            cases.append(
+                Case(key: key, context: "scenario", document: { scenario(plain + [$0].compactMap { $0 }) }, field: "scenarios.s.\(key.name)"))
         }
         for (container, keys) in [("setup", setupKeys), ("retry", retrySettingKeys)] {
             for key in keys {
                 cases.append(
-                    Case(key: key, context: container, document: { line in scenario(plain + (line.map { ["\(container):", "  " + $0] } ?? ["\(container): {}"])) }, field: "scenarios.s.\(container).\(key.name)"))
+                    Case(
+                        key: key, context: container,
+                        document: { line in scenario(plain + (line.map { ["\(container):", "  " + $0] } ?? ["\(container): {}"])) },
+                        field: "scenarios.s.\(container).\(key.name)"))
             }
         }
         for key in fileKeys where key.name != "version" {
@@ -81,16 +92,22 @@ import Testing
         for key in localServiceKeys {
             // A local service setting left out is the service's own default, not the key's: only the range is the key's.
             cases.append(
-                Case(key: key, context: "local", document: { line in fileScenario(plain, top: line.map { "local: { \($0) }" }) }, field: "local.\(key.name)", required: true))
+                Case(
+                    key: key, context: "local", document: { line in fileScenario(plain, top: line.map { "local: { \($0) }" }) },
+                    field: "local.\(key.name)", required: true))
         }
         cases.append(
             Case(
                 key: ScenarioKey.stageTarget, context: "stage",
-                document: { line in scenario(["executor: ramping-vus", "exec: query", "stages:", "  - duration: 1s", line.map { "    " + $0 } ?? ""]) },
+                document: { line in scenario(["executor: ramping-vus", "exec: query", "stages:", "  - duration: 1s", line.map { "    " + $0 } ?? ""])
+                },
                 field: "scenarios.s.stages[0].target", required: true))
         for key in [ScenarioKey.weight] as [any ScenarioKeyDeclaration] {
             let lines = ["executor: shared-iterations", "iterations: 1", "mix:", "  - operation: query"]
-            cases.append(Case(key: key, context: "mix entry", document: { scenario(lines + [$0].compactMap { $0.map { "    " + $0 } }) }, field: "scenarios.s.mix[0].\(key.name)"))
+            cases.append(
+                Case(
+                    key: key, context: "mix entry", document: { scenario(lines + [$0].compactMap { $0.map { "    " + $0 } }) },
+                    field: "scenarios.s.mix[0].\(key.name)"))
         }
         return cases
     }()
@@ -116,7 +133,8 @@ import Testing
     @Test("every key is tested: each executor's and operation kind's keys, the scenario's, setup's, retry's and a mix entry's")
     func everyKeyIsCovered() {
         let covered = Set(Self.cases.map(\.key.name))
-        let declared = ExecutorKind.allKeys.map(\.name) + OperationKind.allCases.flatMap { $0.settingsType.keys.map(\.name) } + ["layer"]
+        let declared =
+            ExecutorKind.allKeys.map(\.name) + OperationKind.allCases.flatMap { $0.settingsType.keys.map(\.name) } + ["layer"]
             + setupKeys.map(\.name) + retrySettingKeys.map(\.name) + ["startTime", "gracefulStop", "weight", "target"]
             + fileKeys.map(\.name).filter { $0 != "version" } + localServiceKeys.map(\.name)
         #expect(Set(declared).subtracting(covered).isEmpty)
@@ -157,7 +175,9 @@ import Testing
         case .integer(let number): written = "\(number)"
         case .number(let number): written = "\(number)"
         case .bool(let flag): written = "\(flag)"
-        default: Issue.record("\(test): a default the test cannot write, \(value)"); return
+        default:
+            Issue.record("\(test): a default the test cannot write, \(value)")
+            return
         }
         let explicit = Self.parse(test.document("\(test.key.name): \(written)"), field: test.field)
         let absent = Self.parse(test.document(nil), field: test.field)

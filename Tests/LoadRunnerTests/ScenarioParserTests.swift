@@ -50,7 +50,8 @@ import Testing
         let text = try String(contentsOf: url, encoding: .utf8)
         let plan = try ScenarioParser.parse(yaml: text, file: "Scenarios/quickstart.yaml")
         #expect(plan.scenarios.count == 2)
-        #expect(plan.scenarios[0].batchSize * (plan.scenarios[0].iterations ?? 0) == plan.scenarios[1].batchSize * (plan.scenarios[1].iterations ?? 0))
+        #expect(
+            plan.scenarios[0].batchSize * (plan.scenarios[0].iterations ?? 0) == plan.scenarios[1].batchSize * (plan.scenarios[1].iterations ?? 0))
         #expect(plan.comparisons.first?.minRatio == 10)
     }
 
@@ -115,11 +116,13 @@ import Testing
         #expect(error?.issues.first?.problem.hasPrefix("YAML syntax") == true)
     }
 
-    @Test("a live target must be a FeatureServer URL", arguments: [
-        ("https://host/arcgis/rest/services/Parks/FeatureServer/", true),
-        ("https://host/arcgis/rest/services/Parks/MapServer", false),
-        ("local", true),
-    ])
+    @Test(
+        "a live target must be a FeatureServer URL",
+        arguments: [
+            ("https://host/arcgis/rest/services/Parks/FeatureServer/", true),
+            ("https://host/arcgis/rest/services/Parks/MapServer", false),
+            ("local", true),
+        ])
     func targets(url: String, valid: Bool) {
         let yaml = "version: 2\nname: t\ntarget: \(url)\nscenarios:\n  a: {executor: shared-iterations, iterations: 1}\n"
         let plan = try? ScenarioParser.parse(yaml: yaml, file: "t.yaml")
@@ -129,10 +132,12 @@ import Testing
         }
     }
 
-    @Test("durations parse like k6's", arguments: [
-        ("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("2m", .seconds(120)), ("1h", .seconds(3600)),
-        ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)),
-    ])
+    @Test(
+        "durations parse like k6's",
+        arguments: [
+            ("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("2m", .seconds(120)), ("1h", .seconds(3600)),
+            ("1m30s", .seconds(90)), ("1.5s", .milliseconds(1500)),
+        ])
     func durations(text: String, expected: Duration) {
         #expect(DurationText.parse(text) == expected)
     }
@@ -150,7 +155,8 @@ import Testing
 
     @Test("relate and deepInsert read their settings; relate needs a relationship and a known action")
     func settings() throws {
-        let plan = try ScenarioParser.parse(yaml: Self.plan("    exec: deepInsert\n    relationship: 0\n    children: 4\n    attachments: 2\n    size: 8KB\n"), file: "d.yaml")
+        let plan = try ScenarioParser.parse(
+            yaml: Self.plan("    exec: deepInsert\n    relationship: 0\n    children: 4\n    attachments: 2\n    size: 8KB\n"), file: "d.yaml")
         let op = try #require(plan.scenarios.first?.operations.first)
         if case .deepInsert(let deep) = op.settings {
             #expect(deep.children == 4 && deep.attachments == 2 && deep.files.size.min == 8 * 1024)
@@ -172,22 +178,31 @@ import Testing
     @Test("the plan check puts a deep insert on the origin and a one-to-many relate on the destination")
     func roles() throws {
         let origin = LayerInfo(
-            id: 0, name: "Requests", type: "Table", geometryType: nil, objectIdField: "OBJECTID", globalIdField: "GlobalID", fields: [], relationships: [
-                RelationshipInfo(id: 0, name: "comments", relatedTableId: 1, cardinality: .oneToMany, role: .origin, keyField: "GlobalID", composite: false)
+            id: 0, name: "Requests", type: "Table", geometryType: nil, objectIdField: "OBJECTID", globalIdField: "GlobalID", fields: [],
+            relationships: [
+                RelationshipInfo(
+                    id: 0, name: "comments", relatedTableId: 1, cardinality: .oneToMany, role: .origin, keyField: "GlobalID", composite: false)
             ])
         let destination = LayerInfo(
-            id: 1, name: "Comments", type: "Table", geometryType: nil, objectIdField: "OBJECTID", globalIdField: "GlobalID", fields: [], relationships: [
-                RelationshipInfo(id: 0, name: "comments", relatedTableId: 0, cardinality: .oneToMany, role: .destination, keyField: "request_guid", composite: false)
+            id: 1, name: "Comments", type: "Table", geometryType: nil, objectIdField: "OBJECTID", globalIdField: "GlobalID", fields: [],
+            relationships: [
+                RelationshipInfo(
+                    id: 0, name: "comments", relatedTableId: 0, cardinality: .oneToMany, role: .destination, keyField: "request_guid",
+                    composite: false)
             ])
         let layers = [0: origin, 1: destination]
         let wrong = try ScenarioParser.parse(
-            yaml: Self.plan("    mix:\n      - { operation: relate, relationship: 0, layer: 0 }\n      - { operation: deepInsert, relationship: 0, layer: 1 }\n"), file: "w.yaml")
+            yaml: Self.plan(
+                "    mix:\n      - { operation: relate, relationship: 0, layer: 0 }\n      - { operation: deepInsert, relationship: 0, layer: 1 }\n"),
+            file: "w.yaml")
         let problems = PlanCheck.check(wrong, layers: layers)
         #expect(problems.count == 2)
         #expect(problems.contains { $0.contains("relate changes the foreign key") && $0.contains("use `layer: 1`") })
         #expect(problems.contains { $0.contains("a deep insert adds the parent") && $0.contains("use `layer: 0`") })
         let right = try ScenarioParser.parse(
-            yaml: Self.plan("    mix:\n      - { operation: relate, relationship: 0, layer: 1 }\n      - { operation: deepInsert, relationship: 0, layer: 0 }\n"), file: "r.yaml")
+            yaml: Self.plan(
+                "    mix:\n      - { operation: relate, relationship: 0, layer: 1 }\n      - { operation: deepInsert, relationship: 0, layer: 0 }\n"),
+            file: "r.yaml")
         #expect(PlanCheck.check(right, layers: layers).isEmpty)
     }
 }
@@ -195,7 +210,8 @@ import Testing
 @Suite struct ScenarioVersionTests {
     @Test("a file without `version` is refused: the two versions run its scenarios differently, and the fix shows both")
     func versionRequired() throws {
-        let yaml = "name: t\ntarget: local\nscenarios:\n  a: {executor: shared-iterations, iterations: 1}\n  b: {executor: shared-iterations, iterations: 1}\n"
+        let yaml =
+            "name: t\ntarget: local\nscenarios:\n  a: {executor: shared-iterations, iterations: 1}\n  b: {executor: shared-iterations, iterations: 1}\n"
         let error = #expect(throws: ScenarioFileError.self) { try ScenarioParser.parse(yaml: yaml, file: "t.yaml") }
         let issue = try #require(error?.issues.first)
         #expect(error?.issues.count == 1)

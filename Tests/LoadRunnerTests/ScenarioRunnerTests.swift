@@ -2,9 +2,10 @@ import FeatureModel
 import FeatureServiceClient
 import FeatureloadTestSupport
 import Foundation
-@testable import LoadRunner
 import Synchronization
 import Testing
+
+@testable import LoadRunner
 
 /// The runner over an in-memory feature service whose misbehaviour each test chooses.
 @Suite struct ScenarioRunnerTests {

@@ -37,7 +37,10 @@ struct ScenarioSchemaAgreementTests {
     static let wrong: [(label: String, scenario: String, field: String, schemaField: String?)] = [
         ("a key of another kind", "executor: shared-iterations\nexec: addFeatures\nwhere: 1=1", "where", nil),
         ("a key no kind takes", "executor: shared-iterations\nexec: query\nwher: 1=1", "wher", nil),
-        ("a mix entry's key of another kind", "executor: shared-iterations\nmix:\n  - { operation: query, invalidRate: 0.1 }", "mix[0].invalidRate", nil),
+        (
+            "a mix entry's key of another kind", "executor: shared-iterations\nmix:\n  - { operation: query, invalidRate: 0.1 }",
+            "mix[0].invalidRate", nil
+        ),
         ("an applyEdits key beside the default applyEdits' counts", "executor: shared-iterations\nbatchSize: 5\nadds: 2", "batchSize", "adds"),
         ("an applyEdits without edits", "executor: shared-iterations\nexec: applyEdits\nadds: 0", "adds", nil),
         ("an operation setting beside mix", "executor: shared-iterations\nchildren: 2\nmix:\n  - { operation: query }", "children", nil),
@@ -65,7 +68,8 @@ struct ScenarioSchemaAgreementTests {
     static let wrongVerdicts: [[String]]? = try? schemaVerdicts(wrong.map { wrongDocument($0.scenario) })
 
     static func wrongDocument(_ scenario: String) -> String {
-        "version: 2\nname: wrong\ntarget: local\nscenarios:\n  s:\n    iterations: 1\n" + scenario.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n"
+        "version: 2\nname: wrong\ntarget: local\nscenarios:\n  s:\n    iterations: 1\n"
+            + scenario.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n") + "\n"
     }
 
     @Test("the parser and the generated schema accept and refuse the same scenario files")
@@ -117,7 +121,8 @@ struct ScenarioSchemaAgreementTests {
         let name = String(key.split(separator: ".").last ?? "")
         let schemaMessage = "\(label): the schema's problems \(schemaProblems)"
         #expect(
-            schemaProblems.contains { $0.hasPrefix(path + ":") || ($0.hasPrefix(holder + ":") && $0.contains(name)) }, Comment(rawValue: schemaMessage))
+            schemaProblems.contains { $0.hasPrefix(path + ":") || ($0.hasPrefix(holder + ":") && $0.contains(name)) },
+            Comment(rawValue: schemaMessage))
     }
 }
 
@@ -127,7 +132,8 @@ extension ScenarioSchemaAgreementTests {
         var documents: [Document] = []
         let scenarios = root.appendingPathComponent("Scenarios")
         for name in try FileManager.default.contentsOfDirectory(atPath: scenarios.path).sorted() where name.hasSuffix(".yaml") {
-            documents.append(Document(origin: "Scenarios/\(name)", text: try String(contentsOf: scenarios.appendingPathComponent(name), encoding: .utf8)))
+            documents.append(
+                Document(origin: "Scenarios/\(name)", text: try String(contentsOf: scenarios.appendingPathComponent(name), encoding: .utf8)))
         }
         let tests = root.appendingPathComponent("Tests")
         let files = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted() ?? []

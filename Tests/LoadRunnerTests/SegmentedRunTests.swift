@@ -1,11 +1,12 @@
 import FeatureModel
 import FeatureServiceClient
 import Foundation
-@testable import LoadRunner
 import LocalFeatureServer
 import Logging
 import Synchronization
 import Testing
+
+@testable import LoadRunner
 
 /// Records every applyEdits request's duration, as the runner measures it (libcurl's total time), in one histogram
 /// shared by all generators: the samples in one place.

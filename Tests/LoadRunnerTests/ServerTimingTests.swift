@@ -1,6 +1,7 @@
 import FeatureServiceClient
-@testable import LoadRunner
 import Testing
+
+@testable import LoadRunner
 
 /// The `Server-Timing` header the runner reads into the `server_duration` trend.
 @Suite struct ServerTimingTests {

@@ -63,16 +63,28 @@ import Testing
 
     @Test("unknown metrics, tags and aggregations are errors with a fix")
     func errors() {
-        guard case .failure(let typo) = ThresholdParser.key("http_req_durations") else { Issue.record("accepted a typo"); return }
+        guard case .failure(let typo) = ThresholdParser.key("http_req_durations") else {
+            Issue.record("accepted a typo")
+            return
+        }
         #expect(typo.fix.contains("did you mean `http_req_duration`"))
-        guard case .failure(let tag) = ThresholdParser.key("dropped_iterations{status:200}") else { Issue.record("accepted a tag"); return }
+        guard case .failure(let tag) = ThresholdParser.key("dropped_iterations{status:200}") else {
+            Issue.record("accepted a tag")
+            return
+        }
         #expect(tag.problem.contains("no tag 'status'"))
         guard case .failure(let aggregation) = ThresholdParser.condition("p(95)<1", metric: .httpReqFailed) else {
             Issue.record("accepted p(95) on a rate")
             return
         }
         #expect(aggregation.fix.contains("rate"))
-        guard case .failure = ThresholdParser.condition("p(95)", metric: .httpReqDuration) else { Issue.record("no operator"); return }
-        guard case .failure = ThresholdParser.condition("p(95)<fast", metric: .httpReqDuration) else { Issue.record("no number"); return }
+        guard case .failure = ThresholdParser.condition("p(95)", metric: .httpReqDuration) else {
+            Issue.record("no operator")
+            return
+        }
+        guard case .failure = ThresholdParser.condition("p(95)<fast", metric: .httpReqDuration) else {
+            Issue.record("no number")
+            return
+        }
     }
 }

@@ -14,9 +14,11 @@ import Testing
         }
     }
 
-    @Test("recovers λ, σ and κ within 5 % from noisy data of known parameters", arguments: [
-        (1_000.0, 0.05, 0.0005), (250.0, 0.2, 0.002), (4_000.0, 0.02, 0.0001), (90.0, 0.1, 0.001),
-    ])
+    @Test(
+        "recovers λ, σ and κ within 5 % from noisy data of known parameters",
+        arguments: [
+            (1_000.0, 0.05, 0.0005), (250.0, 0.2, 0.002), (4_000.0, 0.02, 0.0001), (90.0, 0.1, 0.001),
+        ])
     func recovers(lambda: Double, sigma: Double, kappa: Double) throws {
         for seed: UInt64 in 1...5 {
             let points = Self.synthetic(lambda: lambda, sigma: sigma, kappa: kappa, noise: 0.01, seed: seed)

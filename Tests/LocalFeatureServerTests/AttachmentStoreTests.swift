@@ -33,10 +33,12 @@ import Testing
         }
     }
 
-    @Test("stored names are plain file names", arguments: [
-        ("photo.jpg", "photo.jpg"), ("../../etc/passwd", "passwd"), (#"C:\Users\x\..\boot.ini"#, "boot.ini"), ("../", "attachment"),
-        ("..", "attachment"), ("", "attachment"), (".env", "env"), ("a\u{0}b\r\n.txt", "ab.txt"), (" spaced name.pdf ", "spaced name.pdf"),
-    ])
+    @Test(
+        "stored names are plain file names",
+        arguments: [
+            ("photo.jpg", "photo.jpg"), ("../../etc/passwd", "passwd"), (#"C:\Users\x\..\boot.ini"#, "boot.ini"), ("../", "attachment"),
+            ("..", "attachment"), ("", "attachment"), (".env", "env"), ("a\u{0}b\r\n.txt", "ab.txt"), (" spaced name.pdf ", "spaced name.pdf"),
+        ])
     func names(sent: String, stored: String) {
         #expect(AttachmentName.sanitized(sent) == stored)
     }
@@ -56,16 +58,24 @@ import Testing
         let base = "/arcgis/rest/services/parks/FeatureServer"
         #expect(FeatureServerRoute(path: base + "/0/12/attachments") == .attachments(service: "parks", layer: 0, objectId: 12))
         #expect(FeatureServerRoute(path: base + "/0/12/attachments/3") == .attachment(service: "parks", layer: 0, objectId: 12, attachmentId: 3))
-        #expect(FeatureServerRoute(path: base + "/0/12/AddAttachment") == .attachmentEdit(service: "parks", layer: 0, objectId: 12, operation: .addAttachment))
-        #expect(FeatureServerRoute(path: base + "/0/12/deleteAttachments/") == .attachmentEdit(service: "parks", layer: 0, objectId: 12, operation: .deleteAttachments))
+        #expect(
+            FeatureServerRoute(path: base + "/0/12/AddAttachment")
+                == .attachmentEdit(service: "parks", layer: 0, objectId: 12, operation: .addAttachment))
+        #expect(
+            FeatureServerRoute(path: base + "/0/12/deleteAttachments/")
+                == .attachmentEdit(service: "parks", layer: 0, objectId: 12, operation: .deleteAttachments))
         #expect(FeatureServerRoute(path: base + "/0/queryAttachments") == .queryAttachments(service: "parks", layer: 0))
         #expect(FeatureServerRoute(path: base + "/uploads/upload") == .uploads(service: "parks", .upload))
         #expect(FeatureServerRoute(path: base + "/uploads/iAbC/uploadPart") == .uploads(service: "parks", .uploadPart("iAbC")))
         #expect(FeatureServerRoute(path: base + "/uploads/iabc/parts") == .uploads(service: "parks", .parts("iabc")))
-        for path in [base + "/0/x/attachments", base + "/0/-1/attachments", base + "/0/1/attachments/x", base + "/0/1/attachments/1/2", base + "/uploads/a/b/c", base + "/uploads"] {
+        for path in [
+            base + "/0/x/attachments", base + "/0/-1/attachments", base + "/0/1/attachments/x", base + "/0/1/attachments/1/2",
+            base + "/uploads/a/b/c", base + "/uploads",
+        ] {
             #expect(FeatureServerRoute(path: path) == nil, "\(path)")
         }
-        #expect(!UploadItemID.isValid("../x") && !UploadItemID.isValid("") && !UploadItemID.isValid("a/b") && UploadItemID.isValid(UploadItemID.make()))
+        #expect(
+            !UploadItemID.isValid("../x") && !UploadItemID.isValid("") && !UploadItemID.isValid("a/b") && UploadItemID.isValid(UploadItemID.make()))
     }
 
     @Test("queryAttachments pages over attachments, groups by feature, and counts ignore paging")
@@ -73,7 +83,8 @@ import Testing
         var rows: [AttachmentRow] = []
         for index in 1...5 {
             let contentType = index.isMultiple(of: 2) ? "image/png" : "text/plain"
-            let info = AttachmentInfo(id: Int64(index), name: "f\(index)", contentType: contentType, size: Int64(index * 10), keywords: "k\(index),all")
+            let info = AttachmentInfo(
+                id: Int64(index), name: "f\(index)", contentType: contentType, size: Int64(index * 10), keywords: "k\(index),all")
             rows.append(AttachmentRow(parentObjectId: Int64((index + 1) / 2), parentGlobalId: nil, info: info))
         }
         func query(_ output: AttachmentQuery.Output) -> AttachmentQuery { AttachmentQuery(parents: SQLFragment("1=1"), output: output) }
@@ -96,14 +107,16 @@ import Testing
         let boundary = "b0undary"
         let file = (0..<5000).map { UInt8(truncatingIfNeeded: $0 * 7) } + Array("\r\n--b0undar".utf8) + [13, 10, 45]
         var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n".utf8)
-        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"attachment\"; filename=\"../a.bin\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+        body += Array(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"attachment\"; filename=\"../a.bin\"\r\nContent-Type: image/png\r\n\r\n".utf8)
         body += file + Array("\r\n--\(boundary)--\r\n".utf8)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         for chunkSize in [1, 7, 4096, body.count] {
             for threshold in [100, Int.max] {
                 let accumulator = MultipartAccumulator(
-                    boundary: boundary, limits: .init(fieldBytes: 1000, fileBytes: 10_000, spillThreshold: threshold, temporaryRoot: directory.url.path))
+                    boundary: boundary,
+                    limits: .init(fieldBytes: 1000, fileBytes: 10_000, spillThreshold: threshold, temporaryRoot: directory.url.path))
                 var offset = 0
                 while offset < body.count {
                     try accumulator.feed(ByteBuffer(bytes: body[offset..<min(offset + chunkSize, body.count)]))
@@ -123,7 +136,8 @@ import Testing
                 }
             }
         }
-        let limited = MultipartAccumulator(boundary: boundary, limits: .init(fieldBytes: 1000, fileBytes: 100, spillThreshold: 10, temporaryRoot: directory.url.path))
+        let limited = MultipartAccumulator(
+            boundary: boundary, limits: .init(fieldBytes: 1000, fileBytes: 100, spillThreshold: 10, temporaryRoot: directory.url.path))
         #expect(throws: ServiceError.self) { try limited.feed(ByteBuffer(bytes: body)) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
     }

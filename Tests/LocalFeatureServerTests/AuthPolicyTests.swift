@@ -49,7 +49,8 @@ import Testing
 
     @Test("users files: YAML list, flat YAML, JSON; passwords compared exactly and never shown")
     func usersFiles() throws {
-        let list = try UserDirectory.parse("# QA accounts\nusers:\n  - username: qa\n    password: \"pa ss#1\"\n  - username: 'ed'\n    password: x\n")
+        let list = try UserDirectory.parse(
+            "# QA accounts\nusers:\n  - username: qa\n    password: \"pa ss#1\"\n  - username: 'ed'\n    password: x\n")
         #expect(list == ["qa": "pa ss#1", "ed": "x"])
         #expect(try UserDirectory.parse("qa: secret\nother: 'two'\n") == ["qa": "secret", "other": "two"])
         #expect(try UserDirectory.parse(#"{"users":[{"username":"qa","password":"p"}]}"#) == ["qa": "p"])
@@ -60,7 +61,10 @@ import Testing
         #expect(!directory.verify(username: "qa", password: "pa ss#12"))
         #expect(!directory.verify(username: "nobody", password: "x"))
         #expect(directory.description == "2 users" && !"\(directory)".contains("pa ss"))
-        for bad in ["users:\n  - username: qa\n", "users:\n  - username: qa\n    password: a\n  - username: qa\n    password: b\n", "just words", #"{"users": 3}"#] {
+        for bad in [
+            "users:\n  - username: qa\n", "users:\n  - username: qa\n    password: a\n  - username: qa\n    password: b\n", "just words",
+            #"{"users": 3}"#,
+        ] {
             #expect(throws: UsersFileProblem.self, "\(bad)") { try UserDirectory.parse(bad) }
         }
     }

@@ -33,12 +33,16 @@ import Testing
                 #expect(try await Wire.count(transport, service) == before)
                 // Reads by GET still work, and the admin endpoint still reads.
                 #expect(WireJSON.error(in: try await transport.send(HTTPRequest(url: service + "/0?f=json")).body) == nil)
-                #expect(WireJSON.error(in: try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats")).body) == nil)
+                #expect(
+                    WireJSON.error(in: try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats")).body) == nil
+                )
             }
         }
     }
 
-    @Test("a text/plain POST from another origin neither deletes nor turns on faults; the server's own origin and allowed ones may edit", .timeLimit(.minutes(1)))
+    @Test(
+        "a text/plain POST from another origin neither deletes nor turns on faults; the server's own origin and allowed ones may edit",
+        .timeLimit(.minutes(1)))
     func foreignOrigin() async throws {
         try await withConfiguredServer({ $0.browser.allowedOrigins = ["https://app.example"] }) { endpoint in
             try await withCurlTransport { transport in
@@ -49,7 +53,9 @@ import Testing
                     HTTPRequest(method: .post, url: service + "/0/deleteFeatures", headers: evil, body: Array("where=1=1&f=json".utf8)))
                 #expect(Self.envelopeCode(delete) == 403, "\(Wire.text(delete))")
                 let faults = try await transport.send(
-                    HTTPRequest(method: .post, url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/faults", headers: evil, body: Array(#"{"rules":[{"kind":"http500","rate":1}]}"#.utf8)))
+                    HTTPRequest(
+                        method: .post, url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/faults", headers: evil,
+                        body: Array(#"{"rules":[{"kind":"http500","rate":1}]}"#.utf8)))
                 #expect(Self.envelopeCode(faults) == 403, "\(Wire.text(faults))")
                 // A null origin (sandboxed frames, file: pages) is foreign too.
                 let null = try await transport.send(HTTPRequest(url: service + "/0?f=json", headers: [HTTPHeader("Origin", "null")]))
@@ -96,14 +102,21 @@ import Testing
         ] {
             #expect(Guard.changesData(path: path), "\(path)")
         }
-        for path in ["\(base)/0/query", "\(base)/0", "\(base)/uploads/i1", "\(base)/0/7/attachments", "/arcgis/admin/faults", "/arcgis/admin/stats", "/arcgis/rest/info"] {
+        for path in [
+            "\(base)/0/query", "\(base)/0", "\(base)/uploads/i1", "\(base)/0/7/attachments", "/arcgis/admin/faults", "/arcgis/admin/stats",
+            "/arcgis/rest/info",
+        ] {
             #expect(!Guard.changesData(path: path), "\(path)")
         }
         #expect(Guard.hostName(ofAuthority: "LocalHost:8080") == "localhost")
         #expect(Guard.hostName(ofAuthority: "[::1]:80") == "::1")
         #expect(Guard.hostName(ofAuthority: ":80") == nil)
-        #expect(LocalFeatureServerConfiguration.isLoopback("127.0.0.1") && LocalFeatureServerConfiguration.isLoopback("[::1]") && !LocalFeatureServerConfiguration.isLoopback("0.0.0.0"))
-        #expect(LocalFeatureServerConfiguration.isLoopbackIPv4("127.3.2.1") && !LocalFeatureServerConfiguration.isLoopbackIPv4("127.0.0.1.evil.example") && !LocalFeatureServerConfiguration.isLoopbackIPv4("127.0.0.256"))
+        #expect(
+            LocalFeatureServerConfiguration.isLoopback("127.0.0.1") && LocalFeatureServerConfiguration.isLoopback("[::1]")
+                && !LocalFeatureServerConfiguration.isLoopback("0.0.0.0"))
+        #expect(
+            LocalFeatureServerConfiguration.isLoopbackIPv4("127.3.2.1") && !LocalFeatureServerConfiguration.isLoopbackIPv4("127.0.0.1.evil.example")
+                && !LocalFeatureServerConfiguration.isLoopbackIPv4("127.0.0.256"))
         #expect(!Guard.changesData(path: "/arcgis/admin/nothing"), "an unknown admin path stays the admin's 404")
     }
 }

@@ -72,7 +72,10 @@ enum Wire {
 
     /// One park as applyEdits `adds` JSON.
     static func parkAdds(_ count: Int = 1, name: String = "Fault Park") -> String {
-        "[" + (0..<count).map { #"{"attributes":{"name":"\#(name) \#($0)","state":"CO","category":1,"visitors":\#($0)},"geometry":{"x":-105,"y":40}}"# }
+        "["
+            + (0..<count).map {
+                #"{"attributes":{"name":"\#(name) \#($0)","state":"CO","category":1,"visitors":\#($0)},"geometry":{"x":-105,"y":40}}"#
+            }
             .joined(separator: ",") + "]"
     }
 

@@ -92,7 +92,9 @@ import Testing
         }
     }
 
-    @Test("a body over the limit (declared or chunked) is a 413 and the connection closes; a malformed chunk is a 400 and closes", .timeLimit(.minutes(1)))
+    @Test(
+        "a body over the limit (declared or chunked) is a 413 and the connection closes; a malformed chunk is a 400 and closes",
+        .timeLimit(.minutes(1)))
     func bodies() async throws {
         try await withConfiguredServer({ $0.limits.maximumRequestBodySize = 64 * 1024 }) { endpoint in
             let filler = [UInt8](repeating: UInt8(ascii: "a"), count: 65_536)

@@ -54,7 +54,8 @@ import Testing
             let link = try await client.get(client.url("supplierproducts", "/relationships"))["relationships"]?[0]
             #expect(link?["relationshipTableId"] == 2)
             #expect(link?["originForeignKey"] == "supplier_guid" && link?["destinationForeignKey"] == "product_guid")
-            #expect(try await client.get(client.url("supplierproducts", "/0"))["relationships"]?[0]?["keyFieldInRelationshipTable"] == "supplier_guid")
+            #expect(
+                try await client.get(client.url("supplierproducts", "/0"))["relationships"]?[0]?["keyFieldInRelationshipTable"] == "supplier_guid")
             let owners = try await client.get(client.url("customerorders", "/relationships"))["relationships"]?[0]
             #expect(owners?["originPrimaryKey"] == "GlobalID" && owners?["originForeignKey"] == "customer_guid")
             #expect(try await client.get(client.url("birdnests", "/relationships"))["relationships"] == [])
@@ -86,7 +87,9 @@ import Testing
             let layers = try #require(service["contingentValuesDefinition"]?["layers"]?.arrayValue)
             #expect(layers.count == 1 && layers[0]["layerID"] == 0)
             #expect(layers[0]["fieldGroups"] == document["contingentValuesDefinition"]?["fieldGroups"])
-            #expect(try await client.get(client.url("birdnests", "/queryContingentValues"), [("layers", "5")])["contingentValuesDefinition"]?["layers"] == [])
+            #expect(
+                try await client.get(client.url("birdnests", "/queryContingentValues"), [("layers", "5")])["contingentValuesDefinition"]?["layers"]
+                    == [])
             let parks = try await client.get(client.url("parks", "/0/contingentValues"))
             #expect(parks["contingentValuesDefinition"]?["fieldGroups"] == [])
             #expect(try await client.get(client.url("birdnests", "/0"))["hasContingentValuesDefinition"] == true)

@@ -50,7 +50,9 @@ import Testing
         var layer = try #require(ServiceDefinition.builtIn(named: "birdnests")).layers[0]
         layer.contingentValues?[0].contingencies.append([.code("Hatched"), .code(9)])
         layer.seedRows.append(Feature(attributes: ["species": "XXXX", "nope": 1]))
-        layer.info.relationships = [RelationshipInfo(id: 3, name: "R", relatedTableId: 0, cardinality: .oneToMany, role: .origin, keyField: "gone", composite: false)]
+        layer.info.relationships = [
+            RelationshipInfo(id: 3, name: "R", relatedTableId: 0, cardinality: .oneToMany, role: .origin, keyField: "gone", composite: false)
+        ]
         var issues = DatasetIssues()
         DatasetValidator.validate(ServiceDefinition(name: "x", serviceDescription: "", layers: [layer]), issues: &issues)
         let paths = issues.all.map(\.path)

@@ -98,7 +98,8 @@ import Testing
         let rendered = try WireJSON.string(faults.json)
         #expect(try Faults.parse(json: rendered).get() == faults)
 
-        let bad = #"{"seed": -1, "bogus": 1, "latency": {"distribution": "gamma"}, "faults": [{"kind": "http418", "rate": 1}, {"kind": "http500", "rate": 1.5}]}"#
+        let bad =
+            #"{"seed": -1, "bogus": 1, "latency": {"distribution": "gamma"}, "faults": [{"kind": "http418", "rate": 1}, {"kind": "http500", "rate": 1.5}]}"#
         guard case .failure(let failure) = Faults.parse(json: bad) else {
             Issue.record("accepted an invalid document")
             return
@@ -117,7 +118,9 @@ import Testing
         #expect(limited.retryAfterSeconds == 7 && limited.scope.operation == "query")
         let stall = try FaultRule(specification: "stall:1:seconds=2.5:path=*/0/*")
         #expect(stall.stallSeconds == 2.5 && stall.scope.path == "*/0/*")
-        #expect(try FaultLatency(specification: "uniform:10,20@applyEdits") == FaultLatency(.uniform(minimum: 10, maximum: 20), scope: FaultScope(operation: "applyEdits")))
+        #expect(
+            try FaultLatency(specification: "uniform:10,20@applyEdits")
+                == FaultLatency(.uniform(minimum: 10, maximum: 20), scope: FaultScope(operation: "applyEdits")))
         #expect(try FaultLatency(specification: "fixed:50").distribution == .fixed(milliseconds: 50))
         for bad in ["http503", "teapot:0.1", "http503:2", "http429:0.1:retryAfter=-1", "stall:0.1:bogus=1"] {
             #expect(throws: LocalFeatureServerError.self, "\(bad)") { try FaultRule(specification: bad) }

@@ -12,7 +12,8 @@ import Testing
 
     static func setFaults(_ transport: CurlTransport, _ endpoint: LocalFeatureServerEndpoint, _ json: String) async throws -> HTTPResponse {
         try await transport.send(
-            HTTPRequest(method: .post, url: admin(endpoint) + "/faults", headers: [HTTPHeader("Content-Type", "application/json")], body: Array(json.utf8)))
+            HTTPRequest(
+                method: .post, url: admin(endpoint) + "/faults", headers: [HTTPHeader("Content-Type", "application/json")], body: Array(json.utf8)))
     }
 
     static func stats(_ transport: CurlTransport, _ endpoint: LocalFeatureServerEndpoint) async throws -> [String: JSONValue] {
@@ -40,9 +41,12 @@ import Testing
         try await withConfiguredServer({ _ in }) { endpoint in
             try await withCurlTransport { transport in
                 let query = endpoint.serviceURL("parks") + "/0/query?where=1%3D1&f=json"
-                let cases: [(String, Int, Int)] = [("http500", 500, 500), ("http503", 503, 503), ("http429", 429, 429), ("arcgisError500", 200, 500), ("arcgisError503", 200, 503)]
+                let cases: [(String, Int, Int)] = [
+                    ("http500", 500, 500), ("http503", 503, 503), ("http429", 429, 429), ("arcgisError500", 200, 500), ("arcgisError503", 200, 503),
+                ]
                 for (kind, status, code) in cases {
-                    let set = try await Self.setFaults(transport, endpoint, #"{"faults":[{"kind":"\#(kind)","rate":1,"retryAfter":7,"operation":"query"}]}"#)
+                    let set = try await Self.setFaults(
+                        transport, endpoint, #"{"faults":[{"kind":"\#(kind)","rate":1,"retryAfter":7,"operation":"query"}]}"#)
                     #expect(Wire.object(set)["success"] == .bool(true), "\(Wire.text(set))")
                     let response = try await transport.send(HTTPRequest(url: query))
                     #expect(response.status == status, "\(kind)")
@@ -63,15 +67,20 @@ import Testing
 
     @Test("per-edit failures inside applyEdits: reported per edit, or the whole batch rolled back", .timeLimit(.minutes(1)))
     func editFailures() async throws {
-        try await withConfiguredServer({ $0.faults = .init(rules: [FaultRule(kind: .editFailure, rate: 1, scope: FaultScope(operation: "applyEdits"))]) }) { endpoint in
+        try await withConfiguredServer({
+            $0.faults = .init(rules: [FaultRule(kind: .editFailure, rate: 1, scope: FaultScope(operation: "applyEdits"))])
+        }) { endpoint in
             try await withCurlTransport { transport in
                 let service = endpoint.serviceURL("parks")
                 let before = try #require(try await Wire.count(transport, service))
                 let partial = try await transport.send(
-                    HTTPRequest.form(url: service + "/0/applyEdits", fields: [FormField("adds", Wire.parkAdds(3)), FormField("rollbackOnFailure", "false"), FormField("f", "json")]))
+                    HTTPRequest.form(
+                        url: service + "/0/applyEdits",
+                        fields: [FormField("adds", Wire.parkAdds(3)), FormField("rollbackOnFailure", "false"), FormField("f", "json")]))
                 #expect(partial.header("X-Featureload-Fault") == "editFailure")
                 let results = try WireJSON.decode(ApplyEditsResult.self, from: partial.body)
-                #expect(results.addResults.count == 3 && results.addResults.allSatisfy { !$0.success && $0.error?.code == 1017 }, "\(Wire.text(partial))")
+                #expect(
+                    results.addResults.count == 3 && results.addResults.allSatisfy { !$0.success && $0.error?.code == 1017 }, "\(Wire.text(partial))")
                 let rolledBack = try await transport.send(
                     HTTPRequest.form(url: service + "/0/applyEdits", fields: [FormField("adds", Wire.parkAdds(2)), FormField("f", "json")]))
                 #expect(WireJSON.error(in: rolledBack.body)?.code == 400)
@@ -84,7 +93,9 @@ import Testing
 
     @Test("a connection dropped before the handler changes nothing; one dropped after the commit keeps the edit", .timeLimit(.minutes(1)))
     func droppedConnections() async throws {
-        try await withConfiguredServer({ $0.faults = .init(rules: [FaultRule(kind: .dropBeforeHandler, rate: 1, scope: FaultScope(operation: "applyEdits"))]) }) { endpoint in
+        try await withConfiguredServer({
+            $0.faults = .init(rules: [FaultRule(kind: .dropBeforeHandler, rate: 1, scope: FaultScope(operation: "applyEdits"))])
+        }) { endpoint in
             try await withCurlTransport { control in
                 let service = endpoint.serviceURL("parks")
                 let edit = HTTPRequest.form(url: service + "/0/applyEdits", fields: [FormField("adds", Wire.parkAdds()), FormField("f", "json")])
@@ -139,13 +150,14 @@ import Testing
                 group.addTask { _ = await Self.transportError(HTTPRequest(url: endpoint.serviceURL("parks") + "/0/query?where=1%3D1&f=json")) }
                 // Wait until the request has reached the stall (the server counts it; at most 30 s of 10 ms polls),
                 // then give up on it: the server shuts down with the handler stalled.
-                let reached = (try? await withCurlTransport { control in
-                    for _ in 0..<3_000 {
-                        if Self.faultCount(try await Self.stats(control, endpoint), "stall") == 1 { return true }
-                        try await Task.sleep(for: .milliseconds(10))
-                    }
-                    return false
-                }) ?? false
+                let reached =
+                    (try? await withCurlTransport { control in
+                        for _ in 0..<3_000 {
+                            if Self.faultCount(try await Self.stats(control, endpoint), "stall") == 1 { return true }
+                            try await Task.sleep(for: .milliseconds(10))
+                        }
+                        return false
+                    }) ?? false
                 #expect(reached, "the request never reached the stall")
                 group.cancelAll()
             }
@@ -157,11 +169,14 @@ import Testing
 
     @Test("added latency delays matching answers and says so", .timeLimit(.minutes(1)))
     func latency() async throws {
-        try await withConfiguredServer({ $0.faults = .init(latency: FaultLatency(.fixed(milliseconds: 150), scope: FaultScope(operation: "layer"))) }) { endpoint in
+        try await withConfiguredServer({ $0.faults = .init(latency: FaultLatency(.fixed(milliseconds: 150), scope: FaultScope(operation: "layer"))) })
+        { endpoint in
             try await withCurlTransport { transport in
                 let clock = ContinuousClock()
                 var response: HTTPResponse?
-                let elapsed = try await clock.measure { response = try await transport.send(HTTPRequest(url: endpoint.serviceURL("parks") + "/0?f=json")) }
+                let elapsed = try await clock.measure {
+                    response = try await transport.send(HTTPRequest(url: endpoint.serviceURL("parks") + "/0?f=json"))
+                }
                 #expect(elapsed >= .milliseconds(150))
                 #expect(response?.header("X-Featureload-Fault") == "latency" && response.map { WireJSON.error(in: $0.body) == nil } == true)
                 // Server-Timing counts the injected latency as the service's own time.
@@ -200,17 +215,21 @@ import Testing
 
     @Test("the admin endpoint reports settings, rejects bad documents with every problem, accepts a form, resets counters", .timeLimit(.minutes(1)))
     func admin() async throws {
-        try await withConfiguredServer({ $0.faults = .init(seed: 5, rules: [FaultRule(kind: .http429, rate: 0.1, retryAfterSeconds: 2)]) }) { endpoint in
+        try await withConfiguredServer({ $0.faults = .init(seed: 5, rules: [FaultRule(kind: .http429, rate: 0.1, retryAfterSeconds: 2)]) }) {
+            endpoint in
             try await withCurlTransport { transport in
                 let current = try await transport.send(HTTPRequest(url: Self.admin(endpoint) + "/faults?f=json"))
                 let parsed = try LocalFeatureServerConfiguration.Faults(jsonForTest: Wire.text(current))
                 #expect(parsed.seed == 5 && parsed.rules == [FaultRule(kind: .http429, rate: 0.1, retryAfterSeconds: 2)])
 
-                let bad = try await Self.setFaults(transport, endpoint, #"{"faults":[{"kind":"teapot","rate":1},{"kind":"http500","rate":-1}],"latency":{"distribution":"fixed"}}"#)
+                let bad = try await Self.setFaults(
+                    transport, endpoint, #"{"faults":[{"kind":"teapot","rate":1},{"kind":"http500","rate":-1}],"latency":{"distribution":"fixed"}}"#)
                 let error = try #require(WireJSON.error(in: bad.body))
                 #expect(error.code == 400 && error.details.count == 3, "\(error.details)")
                 let form = try await transport.send(
-                    HTTPRequest.form(url: Self.admin(endpoint) + "/faults", fields: [FormField("faults", #"{"seed":9,"latency":{"distribution":"uniform","minimum":0,"maximum":1}}"#)]))
+                    HTTPRequest.form(
+                        url: Self.admin(endpoint) + "/faults",
+                        fields: [FormField("faults", #"{"seed":9,"latency":{"distribution":"uniform","minimum":0,"maximum":1}}"#)]))
                 #expect(Wire.text(form).contains(#""success":true"#), "\(Wire.text(form))")
                 #expect(Wire.text(try await transport.send(HTTPRequest(url: Self.admin(endpoint) + "/faults"))).contains(#""seed":9"#))
 

@@ -29,8 +29,14 @@ import Testing
         #expect(try GeometryCoercion.coerce(["x": -180.0, "y": -90.0], storage: .point).get() == .point(x: -180, y: -90))
         #expect(try GeometryCoercion.coerce(["x": "NaN"], storage: .point).get() == .empty, "ArcGIS' empty point")
         #expect(try GeometryCoercion.coerce(["x": .null, "y": .null], storage: .point).get() == .empty)
-        guard case .point(let x, let y) = try GeometryCoercion.coerce(["x": -11_688_546.5, "y": 4_865_942.3, "spatialReference": ["wkid": 3857]], storage: .point).get()
-        else { Issue.record("not a point"); return }
+        guard
+            case .point(let x, let y) = try GeometryCoercion.coerce(
+                ["x": -11_688_546.5, "y": 4_865_942.3, "spatialReference": ["wkid": 3857]], storage: .point
+            ).get()
+        else {
+            Issue.record("not a point")
+            return
+        }
         #expect(abs(x - -105.0) < 1e-6 && abs(y - 40.0) < 1e-4)
     }
 
@@ -43,7 +49,9 @@ import Testing
         }
         #expect(try WireJSON.decode(Geometry.self, from: kept) == .polygon(rings: [[[-105, 40], [-104, 40], [-104, 41], [-105, 40]]]))
 
-        let mercator: JSONValue = ["paths": [[[0.0, 0.0], [111_319.490_793_273_57, 0.0, 7.5]]], "spatialReference": ["wkid": 102100, "latestWkid": 3857]]
+        let mercator: JSONValue = [
+            "paths": [[[0.0, 0.0], [111_319.490_793_273_57, 0.0, 7.5]]], "spatialReference": ["wkid": 102100, "latestWkid": 3857],
+        ]
         guard case .json(let unprojected) = try GeometryCoercion.coerce(mercator, storage: .json, type: .polyline).get(),
             case .polyline(let paths, let reference) = try WireJSON.decode(Geometry.self, from: unprojected)
         else {
@@ -54,19 +62,26 @@ import Testing
 
         let hole: JSONValue = ["rings": [[[-105.0, 40.0], [-104.0, 95.0], [-105.0, 40.0]]]]
         #expect(Self.code(GeometryCoercion.coerce(hole, storage: .json, type: .polygon)) == 1015)
-        #expect(Self.code(GeometryCoercion.coerce(["paths": [[[0.0, 0.0], [1.0, 1.0]]]], storage: .json, type: .polygon)) == 1015, "a line on a polygon layer")
+        #expect(
+            Self.code(GeometryCoercion.coerce(["paths": [[[0.0, 0.0], [1.0, 1.0]]]], storage: .json, type: .polygon)) == 1015,
+            "a line on a polygon layer")
         #expect(Self.code(GeometryCoercion.coerce(["rings": [[["a", 0.0]]]], storage: .json, type: .polygon)) == 1015)
     }
 
-    @Test("over HTTP, bad points are refused edit by edit (1015) while good ones in the batch apply; projected queries keep working", .timeLimit(.minutes(1)))
+    @Test(
+        "over HTTP, bad points are refused edit by edit (1015) while good ones in the batch apply; projected queries keep working",
+        .timeLimit(.minutes(1)))
     func http() async throws {
         try await withTestServer { server in
             try await withCurlTransport { transport in
-                let adds = #"[{"attributes":{"name":"Far","state":"CO"},"geometry":{"x":1e308,"y":40}},"#
+                let adds =
+                    #"[{"attributes":{"name":"Far","state":"CO"},"geometry":{"x":1e308,"y":40}},"#
                     + #"{"attributes":{"name":"North","state":"CO"},"geometry":{"x":-105,"y":91}},"#
                     + #"{"attributes":{"name":"Fine","state":"CO"},"geometry":{"x":-105,"y":40}}]"#
                 let answer = try await transport.send(
-                    HTTPRequest.form(url: server.serviceURL + "/0/applyEdits", fields: [FormField("adds", adds), FormField("rollbackOnFailure", "false"), FormField("f", "json")]))
+                    HTTPRequest.form(
+                        url: server.serviceURL + "/0/applyEdits",
+                        fields: [FormField("adds", adds), FormField("rollbackOnFailure", "false"), FormField("f", "json")]))
                 let results = try WireJSON.decode(ApplyEditsResult.self, from: answer.body).addResults
                 #expect(results.map(\.success) == [false, false, true], "\(Wire.text(answer))")
                 #expect(results.prefix(2).allSatisfy { $0.error?.code == 1015 })
@@ -94,7 +109,8 @@ import Testing
             #expect(set.features.count == 12)
             #expect(set.features.first { $0.attributes["OBJECTID"] == 1 }?.geometry == nil)
             #expect(set.features.filter { $0.geometry != nil }.count == 11)
-            let extent = await responder.respond(to: ServerRequest(path: path, query: "where=1%3D1&returnExtentOnly=true&returnCountOnly=true&outSR=3857&f=json"))
+            let extent = await responder.respond(
+                to: ServerRequest(path: path, query: "where=1%3D1&returnExtentOnly=true&returnCountOnly=true&outSR=3857&f=json"))
             guard case .object(let decoded) = try JSONReader.parse(String(buffer: extent.body)), case .object(let box)? = decoded["extent"] else {
                 Issue.record("no extent: \(String(buffer: extent.body))")
                 return

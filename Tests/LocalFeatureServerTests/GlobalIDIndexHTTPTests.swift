@@ -3,8 +3,8 @@ import FeatureServiceClient
 import FeatureloadTestSupport
 import Foundation
 import GRDB
-import Testing
 import SQLiteSupport
+import Testing
 
 @testable import LocalFeatureServer
 
@@ -29,7 +29,9 @@ import SQLiteSupport
         return "[" + features.joined(separator: ",") + "]"
     }
 
-    static func applyEdits(_ transport: CurlTransport, _ server: TestServer, _ globalIds: [String], rollback: Bool = true) async throws -> ApplyEditsResult {
+    static func applyEdits(
+        _ transport: CurlTransport, _ server: TestServer, _ globalIds: [String], rollback: Bool = true
+    ) async throws -> ApplyEditsResult {
         let request = HTTPRequest.form(
             url: server.serviceURL + "/0/applyEdits",
             fields: [
@@ -42,7 +44,8 @@ import SQLiteSupport
 
     static func count(_ transport: CurlTransport, _ server: TestServer, where clause: String) async throws -> Int {
         let url = server.serviceURL + "/0/query?where=" + FormEncoding.escape(clause) + "&returnCountOnly=true&f=json"
-        return try WireJSON.decode(CountResult.self, from: String(decoding: try await transport.send(HTTPRequest(url: url)).body, as: UTF8.self)).count
+        return try WireJSON.decode(CountResult.self, from: String(decoding: try await transport.send(HTTPRequest(url: url)).body, as: UTF8.self))
+            .count
     }
 
     @Test("random and time-ordered client GlobalIDs land once each, in canonical form, and a second add is refused", .timeLimit(.minutes(2)))
@@ -77,7 +80,10 @@ import SQLiteSupport
                 }
                 // A second add of a random and of a time-ordered GlobalID, in either form: refused with 1022, the
                 // other adds of the request applied (no rollback).
-                let again = [String(sent[1].dropFirst().dropLast()).lowercased(), sent[size + 1], Self.timeOrdered(milliseconds: 1, sequence: 0, random: &random)]
+                let again = [
+                    String(sent[1].dropFirst().dropLast()).lowercased(), sent[size + 1],
+                    Self.timeOrdered(milliseconds: 1, sequence: 0, random: &random),
+                ]
                 let result = try await Self.applyEdits(transport, server, again, rollback: false)
                 #expect(result.addResults.map(\.success) == [false, false, true])
                 #expect(result.addResults[0].error?.code == 1022)
@@ -103,7 +109,9 @@ import SQLiteSupport
     /// Adds 2,000 rows of about 200 bytes to `t`: some 500 KB into the log.
     static func fill(_ pool: DatabasePool, with letter: String) async throws {
         try await pool.write { db in
-            for index in 0..<2000 { try db.execute(sql: "INSERT INTO t (payload) VALUES (?)", arguments: [String(repeating: letter, count: 200) + "\(index)"]) }
+            for index in 0..<2000 {
+                try db.execute(sql: "INSERT INTO t (payload) VALUES (?)", arguments: [String(repeating: letter, count: 200) + "\(index)"])
+            }
         }
     }
 

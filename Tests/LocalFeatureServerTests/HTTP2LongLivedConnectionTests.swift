@@ -27,7 +27,8 @@ import Testing
             let lines = (0..<1_500).map { _ in "url = \"\(url)\"\noutput = /dev/null\n" }.joined()
             try lines.write(toFile: config, atomically: true, encoding: .utf8)
             let run = try await CurlCommand.run([
-                "--http2", "--cacert", try #require(endpoint.certificatePath), "--silent", "--show-error", "--stderr", errors, "--max-time", "240", "-K", config,
+                "--http2", "--cacert", try #require(endpoint.certificatePath), "--silent", "--show-error", "--stderr", errors, "--max-time", "240",
+                "-K", config,
                 "--write-out", "%{http_code} %{http_version} %{num_connects}\\n",
             ])
             let answers = run.output.split(separator: "\n")
@@ -54,7 +55,9 @@ import Testing
                             for _ in 0..<2_500 {
                                 do {
                                     let response = try await transport.send(HTTPRequest(url: url))
-                                    if response.status != 200 || response.httpVersion != .http2 { failures.append("\(response.status) \(String(describing: response.httpVersion))") }
+                                    if response.status != 200 || response.httpVersion != .http2 {
+                                        failures.append("\(response.status) \(String(describing: response.httpVersion))")
+                                    }
                                 } catch {
                                     failures.append("\(error)")
                                 }
@@ -111,7 +114,8 @@ enum CurlCommand {
                 process.waitUntilExit()
                 continuation.resume(
                     returning: Result(
-                        status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errorOutput: String(decoding: err, as: UTF8.self)))
+                        status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+                        errorOutput: String(decoding: err, as: UTF8.self)))
             }.start()
         }
     }

@@ -39,7 +39,9 @@ import Testing
     /// A TLS handshake with 127.0.0.1:`port` offering `protocols` by ALPN, verifying the server as `localhost`
     /// against `certificatePath`; unless HTTP/2 was agreed, then one HTTP/1.1 `GET path`.
     /// - Returns: The agreed protocol, and the raw HTTP/1.1 response (nil after `h2`).
-    static func connect(port: Int, trusting certificatePath: String, offering protocols: [String], path: String) async throws
+    static func connect(
+        port: Int, trusting certificatePath: String, offering protocols: [String], path: String
+    ) async throws
         -> (negotiated: String?, response: String?)
     {
         var configuration = TLSConfiguration.makeClientConfiguration()

@@ -20,7 +20,10 @@ import Testing
                 let layer = server.serviceURL + "/0"
                 let large = W.bytes(12 << 20, seed: 99)
                 let added = W.json(
-                    try await transport.send(W.multipart("\(layer)/4/addAttachment", [.file(name: "attachment", filename: "large.bin", contentType: "application/octet-stream", bytes: large)])))
+                    try await transport.send(
+                        W.multipart(
+                            "\(layer)/4/addAttachment",
+                            [.file(name: "attachment", filename: "large.bin", contentType: "application/octet-stream", bytes: large)])))
                 let id = try #require(added["addAttachmentResult"]?["objectId"]?.intValue, "\(added)")
                 let download = try await transport.send(HTTPRequest(url: "\(layer)/4/attachments/\(id)", timeout: .seconds(50)))
                 #expect(download.body.count == large.count)

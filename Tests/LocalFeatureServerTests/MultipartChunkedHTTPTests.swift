@@ -40,7 +40,9 @@ import Testing
         try await withConfiguredServer({ _ in }) { endpoint in
             let adds = #"[{"attributes":{"name":"Split Park","state":"CO"},"geometry":{"x":-105.1,"y":39.7}}]"#
             // A field no operation reads, holding near-delimiters: it must not end its part early.
-            let body = Self.body([("f", "json"), ("note", "a\r\n--\(Self.boundary.dropLast())\r\n-\r"), ("adds", adds), ("rollbackOnFailure", "true")])
+            let body = Self.body([
+                ("f", "json"), ("note", "a\r\n--\(Self.boundary.dropLast())\r\n-\r"), ("adds", adds), ("rollbackOnFailure", "true"),
+            ])
             let delimiter = Array("\r\n--\(Self.boundary)".utf8)
             var cuts: [Int] = []
             var searchFrom = 0

@@ -40,7 +40,8 @@ import Testing
     func closingDelimiterInData() throws {
         // The reader before this one accepted this body (the closing delimiter was somewhere in its last KiB) and
         // silently dropped the unfinished part `b`.
-        let text = "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--b\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\nxx--b--\r\n"
+        let text =
+            "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--b\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\nxx--b--\r\n"
         #expect(throws: Self.malformed("multipart/form-data has no closing boundary")) { try Self.form(text) }
     }
 
@@ -54,7 +55,8 @@ import Testing
         #expect(form.fields == [FormField("f", "json")])
         #expect(form.files.map(\.filename) == ["a.txt"] && form.files.first?.contentType == "text/plain" && form.files.first?.size == 0)
         let unquoted = try FormBody.form(
-            contentType: "multipart/form-data; boundary=\"b\"", body: ByteBuffer(string: "--b\r\nContent-Disposition: form-data; name=x\r\n\r\n1\r\n--b--"))
+            contentType: "multipart/form-data; boundary=\"b\"",
+            body: ByteBuffer(string: "--b\r\nContent-Disposition: form-data; name=x\r\n\r\n1\r\n--b--"))
         #expect(unquoted.fields == [FormField("x", "1")])
     }
 

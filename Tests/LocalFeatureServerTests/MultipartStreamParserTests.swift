@@ -82,7 +82,8 @@ import Testing
     @Test("a body with a preamble, two parts and an epilogue")
     func wellFormed() {
         let body = Self.bytes(
-            "preamble --x-- line\r\n--b\r\n\(Self.disposition)Content-Type:\t text/plain \r\n\r\njson\r\n--b\r\n\r\n\r\n\r\n--b--\r\nepilogue\r\n--b\r\n")
+            "preamble --x-- line\r\n--b\r\n\(Self.disposition)Content-Type:\t text/plain \r\n\r\njson\r\n--b\r\n\r\n\r\n\r\n--b--\r\nepilogue\r\n--b\r\n"
+        )
         let outcome = Self.parse(body, boundary: "b")
         #expect(
             outcome.pieces == [
@@ -114,7 +115,9 @@ import Testing
                 // Only contents that do not hold the delimiter themselves (or with the CRLF before or after them).
                 guard (Self.bytes("\r\n" + content) + delimiter).firstRange(of: delimiter)?.lowerBound == content.utf8.count + 2 else { continue }
                 let outcome = Self.parse(body, boundary: boundary)
-                #expect(outcome.bodies == [Self.bytes(content)] && outcome.isClosed, "\(boundary.debugDescription) \(content.debugDescription): \(outcome)")
+                #expect(
+                    outcome.bodies == [Self.bytes(content)] && outcome.isClosed,
+                    "\(boundary.debugDescription) \(content.debugDescription): \(outcome)")
             }
         }
     }
@@ -154,7 +157,9 @@ import Testing
 
     @Test("a body that stops early or closes with one dash is never closed; data after the closing delimiter is ignored")
     func unclosed() {
-        for text in ["", "--b", "--b\r\n", "--b\r\nA: 1", "--b\r\n\r\nv", "--b\r\n\r\nv\r\n--b", "--b\r\n\r\nv\r\n--b-", "--b\r\n\r\nv\r\n--b-x--b--"] {
+        for text in [
+            "", "--b", "--b\r\n", "--b\r\nA: 1", "--b\r\n\r\nv", "--b\r\n\r\nv\r\n--b", "--b\r\n\r\nv\r\n--b-", "--b\r\n\r\nv\r\n--b-x--b--",
+        ] {
             let outcome = Self.parse(Self.bytes(text), boundary: "b")
             #expect(!outcome.isClosed && outcome.failure == nil, "\(text.debugDescription): \(outcome)")
         }

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A plain TCP connection to 127.0.0.1 for the tests that must misbehave at the byte level (idle sockets, headers
@@ -69,7 +69,8 @@ final class RawConnection: @unchecked Sendable {
                 let text = String(decoding: received, as: UTF8.self)
                 if let end = text.range(of: "\r\n\r\n") {
                     let head = text[..<end.lowerBound].lowercased()
-                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    let length =
+                        head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                         .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                     if text.utf8.count - text[..<end.upperBound].utf8.count >= length { return received }
                 }

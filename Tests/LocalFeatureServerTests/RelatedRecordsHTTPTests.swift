@@ -54,16 +54,22 @@ import Testing
 
             // Northwind (1) supplies Chai, Chang, Aniseed Syrup; Olive Oil (5) comes from Contoso and Fabrikam.
             let products = try await client.get(
-                client.url("supplierproducts", "/0/queryRelatedRecords"), [("objectIds", "1"), ("outFields", "product_name"), ("orderByFields", "product_name")])
-            #expect(products["relatedRecordGroups"]?[0]?["relatedRecords"] == [
-                ["attributes": ["product_name": "Aniseed Syrup"]], ["attributes": ["product_name": "Chai"]], ["attributes": ["product_name": "Chang"]],
-            ])
+                client.url("supplierproducts", "/0/queryRelatedRecords"),
+                [("objectIds", "1"), ("outFields", "product_name"), ("orderByFields", "product_name")])
+            #expect(
+                products["relatedRecordGroups"]?[0]?["relatedRecords"] == [
+                    ["attributes": ["product_name": "Aniseed Syrup"]], ["attributes": ["product_name": "Chai"]],
+                    ["attributes": ["product_name": "Chang"]],
+                ])
             let suppliers = try await client.get(
-                client.url("supplierproducts", "/1/queryRelatedRecords"), [("objectIds", "5"), ("outFields", "company"), ("orderByFields", "company")])
-            #expect(suppliers["relatedRecordGroups"]?[0]?["relatedRecords"] == [
-                ["attributes": ["company": "Contoso Foods"]], ["attributes": ["company": "Fabrikam Supply"]],
-            ])
-            let counts = try await client.get(client.url("supplierproducts", "/1/queryRelatedRecords"), [("objectIds", "1,2,3,4,5,6"), ("returnCountOnly", "true")])
+                client.url("supplierproducts", "/1/queryRelatedRecords"),
+                [("objectIds", "5"), ("outFields", "company"), ("orderByFields", "company")])
+            #expect(
+                suppliers["relatedRecordGroups"]?[0]?["relatedRecords"] == [
+                    ["attributes": ["company": "Contoso Foods"]], ["attributes": ["company": "Fabrikam Supply"]],
+                ])
+            let counts = try await client.get(
+                client.url("supplierproducts", "/1/queryRelatedRecords"), [("objectIds", "1,2,3,4,5,6"), ("returnCountOnly", "true")])
             #expect(counts["relatedRecordGroups"]?.arrayValue?.compactMap { $0["count"]?.intValue } == [2, 2, 1, 1, 2, 1])
         }
     }
@@ -74,7 +80,8 @@ import Testing
             let url = client.url("parks", "/0/queryRelatedRecords")
             for query in [
                 [("relationshipId", "0")], [("objectIds", "1"), ("relationshipId", "7")], [("objectIds", "1"), ("outFields", "nope")],
-                [("objectIds", "1"), ("definitionExpression", "1=1; DROP TABLE layer_1")], [("objectIds", "1"), ("orderByFields", "status SIDEWAYS")],
+                [("objectIds", "1"), ("definitionExpression", "1=1; DROP TABLE layer_1")],
+                [("objectIds", "1"), ("orderByFields", "status SIDEWAYS")],
             ] {
                 let answer = try await client.get(url, query)
                 #expect(answer["error"]?["code"] == 400, "\(query)")

@@ -4,7 +4,9 @@ import Testing
 
 /// Deletes through relationships, service-level applyEdits and the per-operation endpoints, over real HTTP.
 @Suite struct RelationshipEditHTTPTests {
-    @Test("deleting an origin: composite cascades, simple nulls the key, many-to-many drops links; cardinality is not enforced", .timeLimit(.minutes(1)))
+    @Test(
+        "deleting an origin: composite cascades, simple nulls the key, many-to-many drops links; cardinality is not enforced", .timeLimit(.minutes(1))
+    )
     func deleteRules() async throws {
         try await withDatasetServer(["parks", "servicerequests", "ownerscars", "supplierproducts", "customerorders"]) { client in
             // Composite: Yellowstone's four species go with it.
@@ -58,10 +60,12 @@ import Testing
             #expect(layers[1]["editMoment"]?.intValue != nil)
             let objectId = try #require(layers[0]["addResults"]?[0]?["objectId"]?.intValue)
             let related = try await client.get(
-                client.url("servicerequests", "/0/queryRelatedRecords"), [("objectIds", "\(objectId)"), ("outFields", "comment"), ("orderByFields", "comment")])
-            #expect(related["relatedRecordGroups"]?[0]?["relatedRecords"] == [
-                ["attributes": ["comment": "Crew notified"]], ["attributes": ["comment": "Reported by phone"]],
-            ])
+                client.url("servicerequests", "/0/queryRelatedRecords"),
+                [("objectIds", "\(objectId)"), ("outFields", "comment"), ("orderByFields", "comment")])
+            #expect(
+                related["relatedRecordGroups"]?[0]?["relatedRecords"] == [
+                    ["attributes": ["comment": "Crew notified"]], ["attributes": ["comment": "Reported by phone"]],
+                ])
         }
     }
 
@@ -98,12 +102,18 @@ import Testing
         try await withDatasetServer(["birdnests"]) { client in
             let added = try await client.post(
                 client.url("birdnests", "/0/addFeatures"),
-                [("features", #"[{"attributes":{"species":"OSPR","status":"Active","protection":1,"buffer_m":150},"geometry":{"x":-122.5,"y":45.5}}]"#)])
+                [
+                    (
+                        "features",
+                        #"[{"attributes":{"species":"OSPR","status":"Active","protection":1,"buffer_m":150},"geometry":{"x":-122.5,"y":45.5}}]"#
+                    )
+                ])
             #expect(added.objectValue?.keys.sorted() == ["addResults"])
             let objectId = try #require(added["addResults"]?[0]?["objectId"]?.intValue)
             #expect(objectId == 11)
             let updated = try await client.post(
-                client.url("birdnests", "/0/updateFeatures"), [("features", #"[{"attributes":{"OBJECTID":11,"buffer_m":200}}]"#), ("returnEditMoment", "true")])
+                client.url("birdnests", "/0/updateFeatures"),
+                [("features", #"[{"attributes":{"OBJECTID":11,"buffer_m":200}}]"#), ("returnEditMoment", "true")])
             #expect(updated["updateResults"] == [["objectId": 11, "success": true, "globalId": added["addResults"]?[0]?["globalId"] ?? nil]])
             #expect(updated["editMoment"]?.intValue != nil)
             #expect(try await client.rows("birdnests", 0, where: "OBJECTID = 11").first?["buffer_m"] == 200)

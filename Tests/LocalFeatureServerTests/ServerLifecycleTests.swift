@@ -63,7 +63,8 @@ import Testing
     func bodyThrows() async throws {
         struct Expected: Error { let port: Int }
         let error = await #expect(throws: Expected.self) {
-            try await withLocalFeatureServer(LocalFeatureServerConfiguration(), logger: Self.logger) { endpoint in throw Expected(port: endpoint.port) }
+            try await withLocalFeatureServer(LocalFeatureServerConfiguration(), logger: Self.logger) { endpoint in throw Expected(port: endpoint.port)
+            }
         }
         let port = try #require(error?.port)
         // Stopped: nothing answers on its port any more, and a new server can take that port.

@@ -26,7 +26,8 @@ import Testing
         #expect(throttle.wait(for: key) == 2_000)
         for _ in 0..<20 { throttle.failed(key) }
         #expect(throttle.wait(for: key) == 60_000, "capped")
-        #expect(throttle.wait(for: SignInThrottle.key(username: "other", address: "127.0.0.1")) == 0, "another user from the same address is not locked")
+        #expect(
+            throttle.wait(for: SignInThrottle.key(username: "other", address: "127.0.0.1")) == 0, "another user from the same address is not locked")
         #expect(throttle.wait(for: SignInThrottle.key(username: "qa", address: "10.0.0.7")) == 0, "nor the same user from elsewhere")
         throttle.succeeded(key)
         #expect(throttle.wait(for: key) == 0)
@@ -43,7 +44,9 @@ import Testing
         #expect(throttle.wait(for: locked) == 1_000, "a locked key was forgotten")
     }
 
-    @Test("over HTTP, a password-guessing loop is refused with 429 after five tries, even with the right password, until the lockout passes", .timeLimit(.minutes(1)))
+    @Test(
+        "over HTTP, a password-guessing loop is refused with 429 after five tries, even with the right password, until the lockout passes",
+        .timeLimit(.minutes(1)))
     func guessing() async throws {
         let clock = ManualMilliseconds()
         try await withConfiguredServer(TokenAuthHTTPTests.configure(clock)) { endpoint in
@@ -97,22 +100,28 @@ import Testing
         try await withTestServer { server in
             try await withCurlTransport { transport in
                 let layer = server.serviceURL + "/0"
-                let page = try await AttachmentHTTPTests.add(transport, layer, objectId: 1, filename: "evil.html", contentType: "text/html", bytes: Array("<script>alert(1)</script>".utf8))
+                let page = try await AttachmentHTTPTests.add(
+                    transport, layer, objectId: 1, filename: "evil.html", contentType: "text/html", bytes: Array("<script>alert(1)</script>".utf8))
                 let pageId = try #require(page["addAttachmentResult"]?["objectId"]?.intValue)
                 let html = try await transport.send(HTTPRequest(url: "\(layer)/1/attachments/\(pageId)"))
                 #expect(html.header("X-Content-Type-Options") == "nosniff")
                 #expect(html.header("Content-Disposition")?.hasPrefix("attachment;") == true, "\(html.header("Content-Disposition") ?? "")")
 
-                let photo = try await AttachmentHTTPTests.add(transport, layer, objectId: 1, filename: "φωτογραφία.jpg", contentType: "image/jpeg", bytes: [0xFF, 0xD8, 0xFF])
+                let photo = try await AttachmentHTTPTests.add(
+                    transport, layer, objectId: 1, filename: "φωτογραφία.jpg", contentType: "image/jpeg", bytes: [0xFF, 0xD8, 0xFF])
                 let photoId = try #require(photo["addAttachmentResult"]?["objectId"]?.intValue)
                 let jpeg = try await transport.send(HTTPRequest(url: "\(layer)/1/attachments/\(photoId)"))
                 let disposition = try #require(jpeg.header("Content-Disposition"))
-                #expect(disposition.hasPrefix("inline;") && disposition.contains("filename*=UTF-8''" + FormEncoding.escape("φωτογραφία.jpg")), "\(disposition)")
+                #expect(
+                    disposition.hasPrefix("inline;") && disposition.contains("filename*=UTF-8''" + FormEncoding.escape("φωτογραφία.jpg")),
+                    "\(disposition)")
             }
         }
     }
 
-    @Test("resultRecordCount=0, a quoted outStatisticFieldName and a having clause are 400s, not every row, a broken field list or an ignored filter", .timeLimit(.minutes(1)))
+    @Test(
+        "resultRecordCount=0, a quoted outStatisticFieldName and a having clause are 400s, not every row, a broken field list or an ignored filter",
+        .timeLimit(.minutes(1)))
     func queryParameters() async throws {
         try await withTestServer { server in
             try await withCurlTransport { transport in
@@ -128,7 +137,8 @@ import Testing
                 #expect(try await code([("outStatistics", quoted)]) == 400)
                 let plain = #"[{"statisticType":"count","onStatisticField":"OBJECTID","outStatisticFieldName":"park_count"}]"#
                 #expect(try await code([("outStatistics", plain), ("groupByFieldsForStatistics", "state")]) == nil)
-                #expect(try await code([("outStatistics", plain), ("groupByFieldsForStatistics", "state"), ("having", "COUNT(OBJECTID) > 1")]) == 400)
+                #expect(
+                    try await code([("outStatistics", plain), ("groupByFieldsForStatistics", "state"), ("having", "COUNT(OBJECTID) > 1")]) == 400)
                 let empty = try await code([("outStatistics", plain), ("having", "")])
                 #expect(empty == nil, "an empty having is no clause")
             }

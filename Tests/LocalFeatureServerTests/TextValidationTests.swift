@@ -48,24 +48,33 @@ import Testing
         #expect(FormEncoding.decode("a=%FF") == [FormField("a", "\u{FFFD}")], "the lenient decoder used by clients is unchanged")
     }
 
-    @Test("over HTTP, invalid UTF-8 in a form body, a query string or a multipart field is a 400 naming the field; nothing is stored", .timeLimit(.minutes(1)))
+    @Test(
+        "over HTTP, invalid UTF-8 in a form body, a query string or a multipart field is a 400 naming the field; nothing is stored",
+        .timeLimit(.minutes(1)))
     func http() async throws {
         try await withTestServer { server in
             try await withCurlTransport { transport in
                 let before = try #require(try await Wire.count(transport, server.serviceURL))
-                let adds = FormEncoding.escape(#"[{"attributes":{"name":"Caf"#) + "%E9" + FormEncoding.escape(#"","state":"CO"},"geometry":{"x":-105,"y":40}}]"#)
+                let adds =
+                    FormEncoding.escape(#"[{"attributes":{"name":"Caf"#) + "%E9"
+                    + FormEncoding.escape(#"","state":"CO"},"geometry":{"x":-105,"y":40}}]"#)
                 let body = Array("f=json&adds=\(adds)".utf8)
                 let form = try await transport.send(
-                    HTTPRequest(method: .post, url: server.serviceURL + "/0/applyEdits", headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], body: body))
+                    HTTPRequest(
+                        method: .post, url: server.serviceURL + "/0/applyEdits",
+                        headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], body: body))
                 #expect(WireJSON.error(in: form.body)?.details.contains { $0.contains("'adds'") } == true, "\(Wire.text(form))")
 
                 let query = try await transport.send(HTTPRequest(url: server.serviceURL + "/0/query?where=name%3D%27%FF%27&f=json"))
                 #expect(WireJSON.error(in: query.body)?.code == 400, "\(Wire.text(query))")
 
                 var multipart: [UInt8] = Array("--B\r\nContent-Disposition: form-data; name=\"adds\"\r\n\r\n[{\"attributes\":{\"name\":\"".utf8)
-                multipart += [0xC3, 0x28] + Array("\",\"state\":\"CO\"}}]\r\n--B\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n--B--\r\n".utf8)
+                multipart +=
+                    [0xC3, 0x28] + Array("\",\"state\":\"CO\"}}]\r\n--B\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n--B--\r\n".utf8)
                 let parts = try await transport.send(
-                    HTTPRequest(method: .post, url: server.serviceURL + "/0/applyEdits", headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=B")], body: multipart))
+                    HTTPRequest(
+                        method: .post, url: server.serviceURL + "/0/applyEdits",
+                        headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=B")], body: multipart))
                 #expect(WireJSON.error(in: parts.body)?.details.contains { $0.contains("'adds'") } == true, "\(Wire.text(parts))")
                 #expect(try await Wire.count(transport, server.serviceURL) == before)
             }

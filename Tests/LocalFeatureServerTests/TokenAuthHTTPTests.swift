@@ -15,8 +15,14 @@ import Testing
         }
     }
 
-    static func generate(_ transport: CurlTransport, _ endpoint: LocalFeatureServerEndpoint, username: String = "qa", password: String = password, expiration: String? = nil) async throws -> HTTPResponse {
-        var fields = [FormField("username", username), FormField("password", password), FormField("client", "referer"), FormField("referer", "http://qa.local"), FormField("f", "json")]
+    static func generate(
+        _ transport: CurlTransport, _ endpoint: LocalFeatureServerEndpoint, username: String = "qa", password: String = password,
+        expiration: String? = nil
+    ) async throws -> HTTPResponse {
+        var fields = [
+            FormField("username", username), FormField("password", password), FormField("client", "referer"), FormField("referer", "http://qa.local"),
+            FormField("f", "json"),
+        ]
         if let expiration { fields.append(FormField("expiration", expiration)) }
         return try await transport.send(HTTPRequest.form(url: "http://127.0.0.1:\(endpoint.port)/arcgis/tokens/generateToken", fields: fields))
     }
@@ -46,7 +52,8 @@ import Testing
                 }
                 // A batch of edits with the token in the body is applied.
                 let edit = try await transport.send(
-                    HTTPRequest.form(url: layer + "/applyEdits", fields: [FormField("adds", Wire.parkAdds()), FormField("token", token), FormField("f", "json")]))
+                    HTTPRequest.form(
+                        url: layer + "/applyEdits", fields: [FormField("adds", Wire.parkAdds()), FormField("token", token), FormField("f", "json")]))
                 #expect(Wire.text(edit).contains(#""success":true"#), "\(Wire.text(edit))")
             }
         }
@@ -58,7 +65,10 @@ import Testing
         try await withConfiguredServer(Self.configure(clock)) { endpoint in
             try await withCurlTransport { transport in
                 let service = endpoint.serviceURL("parks")
-                for url in [endpoint.rootURL + "?f=json", service + "?f=json", service + "/0/query?where=1%3D1", "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats"] {
+                for url in [
+                    endpoint.rootURL + "?f=json", service + "?f=json", service + "/0/query?where=1%3D1",
+                    "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats",
+                ] {
                     let response = try await transport.send(HTTPRequest(url: url))
                     #expect(response.status == 200)
                     #expect(WireJSON.error(in: response.body)?.code == 499, "\(url): \(Wire.text(response))")
@@ -70,7 +80,8 @@ import Testing
                 let wrong = try await Self.generate(transport, endpoint, password: "guess")
                 #expect(WireJSON.error(in: wrong.body)?.code == 400 && Wire.object(wrong)["token"] == nil)
                 #expect(WireJSON.error(in: wrong.body)?.details == ["Invalid username or password."])
-                let get = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/tokens/generateToken?username=qa&password=x"))
+                let get = try await transport.send(
+                    HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/tokens/generateToken?username=qa&password=x"))
                 #expect(WireJSON.error(in: get.body) != nil)
 
                 // Expiry: 5 minutes asked, the clock moves 6 minutes on.
@@ -84,7 +95,8 @@ import Testing
                 #expect(WireJSON.error(in: expired.body)?.details == ["The token has expired."])
 
                 let stats = Wire.object(
-                    try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats?token=\(capped["token"]?.stringValue ?? "")")))
+                    try await transport.send(
+                        HTTPRequest(url: "http://127.0.0.1:\(endpoint.port)/arcgis/admin/stats?token=\(capped["token"]?.stringValue ?? "")")))
                 #expect(stats["tokenRequired"]?.intValue == 4 && stats["invalidToken"]?.intValue == 2, "\(stats)")
             }
         }
@@ -128,8 +140,10 @@ import Testing
                 let token = try #require(Wire.object(try await Self.generate(transport, endpoint))["token"]?.stringValue)
                 let service = endpoint.serviceURL("parks")
                 _ = try await transport.send(HTTPRequest(url: service + "/0/query?where=nope%20%3D&token=\(token)"))
-                _ = try await transport.send(HTTPRequest(url: service + "/7?f=json", headers: [HTTPHeader("X-Esri-Authorization", "Bearer \(token)")]))
-                _ = try await transport.send(HTTPRequest.form(url: service + "/0/applyEdits", fields: [FormField("adds", "[{"), FormField("token", token)]))
+                _ = try await transport.send(
+                    HTTPRequest(url: service + "/7?f=json", headers: [HTTPHeader("X-Esri-Authorization", "Bearer \(token)")]))
+                _ = try await transport.send(
+                    HTTPRequest.form(url: service + "/0/applyEdits", fields: [FormField("adds", "[{"), FormField("token", token)]))
                 _ = try await transport.send(HTTPRequest(url: service + "?token=\(token)x"))
                 return token
             }
@@ -145,12 +159,14 @@ import Testing
             try await withCurlTransport { transport in
                 let url = endpoint.serviceURL("parks") + "/0/applyEdits"
                 let before = try #require(try await Wire.count(transport, endpoint.serviceURL("parks")))
-                let big = try await transport.send(HTTPRequest.form(url: url, fields: [FormField("adds", Wire.parkAdds(100)), FormField("f", "json")]))
+                let big = try await transport.send(
+                    HTTPRequest.form(url: url, fields: [FormField("adds", Wire.parkAdds(100)), FormField("f", "json")]))
                 let error = try #require(WireJSON.error(in: big.body))
                 #expect(big.status == 200 && error.code == 413)
                 #expect(error.details.first?.contains("4 KiB") == true && error.details.first?.contains("--max-request-body") == true)
                 #expect(try await Wire.count(transport, endpoint.serviceURL("parks")) == before)
-                let small = try await transport.send(HTTPRequest.form(url: url, fields: [FormField("adds", Wire.parkAdds(2)), FormField("f", "json")]))
+                let small = try await transport.send(
+                    HTTPRequest.form(url: url, fields: [FormField("adds", Wire.parkAdds(2)), FormField("f", "json")]))
                 #expect(WireJSON.error(in: small.body) == nil, "\(Wire.text(small))")
             }
         }
@@ -163,6 +179,7 @@ enum HTTPTestRequests {
         var body = ""
         for (name, value) in fields { body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n" }
         body += "--\(boundary)--\r\n"
-        return HTTPRequest(method: .post, url: url, headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: Array(body.utf8))
+        return HTTPRequest(
+            method: .post, url: url, headers: [HTTPHeader("Content-Type", "multipart/form-data; boundary=\(boundary)")], body: Array(body.utf8))
     }
 }

@@ -13,7 +13,8 @@ import Testing
             let state = invalid.contains(index) ? "CALIFORNIA" : "CA"
             let x = -120 + Double(index % 1000) * 0.001
             let y = 36 + Double(index / 1000) * 0.001
-            return #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(x),\#(y)]},"properties":{"name":"\#(prefix) \#(index)","state":"\#(state)","visitors":\#(index)}}"#
+            return
+                #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(x),\#(y)]},"properties":{"name":"\#(prefix) \#(index)","state":"\#(state)","visitors":\#(index)}}"#
         }
         return #"{"type":"FeatureCollection","features":["# + "\n" + features.joined(separator: ",\n") + "\n]}\n"
     }
@@ -24,7 +25,8 @@ import Testing
             try await withCurlTransport { transport in
                 let layer = FeatureLayerClient(url: server.serviceURL + "/0", transport: transport)
                 let features = try await layer.queryAll(
-                    FeatureQuery(whereClause: "name LIKE '\(prefix) %'", outFields: ["name"], returnGeometry: false, orderByFields: "OBJECTID"), pageSize: 2000)
+                    FeatureQuery(whereClause: "name LIKE '\(prefix) %'", outFields: ["name"], returnGeometry: false, orderByFields: "OBJECTID"),
+                    pageSize: 2000)
                 var names: [String: Int] = [:]
                 for feature in features { names[feature[attribute: "name"]?.stringValue ?? "", default: 0] += 1 }
                 return (features.count, names)
@@ -32,7 +34,9 @@ import Testing
         }
     }
 
-    @Test("an invalid record stops the run before anything is sent, naming its line; --skip-invalid applies the rest and writes it to the rejects file", .timeLimit(.minutes(2)))
+    @Test(
+        "an invalid record stops the run before anything is sent, naming its line; --skip-invalid applies the rest and writes it to the rejects file",
+        .timeLimit(.minutes(2)))
     func invalidRecords() async throws {
         let directory = try TemporaryDirectory()
         let input = directory.path + "/parks.geojson"
@@ -79,7 +83,8 @@ import Testing
         let verified = try await Featureload.run(["verify", journal])
         #expect(verified.status == 0 && verified.output.contains("298 of 298 applied adds found once"), "\(verified.output)\(verified.errorOutput)")
         let elsewhere = try await Featureload.run(["verify", journal, "--data", directory.path + "/typo.sqlite"])
-        #expect(elsewhere.status == 2 && elsewhere.errorOutput.contains("no service data at \(directory.path)/typo.sqlite"), "\(elsewhere.errorOutput)")
+        #expect(
+            elsewhere.status == 2 && elsewhere.errorOutput.contains("no service data at \(directory.path)/typo.sqlite"), "\(elsewhere.errorOutput)")
         #expect(!FileManager.default.fileExists(atPath: directory.path + "/typo.sqlite"), "nothing made afresh")
         let missing = try await Featureload.run(["verify", directory.path + "/nosuch.journal"])
         #expect(missing.status == 2 && missing.errorOutput.contains("no journal at"), "\(missing.errorOutput)")
@@ -119,7 +124,10 @@ import Testing
         try Self.geojson(count, prefix: "Killed").write(toFile: input, atomically: true, encoding: .utf8)
         let data = directory.path + "/many.sqlite"
         let journal = directory.path + "/many.journal"
-        let start = ["apply", input, "--to", "local", "--layer", "0", "--data", data, "--journal", journal, "--batch-size", "50", "--concurrency", "4", "--rate", "3000", "--quiet"]
+        let start = [
+            "apply", input, "--to", "local", "--layer", "0", "--data", data, "--journal", journal, "--batch-size", "50", "--concurrency", "4",
+            "--rate", "3000", "--quiet",
+        ]
         let resume = ["apply", "--resume", journal, "--quiet"]
         var seen: [String] = []
         var inDoubt = 0
@@ -128,7 +136,8 @@ import Testing
         let planning = try Self.killed(start, journal: journal) { journal in try journal.counts().planned > 0 && !journal.isPlanned() }
         let planFinished = (try? ApplyJournal.open(at: journal).isPlanned()) ?? false
         seen.append(
-            "planning: killed \(planning.killed), \(planning.counts.map { "\($0.planned) planned, \($0.applied) applied" } ?? "no journal"), plan finished \(planFinished)")
+            "planning: killed \(planning.killed), \(planning.counts.map { "\($0.planned) planned, \($0.applied) applied" } ?? "no journal"), plan finished \(planFinished)"
+        )
         if !FileManager.default.fileExists(atPath: journal) {
             // Killed before the journal was made: start again.
             _ = try Self.killed(start, journal: journal) { _ in false }
@@ -136,7 +145,8 @@ import Testing
         // 2. and 3. Mid-run, at about a quarter and at about two thirds.
         for fraction in [0.25, 0.66] {
             let run = try Self.killed(resume, journal: journal) { journal in try journal.counts().applied >= Int(Double(count) * fraction) }
-            seen.append("mid-run \(fraction): killed \(run.killed), \(run.counts.map { "\($0.applied) applied" } ?? ""), \(run.inDoubt) batches in doubt")
+            seen.append(
+                "mid-run \(fraction): killed \(run.killed), \(run.counts.map { "\($0.applied) applied" } ?? ""), \(run.inDoubt) batches in doubt")
             inDoubt += run.inDoubt
         }
         // 4. While resuming: once the new process has applied its first edits.
@@ -162,7 +172,9 @@ import Testing
         #expect(seen.first?.contains("plan finished false") == true, "the first kill landed while planning: \(seen)")
         #expect(inDoubt > 0, "the mid-run kills left batches in doubt, which the resumes settled: \(seen)")
         // The figures a run gives (each kill point, what the journal held then), for the record.
-        print("kill -9 and resume, \(count) parks: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") || $0.hasPrefix("verify") }.joined(separator: "; "))")
+        print(
+            "kill -9 and resume, \(count) parks: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") || $0.hasPrefix("verify") }.joined(separator: "; "))"
+        )
     }
 
     @Test(
@@ -192,7 +204,9 @@ import Testing
                 return try counts.applied > before && !journal.isPlanned()
             }
             let planned = (try? ApplyJournal.open(at: journal).isPlanned()) ?? false
-            seen.append("killed \(run.killed) with \(applied) applied, \(run.counts?.planned ?? 0) planned, plan finished \(planned), \(run.inDoubt) in doubt")
+            seen.append(
+                "killed \(run.killed) with \(applied) applied, \(run.counts?.planned ?? 0) planned, plan finished \(planned), \(run.inDoubt) in doubt"
+            )
         }
         let final = try await Featureload.run(["apply", "--resume", journal, "--verify"])
         let valid = count - invalid.count
@@ -203,7 +217,9 @@ import Testing
         let parks = try await Self.parks(in: data, prefix: "Streamed")
         #expect(parks.count == valid && parks.names.values.allSatisfy { $0 == 1 }, "every valid park once: \(parks.count) rows (\(seen))")
         #expect(seen.filter { $0.hasPrefix("killed true") && $0.contains("plan finished false") }.count == 2, "both kills landed mid-plan: \(seen)")
-        print("kill -9 while streaming, \(count) parks: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") || $0.hasPrefix("verify") }.joined(separator: "; "))")
+        print(
+            "kill -9 while streaming, \(count) parks: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") || $0.hasPrefix("verify") }.joined(separator: "; "))"
+        )
     }
 
     /// Twice the signed area of a ring (positive: counter-clockwise with y up).
@@ -211,7 +227,9 @@ import Testing
         zip(ring, ring.dropFirst()).reduce(0) { $0 + ($1.0[0] * $1.1[1] - $1.1[0] * $1.0[1]) }
     }
 
-    @Test("GeoJSON polygons with holes and multipolygons, and lines, round-trip through the service: rings in ArcGIS order, every vertex back", .timeLimit(.minutes(2)))
+    @Test(
+        "GeoJSON polygons with holes and multipolygons, and lines, round-trip through the service: rings in ArcGIS order, every vertex back",
+        .timeLimit(.minutes(2)))
     func polygonsRoundTrip() async throws {
         let directory = try TemporaryDirectory()
         // RFC 7946 order: exteriors counter-clockwise, holes clockwise.
@@ -226,19 +244,22 @@ import Testing
         ]}
         """.write(toFile: input, atomically: true, encoding: .utf8)
         let trails = directory.path + "/trails.geojsonl"
-        try #"{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":[[[-105,39],[-104.5,39.5]],[[-104,39],[-103,39.2],[-102,39]]]},"properties":{"name":"Two parts"}}"#
+        try
+            #"{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":[[[-105,39],[-104.5,39.5]],[[-104,39],[-103,39.2],[-102,39]]]},"properties":{"name":"Two parts"}}"#
             .write(toFile: trails, atomically: true, encoding: .utf8)
         let data = directory.path + "/boundaries.sqlite"
         for (file, layer) in [(input, "Park Boundaries"), (trails, "1")] {
             let result = try await Featureload.run([
-                "apply", file, "--to", "local", "--dataset", "parkboundaries", "--layer", layer, "--data", data, "--journal", file + ".journal", "--verify",
+                "apply", file, "--to", "local", "--dataset", "parkboundaries", "--layer", layer, "--data", data, "--journal", file + ".journal",
+                "--verify",
             ])
             #expect(result.status == 0, "\(result.output)\(result.errorOutput)")
         }
         try await withTestServer(dataset: "parkboundaries", databasePath: data) { server in
             try await withCurlTransport { transport in
                 let layer = FeatureLayerClient(url: server.serviceURL + "/0", transport: transport)
-                let features = try await layer.query(FeatureQuery(whereClause: "name IN ('Holey', 'Multi')", outFields: ["name"], orderByFields: "name"))
+                let features = try await layer.query(
+                    FeatureQuery(whereClause: "name IN ('Holey', 'Multi')", outFields: ["name"], orderByFields: "name"))
                 #expect(features.features.count == 2)
                 for feature in features.features {
                     guard case .polygon(let rings, _) = feature.geometry else {
@@ -280,25 +301,35 @@ import Testing
         let directory = try TemporaryDirectory()
         let input = directory.path + "/parks.csv"
         try "park_name,st,lon,lat\nA,CA,-120,36\nB,CA,-121,36\nC,NV,-119,37\n".write(toFile: input, atomically: true, encoding: .utf8)
-        let common = ["apply", input, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--x", "lon", "--y", "lat", "--dry-run"]
+        let common = [
+            "apply", input, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--x", "lon", "--y", "lat", "--dry-run",
+        ]
         let typo = try await Featureload.run(common + ["--map", "park_name=nmae,st=state"])
         #expect(typo.status == 2, "\(typo.output)\(typo.errorOutput)")
-        #expect(typo.errorOutput.contains("--map park_name=nmae: layer 0 (National Parks) has no field 'nmae'; its fields are OBJECTID,"), "\(typo.errorOutput)")
-        #expect(typo.errorOutput.components(separatedBy: "nmae").count == 3 && !typo.output.contains("record"), "said once: \(typo.output)\(typo.errorOutput)")
+        #expect(
+            typo.errorOutput.contains("--map park_name=nmae: layer 0 (National Parks) has no field 'nmae'; its fields are OBJECTID,"),
+            "\(typo.errorOutput)")
+        #expect(
+            typo.errorOutput.components(separatedBy: "nmae").count == 3 && !typo.output.contains("record"),
+            "said once: \(typo.output)\(typo.errorOutput)")
         // The geometry's columns and the layer's keys, whatever the layer calls them, are not fields to check.
         let mapped = try await Featureload.run(common + ["--map", "park_name=NAME,st=state,lon=longitude"])
         #expect(mapped.status == 0 && mapped.output.contains("every edit fits layer 0"), "\(mapped.output)\(mapped.errorOutput)")
         // A column the layer has no field for: every record refused, unless such columns are to be left out.
         let extra = directory.path + "/extra.csv"
         try "name,colour,lon,lat\nA,red,-120,36\nB,blue,-121,36\n".write(toFile: extra, atomically: true, encoding: .utf8)
-        let withExtra = ["apply", extra, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--x", "lon", "--y", "lat", "--dry-run"]
+        let withExtra = [
+            "apply", extra, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--x", "lon", "--y", "lat", "--dry-run",
+        ]
         let refused = try await Featureload.run(withExtra)
         #expect(refused.status == 2 && refused.output.contains("no field 'colour'"), "\(refused.output)\(refused.errorOutput)")
         let dropped = try await Featureload.run(withExtra + ["--drop-unknown-fields"])
         #expect(dropped.status == 0 && dropped.output.contains("every edit fits layer 0"), "\(dropped.output)\(dropped.errorOutput)")
     }
 
-    @Test("--to a layer's URL (…/FeatureServer/0, as copied from a browser) names the service and the layer; a --layer that disagrees is a usage error", .timeLimit(.minutes(1)))
+    @Test(
+        "--to a layer's URL (…/FeatureServer/0, as copied from a browser) names the service and the layer; a --layer that disagrees is a usage error",
+        .timeLimit(.minutes(1)))
     func layerURL() async throws {
         let directory = try TemporaryDirectory()
         let input = directory.path + "/parks.csv"
@@ -314,7 +345,9 @@ import Testing
             let json = try await Featureload.run(common + ["--to", url + "/0?f=pjson"])
             #expect(json.status == 0 && json.output.contains("every edit fits layer 0"), "a browser's JSON view: \(json.output)\(json.errorOutput)")
             let token = try await Featureload.run(common + ["--to", url + "?token=secret", "--layer", "0"])
-            #expect(token.status == 2 && token.errorOutput.contains("the URL carries a token") && !token.errorOutput.contains("secret"), "\(token.errorOutput)")
+            #expect(
+                token.status == 2 && token.errorOutput.contains("the URL carries a token") && !token.errorOutput.contains("secret"),
+                "\(token.errorOutput)")
         }
     }
 
@@ -352,7 +385,9 @@ import Testing
         var lines = ""
         lines.reserveCapacity(count * 140)
         for index in 0..<count {
-            lines += #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(-120 + Double(index % 1000) * 0.001),\#(36 + Double(index / 1000) * 0.001)]},"properties":{"name":"Bulk \#(index)","state":"CA","visitors":\#(index)}}"# + "\n"
+            lines +=
+                #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(-120 + Double(index % 1000) * 0.001),\#(36 + Double(index / 1000) * 0.001)]},"properties":{"name":"Bulk \#(index)","state":"CA","visitors":\#(index)}}"#
+                + "\n"
         }
         try lines.write(toFile: input, atomically: true, encoding: .utf8)
         let faults = directory.path + "/faults.json"
@@ -367,7 +402,8 @@ import Testing
         let rejects = directory.path + "/rejects.geojsonl"
         try await Self.withServe(["--data", directory.path + "/serve.sqlite", "--faults", faults]) { url in
             let result = try await Featureload.run([
-                "apply", input, "--to", url, "--layer", "0", "--journal", directory.path + "/bulk.journal", "--batch-size", "100", "--concurrency", "8",
+                "apply", input, "--to", url, "--layer", "0", "--journal", directory.path + "/bulk.journal", "--batch-size", "100", "--concurrency",
+                "8",
                 "--rejects", rejects, "--verify", "--quiet",
             ])
             #expect(result.status == 1, "some edits were rejected: \(result.output)\(result.errorOutput)")
@@ -385,7 +421,9 @@ import Testing
             let (applied, total, rejected, failed) = (numbers[0], numbers[1], numbers[2], numbers[3])
             #expect(total == count && applied + rejected == count && failed == 0, "\(summary)")
             #expect(rejected > 500 && rejected < 1_500, "about 1 % per-edit failures: \(summary)")
-            #expect(result.output.contains("verify: \(applied) of \(applied) applied adds found once; \(rejected) of \(rejected) adds that did not apply absent: ok"))
+            #expect(
+                result.output.contains(
+                    "verify: \(applied) of \(applied) applied adds found once; \(rejected) of \(rejected) adds that did not apply absent: ok"))
             let rejectedLines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
             #expect(rejectedLines.count == rejected, "every rejected add is in the rejects file")
             let reasons = try String(contentsOfFile: rejects + ".reasons.tsv", encoding: .utf8).split(separator: "\n").dropFirst()

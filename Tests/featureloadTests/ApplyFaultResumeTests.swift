@@ -11,7 +11,8 @@ import Testing
     /// The faults of issue 32's reproduction: 503s and answers dropped after commit on applyEdits, 429s with
     /// Retry-After on every route (metadata and queries too).
     static let faults = [
-        "--fault", "http503:0.05@applyEdits", "--fault", "http429:0.03:retryAfter=1", "--fault", "dropAfterCommit:0.02@applyEdits", "--fault-seed", "32",
+        "--fault", "http503:0.05@applyEdits", "--fault", "http429:0.03:retryAfter=1", "--fault", "dropAfterCommit:0.02@applyEdits", "--fault-seed",
+        "32",
     ]
 
     @Test(
@@ -23,7 +24,9 @@ import Testing
         let input = directory.path + "/faulted.geojsonl"
         var lines = ""
         for index in 0..<count {
-            lines += #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(-120 + Double(index % 1000) * 0.001),\#(36 + Double(index / 1000) * 0.001)]},"properties":{"name":"Faulted \#(index)","state":"CA","visitors":\#(index)}}"# + "\n"
+            lines +=
+                #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(-120 + Double(index % 1000) * 0.001),\#(36 + Double(index / 1000) * 0.001)]},"properties":{"name":"Faulted \#(index)","state":"CA","visitors":\#(index)}}"#
+                + "\n"
         }
         try lines.write(toFile: input, atomically: true, encoding: .utf8)
         let journal = directory.path + "/faulted.journal"
@@ -53,8 +56,12 @@ import Testing
                 let query = FeatureQuery(whereClause: "name LIKE 'Faulted %'", outFields: ["name"], returnGeometry: false, orderByFields: "OBJECTID")
                 return try await layer.queryAll(query, pageSize: 2000, retry: RetryPolicy(maximumAttempts: 10, budget: .seconds(60)))
             }
-            #expect(held.count == count && Set(held.compactMap { $0[attribute: "name"]?.stringValue }).count == count, "every add once: \(held.count) rows")
-            print("kill -9 and resume under faults, \(count) adds: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") }.joined())")
+            #expect(
+                held.count == count && Set(held.compactMap { $0[attribute: "name"]?.stringValue }).count == count,
+                "every add once: \(held.count) rows")
+            print(
+                "kill -9 and resume under faults, \(count) adds: \(seen.joined(separator: "; ")); last resume: \(final.output.split(separator: "\n").filter { $0.hasPrefix("applied") }.joined())"
+            )
         }
     }
 }

@@ -6,7 +6,9 @@ import Testing
 /// End-to-end: what `apply` writes besides the journal (`--rejects`, `--report`) never replaces what it reads or keeps,
 /// and a file it cannot write is said plainly, with the journal left to resume.
 @Suite(.serialized) struct ApplyOutputTests {
-    @Test("--rejects or --report naming the input, the journal or the data file, however spelt or linked, is refused before anything is sent", .timeLimit(.minutes(2)))
+    @Test(
+        "--rejects or --report naming the input, the journal or the data file, however spelt or linked, is refused before anything is sent",
+        .timeLimit(.minutes(2)))
     func outputsNeverOverwriteInputs() async throws {
         let directory = try TemporaryDirectory()
         let input = directory.path + "/parks.geojson"
@@ -36,13 +38,17 @@ import Testing
         let before = try Data(contentsOf: URL(fileURLWithPath: journal))
         for (extra, option) in [(["--report", directory.path + "/journal.json"], "--report"), (["--rejects", journal], "--rejects")] {
             let refused = try await Featureload.run(["apply", "--resume", journal] + extra)
-            #expect(refused.status == 2 && refused.errorOutput.contains("\(option) ") && refused.errorOutput.contains("is the journal"), "\(refused.errorOutput)")
+            #expect(
+                refused.status == 2 && refused.errorOutput.contains("\(option) ") && refused.errorOutput.contains("is the journal"),
+                "\(refused.errorOutput)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: journal)) == before, "the journal is untouched")
         #expect(try String(contentsOfFile: input, encoding: .utf8) == text)
     }
 
-    @Test("a rejects file that cannot be written: exit 1, the applied edits counted, and the journal said to be consistent; a resume writes it", .timeLimit(.minutes(2)))
+    @Test(
+        "a rejects file that cannot be written: exit 1, the applied edits counted, and the journal said to be consistent; a resume writes it",
+        .timeLimit(.minutes(2)))
     func unwritableRejects() async throws {
         let directory = try TemporaryDirectory()
         let input = directory.path + "/parks.geojson"
@@ -54,8 +60,11 @@ import Testing
         ])
         #expect(result.status == 1, "\(result.output)\(result.errorOutput)")
         #expect(result.output.contains("applied 199 of 199 edits"), "\(result.output)")
-        #expect(result.output.contains("cannot write /proc/featureload-rejects (") && result.output.contains("the journal is consistent"), "\(result.output)")
-        #expect(!result.output.contains("Error") && !result.errorOutput.contains("Error"), "no error type's name: \(result.output)\(result.errorOutput)")
+        #expect(
+            result.output.contains("cannot write /proc/featureload-rejects (") && result.output.contains("the journal is consistent"),
+            "\(result.output)")
+        #expect(
+            !result.output.contains("Error") && !result.errorOutput.contains("Error"), "no error type's name: \(result.output)\(result.errorOutput)")
         let rejects = directory.path + "/rejects.geojson"
         let resumed = try await Featureload.run(["apply", "--resume", journal, "--rejects", rejects])
         #expect(resumed.status == 1 && resumed.output.contains("rejects: 1 record in \(rejects)"), "\(resumed.output)\(resumed.errorOutput)")

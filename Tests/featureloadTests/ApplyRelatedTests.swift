@@ -28,7 +28,8 @@ import Testing
             let globalId = GlobalID.make(using: &generator)
             let ref = String(format: "R%04d", index)
             parents.append(
-                #"{"attributes":{"GlobalID":"\#(globalId)","request_type":"Pothole","status":"Open","priority":\#(index % 5 + 1),"details":"deep \#(index)","ref":"\#(ref)"},"geometry":{"x":\#(-118 + Double(index) * 0.001),"y":34.05}}"#)
+                #"{"attributes":{"GlobalID":"\#(globalId)","request_type":"Pothole","status":"Open","priority":\#(index % 5 + 1),"details":"deep \#(index)","ref":"\#(ref)"},"geometry":{"x":\#(-118 + Double(index) * 0.001),"y":34.05}}"#
+            )
             var comments: [String] = []
             for offset in 0..<(index % 4) {
                 let text = "deep \(index) comment \(offset)"
@@ -66,7 +67,10 @@ import Testing
                 FeatureQuery(whereClause: "details LIKE 'deep %'", outFields: ["OBJECTID", "GlobalID"], returnGeometry: false), pageSize: 2000)
             var objectIds: [String: Int64] = [:]
             for parent in parents {
-                if let id = parent[attribute: "GlobalID"]?.stringValue.flatMap(GlobalID.normalized), let oid = parent[attribute: "OBJECTID"]?.intValue { objectIds[id] = oid }
+                if let id = parent[attribute: "GlobalID"]?.stringValue.flatMap(GlobalID.normalized), let oid = parent[attribute: "OBJECTID"]?.intValue
+                {
+                    objectIds[id] = oid
+                }
             }
             #expect(objectIds.count == parents.count, "no request is there twice")
             let children = try await comments.queryAll(
@@ -104,20 +108,25 @@ import Testing
          {"kind": "editFailure", "rate": 0.2, "operation": "applyEdits"}]}
         """.write(toFile: faults, atomically: true, encoding: .utf8)
         let rejects = directory.path + "/rejects.json"
-        try await ApplyCommandTests.withServe(["--dataset", "servicerequests", "--data", directory.path + "/serve.sqlite", "--faults", faults]) { url in
+        try await ApplyCommandTests.withServe(["--dataset", "servicerequests", "--data", directory.path + "/serve.sqlite", "--faults", faults]) {
+            url in
             let result = try await Featureload.run([
                 "apply", input.path, "--to", url, "--layer", "0", "--related", "--attachments", input.photos, "--attachment-key", "ref",
                 "--upload-threshold", "100000", "--journal", directory.path + "/requests.journal", "--batch-size", "40", "--concurrency", "4",
                 "--rejects", rejects, "--verify", "--quiet",
             ])
             let expectedEdits = input.groups.reduce(0) { $0 + 1 + $1.comments.count }
-            let summary = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("applied ") }, "\(result.output)\(result.errorOutput)")
+            let summary = try #require(
+                result.output.split(separator: "\n").first { $0.hasPrefix("applied ") }, "\(result.output)\(result.errorOutput)")
             let numbers = summary.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
             let (applied, total, rejected, failed) = (numbers[0], numbers[1], numbers[2], numbers[3])
             #expect(total == expectedEdits && applied + rejected == total && failed == 0, "\(summary)")
             #expect(rejected > 0, "with 20 % per-edit failures some groups are refused: \(summary)")
             #expect(result.status == 1, "refused groups make the run fail: \(result.output)")
-            #expect(result.output.contains("verify: \(applied) of \(applied) applied adds found once; \(rejected) of \(rejected) adds that did not apply absent: ok"), "\(result.output)")
+            #expect(
+                result.output.contains(
+                    "verify: \(applied) of \(applied) applied adds found once; \(rejected) of \(rejected) adds that did not apply absent: ok"),
+                "\(result.output)")
 
             let held = try await Self.held(input, at: url)
             var missing = 0
@@ -148,7 +157,8 @@ import Testing
         }
     }
 
-    @Test("when the photos come after the records, applying the input again attaches them to the requests already there, once", .timeLimit(.minutes(2)))
+    @Test(
+        "when the photos come after the records, applying the input again attaches them to the requests already there, once", .timeLimit(.minutes(2)))
     func filesForFeaturesAlreadyThere() async throws {
         let directory = try TemporaryDirectory()
         let input = try Self.makeInput(in: directory.path, count: 40)

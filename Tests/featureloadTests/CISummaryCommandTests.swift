@@ -22,7 +22,8 @@ import Testing
         """
     }
 
-    @Test("on GitHub Actions a failing gate appends its verdict, thresholds and table to the step summary and prints ::error", .timeLimit(.minutes(2)))
+    @Test(
+        "on GitHub Actions a failing gate appends its verdict, thresholds and table to the step summary and prints ::error", .timeLimit(.minutes(2)))
     func githubActions() async throws {
         let directory = try TemporaryDirectory()
         let summary = directory.path + "/summary.md"
@@ -62,7 +63,8 @@ import Testing
         #expect(!passed.output.contains("::error"))
 
         try Self.scenario(threshold: "count>1000").write(toFile: file, atomically: true, encoding: .utf8)
-        let failed = try await Featureload.run(["run", file, "--out", directory.path + "/out", "--formats", "md"], environment: ["GITLAB_CI": "true"])
+        let failed = try await Featureload.run(
+            ["run", file, "--out", directory.path + "/out", "--formats", "md"], environment: ["GITLAB_CI": "true"])
         #expect(failed.status == 1)
         #expect(failed.output.contains("\u{1B}[31;1mERROR: featureload: gate: threshold edits"), Comment(rawValue: failed.output))
         #expect(!failed.output.contains("::error"))

@@ -16,7 +16,10 @@ import Testing
         let options: [String: [String]] = [
             "run": ["--target", "--out", "--data", "--quiet", "--log-level"],
             "validate": ["scenario.yaml"],
-            "serve": ["--port", "--host", "--data", "--dataset", "--rows", "--max-record-count", "--max-request-body", "--max-attachment-size", "--log-level"],
+            "serve": [
+                "--port", "--host", "--data", "--dataset", "--rows", "--max-record-count", "--max-request-body", "--max-attachment-size",
+                "--log-level",
+            ],
         ]
         for (command, words) in options {
             let help = try await Featureload.run([command, "--help"])
@@ -226,7 +229,8 @@ enum Featureload {
     static func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result2 { try runBlocking(arguments, environment: environment, executable: URL(fileURLWithPath: path)) }.result)
+                continuation.resume(
+                    with: Result2 { try runBlocking(arguments, environment: environment, executable: URL(fileURLWithPath: path)) }.result)
             }
             thread.start()
         }

@@ -66,7 +66,8 @@ import Testing
     func refusals() async throws {
         let directory = try TemporaryDirectory()
         let fast = try await Self.run(Self.scenario(latency: nil), in: directory, name: "fast")
-        let other = try await Self.run(Self.scenario(latency: nil).replacingOccurrences(of: "  counts:", with: "  tallies:"), in: directory, name: "other")
+        let other = try await Self.run(
+            Self.scenario(latency: nil).replacingOccurrences(of: "  counts:", with: "  tallies:"), in: directory, name: "other")
         let missing = try await Featureload.run(["compare", fast, directory.path + "/nope.json"])
         #expect(missing.status == 2 && missing.errorOutput.contains("no such file"))
         let different = try await Featureload.run(["compare", fast, other])

@@ -27,7 +27,9 @@ import Testing
           http_req_duration: ["max<1000"]
           http_req_failed: ["rate<0.01"]
         """.write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try await Featureload.run(["run", file, "--out", directory.path + "/out", "--formats", "md", "--formats", "junit", "--formats", "html"])
+        let result = try await Featureload.run([
+            "run", file, "--out", directory.path + "/out", "--formats", "md", "--formats", "junit", "--formats", "html",
+        ])
         #expect(result.status == 1, "\(result.output)\n\(result.errorOutput)")
         #expect(result.output.contains("2 requests cut off still waiting"), "\(result.output)")
         #expect(result.output.contains("stuck: 2 requests were still waiting for the service at the end of its gracefulStop"), "\(result.output)")

@@ -78,7 +78,9 @@ import Testing
         #expect(Self.number(after: "s: ", in: done) == view.requests, Comment(rawValue: String(done)))
         #expect(Self.number(after: "failed), ", in: done) == view.editsApplied, Comment(rawValue: String(done)))
 
-        let quiet = try await Featureload.run(["run", file, "--generators", "2", "--out", directory.path + "/quiet", "--quiet", "--progress-interval", "1s"])
+        let quiet = try await Featureload.run([
+            "run", file, "--generators", "2", "--out", directory.path + "/quiet", "--quiet", "--progress-interval", "1s",
+        ])
         #expect(quiet.status == 0 && !quiet.output.contains("progress ") && !quiet.output.contains("done on"), Comment(rawValue: quiet.output))
     }
 

@@ -99,7 +99,8 @@ import Testing
         #expect(text.sum("featureload_server_requests_total", matching: ["operation": "applyEdits"]) == requests, comment)
         #expect(text.sum("featureload_server_request_duration_seconds_count", matching: ["operation": "applyEdits"]) == requests, comment)
         #expect(text.sum("featureload_server_requests_total", matching: ["operation": "applyEdits", "status": "503"]) == unavailable, comment)
-        #expect(text.sum("featureload_server_faults_injected_total", matching: ["operation": "applyEdits", "fault": "http503"]) == unavailable, comment)
+        #expect(
+            text.sum("featureload_server_faults_injected_total", matching: ["operation": "applyEdits", "fault": "http503"]) == unavailable, comment)
         // The run's metadata reads are the service's too, under their own operations.
         #expect(text.sum("featureload_server_requests_total", matching: ["operation": "service"]) >= 1, comment)
     }
@@ -110,7 +111,8 @@ import Testing
         let input = directory.path + "/parks.geojson"
         try ApplyCommandTests.geojson(120).write(toFile: input, atomically: true, encoding: .utf8)
         let apply = try BackgroundCommand([
-            "apply", input, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--journal", directory.path + "/parks.journal",
+            "apply", input, "--to", "local", "--layer", "0", "--data", directory.path + "/parks.sqlite", "--journal",
+            directory.path + "/parks.journal",
             "--batch-size", "25",
             "--metrics-listen", "127.0.0.1:0", "--metrics-linger", "60s", "--run-id", "load-1",
         ])
@@ -129,7 +131,9 @@ import Testing
         #expect(text.sum(LiveMetricName.editFailed, matching: labels) == 0, comment)
     }
 
-    @Test("a --metrics-listen that is not HOST:PORT, or beside --generators, is a usage error; a taken port stops the run before any load", .timeLimit(.minutes(2)))
+    @Test(
+        "a --metrics-listen that is not HOST:PORT, or beside --generators, is a usage error; a taken port stops the run before any load",
+        .timeLimit(.minutes(2)))
     func refusals() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.path + "/live.yaml"
@@ -180,7 +184,8 @@ final class BackgroundCommand: @unchecked Sendable {
     /// What it wrote to standard error so far, and how it ended if it has.
     var errorOutput: String {
         let text = (try? String(contentsOfFile: errors.path + "/stderr", encoding: .utf8)) ?? ""
-        return process.isRunning ? text : text + "\n(exited: \(process.terminationStatus), \(process.terminationReason == .uncaughtSignal ? "signal" : "exit"))"
+        return process.isRunning
+            ? text : text + "\n(exited: \(process.terminationStatus), \(process.terminationReason == .uncaughtSignal ? "signal" : "exit"))"
     }
 
     /// Reads standard output until `done` holds for all of it so far, the process ends, or 90 s pass.

@@ -49,7 +49,10 @@ import Testing
         try await Self.withSecuredServer { endpoint, certificate in
             let url = endpoint.serviceURL("parks")
             let result = try await Featureload.run(
-                ["run", file, "--target", url, "--ca-file", certificate, "--username-env", "FL_USER", "--password-env", "FL_PASS", "--out", directory + "/out"],
+                [
+                    "run", file, "--target", url, "--ca-file", certificate, "--username-env", "FL_USER", "--password-env", "FL_PASS", "--out",
+                    directory + "/out",
+                ],
                 environment: ["FL_USER": "qa", "FL_PASS": "s3cret-Passw0rd"])
             #expect(result.status == 0, "\(result.output) \(result.errorOutput)")
             let report = try CommandLineTests.report(in: directory + "/out", output: result.output)
@@ -94,7 +97,10 @@ import Testing
             #expect(!result.errorOutput.contains("not-a-valid-token"))
             // With good credentials the same self-signed server is used for the whole run.
             let signedIn = try await Featureload.run(
-                ["run", file, "--target", endpoint.serviceURL("parks"), "--insecure", "--username-env", "FL_USER", "--password-env", "FL_PASS", "--quiet", "--out", directory + "/signed-in"],
+                [
+                    "run", file, "--target", endpoint.serviceURL("parks"), "--insecure", "--username-env", "FL_USER", "--password-env", "FL_PASS",
+                    "--quiet", "--out", directory + "/signed-in",
+                ],
                 environment: ["FL_USER": "qa", "FL_PASS": "s3cret-Passw0rd"])
             #expect(signedIn.status == 0, "\(signedIn.output) \(signedIn.errorOutput)")
         }
@@ -106,17 +112,25 @@ import Testing
         let directory = temporary.path
         // Far past the 200 streams after which a connection used to be closed (one request in 202 failed).
         let file = directory + "/h2.yaml"
-        try Self.scenario.replacingOccurrences(of: "vus: 2\n    iterations: 20\n    exec: applyEdits\n    adds: 2", with: "vus: 4\n    iterations: 800\n    exec: applyEdits\n    adds: 1")
-            .replacingOccurrences(of: "count==40", with: "count==800")
-            .write(toFile: file, atomically: true, encoding: .utf8)
+        try Self.scenario.replacingOccurrences(
+            of: "vus: 2\n    iterations: 20\n    exec: applyEdits\n    adds: 2",
+            with: "vus: 4\n    iterations: 800\n    exec: applyEdits\n    adds: 1"
+        )
+        .replacingOccurrences(of: "count==40", with: "count==800")
+        .write(toFile: file, atomically: true, encoding: .utf8)
         try await Self.withSecuredServer { endpoint, certificate in
             let result = try await Featureload.run(
-                ["run", file, "--target", endpoint.serviceURL("parks"), "--ca-file", certificate, "--username-env", "FL_USER", "--password-env", "FL_PASS", "--quiet", "--out", directory + "/out"],
+                [
+                    "run", file, "--target", endpoint.serviceURL("parks"), "--ca-file", certificate, "--username-env", "FL_USER", "--password-env",
+                    "FL_PASS", "--quiet", "--out", directory + "/out",
+                ],
                 environment: ["FL_USER": "qa", "FL_PASS": "s3cret-Passw0rd"])
             #expect(result.status == 0, "\(result.output) \(result.errorOutput)")
             let view = try #require(try CommandLineTests.report(in: directory + "/out", output: result.output).views.first)
             #expect(view.requests == 800 && view.editsApplied == 800, "\(view.requests) requests, \(view.editsApplied) edits")
-            #expect(view.editsFailed == 0 && view.failedRequests == 0 && view.retries == 0, "\(view.editsFailed) edits and \(view.failedRequests) requests failed, \(view.retries) retries")
+            #expect(
+                view.editsFailed == 0 && view.failedRequests == 0 && view.retries == 0,
+                "\(view.editsFailed) edits and \(view.failedRequests) requests failed, \(view.retries) retries")
         }
     }
 }

@@ -102,16 +102,20 @@ final class LocalPrometheus: @unchecked Sendable {
         return result.map { item in
             let labels = item["metric"] as? [String: String] ?? [:]
             let pairs = (item["values"] as? [[Any]]) ?? (item["value"] as? [Any]).map { [$0] } ?? []
-            return Series(labels: labels, values: pairs.compactMap { pair in
-                guard pair.count == 2, let time = pair[0] as? Double, let text = pair[1] as? String, let value = Double(text) else { return nil }
-                return (time, value)
-            })
+            return Series(
+                labels: labels,
+                values: pairs.compactMap { pair in
+                    guard pair.count == 2, let time = pair[0] as? Double, let text = pair[1] as? String, let value = Double(text) else { return nil }
+                    return (time, value)
+                })
         }
     }
 
     private func api(_ path: String, _ parameters: [(String, String)]) async throws -> [String: Any] {
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-        let query = parameters.map { "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)" }
+        let query = parameters.map {
+            "\($0.0.addingPercentEncoding(withAllowedCharacters: allowed)!)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed)!)"
+        }
         let response = try await get(path + "?" + query.joined(separator: "&"))
         let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any] ?? [:]
         guard response.status == 200, object["status"] as? String == "success" else {
@@ -147,7 +151,9 @@ enum LocalPort {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         guard bound else { throw POSIXError(.EADDRINUSE) }
         return Int(UInt16(bigEndian: address.sin_port))

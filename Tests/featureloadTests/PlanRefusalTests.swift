@@ -26,18 +26,29 @@ import Testing
         // (what is refused, the local block, the scenario's settings, the field both must name)
         let cases: [(String, String, String, String)] = [
             ("a layer the service lacks", "{ dataset: parks }", "exec: query\n    layer: 7", "scenarios.s.layer"),
-            ("client GlobalIDs without a GlobalID field", "{ dataset: \(bare) }", "exec: applyEdits\n    adds: 1\n    layer: 1\n    clientGlobalIds: true",
-             "scenarios.s.clientGlobalIds"),
+            (
+                "client GlobalIDs without a GlobalID field", "{ dataset: \(bare) }",
+                "exec: applyEdits\n    adds: 1\n    layer: 1\n    clientGlobalIds: true",
+                "scenarios.s.clientGlobalIds"
+            ),
             ("a relationship the layer lacks", "{ dataset: parks }", "exec: queryRelatedRecords\n    relationship: 5", "scenarios.s.relationship"),
-            ("a deep insert on the destination", "{ dataset: parks }", "exec: deepInsert\n    layer: 1\n    relationship: 0\n    children: 1\n    attachments: 0",
-             "scenarios.s.layer"),
+            (
+                "a deep insert on the destination", "{ dataset: parks }",
+                "exec: deepInsert\n    layer: 1\n    relationship: 0\n    children: 1\n    attachments: 0",
+                "scenarios.s.layer"
+            ),
             ("relate on the origin", "{ dataset: parks }", "exec: relate\n    relationship: 0\n    setup: { seed: 5 }", "scenarios.s.layer"),
-            ("deep-insert attachments on a layer without them", "{ dataset: customerorders }",
-             "exec: deepInsert\n    relationship: 0\n    children: 1\n    attachments: 1", "scenarios.s.attachments"),
+            (
+                "deep-insert attachments on a layer without them", "{ dataset: customerorders }",
+                "exec: deepInsert\n    relationship: 0\n    children: 1\n    attachments: 1", "scenarios.s.attachments"
+            ),
             ("attachments on a layer without them", "{ dataset: parks }", "exec: addAttachment\n    layer: 1", "scenarios.s"),
             ("an envelope on a table", "{ dataset: parks }", "exec: query\n    layer: 1\n    envelope: 0.5", "scenarios.s.envelope"),
-            ("updates on an empty layer, with nothing to add or seed", "{ dataset: \(bare) }", "exec: applyEdits\n    adds: 0\n    updates: 5\n    layer: 1",
-             "scenarios.s.updates"),
+            (
+                "updates on an empty layer, with nothing to add or seed", "{ dataset: \(bare) }",
+                "exec: applyEdits\n    adds: 0\n    updates: 5\n    layer: 1",
+                "scenarios.s.updates"
+            ),
             ("a fault that does not parse", "{ dataset: parks, faults: [\"http503:2\"] }", "exec: query", "local.faults"),
             ("a dataset that does not exist", "{ dataset: nowhere }", "exec: query", "local.dataset"),
         ]

@@ -1,6 +1,7 @@
-@testable import featureload
 import Synchronization
 import Testing
+
+@testable import featureload
 
 /// apply hands its progress line over as a closure after every batch: the line is formatted only when it is drawn.
 @Suite struct ProgressDisplayTests {

@@ -7,7 +7,10 @@ import Testing
 /// A real Prometheus scraping a run's `--metrics-listen` endpoint every second, queried with PromQL after the run:
 /// its counts equal report.json's, its percentiles agree within a bucket, and every panel of the Grafana dashboard in
 /// deploy/grafana returns data. One 20 s run serves both tests.
-@Suite(.enabled(if: LocalPrometheus.executable != nil, "Debian's prometheus package is not installed here, so no real Prometheus can scrape a run: scripts/install-deps --test installs it"))
+@Suite(
+    .enabled(
+        if: LocalPrometheus.executable != nil,
+        "Debian's prometheus package is not installed here, so no real Prometheus can scrape a run: scripts/install-deps --test installs it"))
 struct PrometheusScrapeTests {
     /// What the run reported, and what Prometheus answered about it.
     struct Observation: Sendable {
@@ -29,7 +32,9 @@ struct PrometheusScrapeTests {
     static let runId = "prometheus-\(UInt32.random(in: 0...UInt32.max))"
     static let observed = Task { try await observe() }
 
-    @Test("sum(increase(featureload_http_reqs_total[1h])) equals report.json's requests exactly, and histogram_quantile(0.5) is within the report's p50 bucket", .timeLimit(.minutes(4)))
+    @Test(
+        "sum(increase(featureload_http_reqs_total[1h])) equals report.json's requests exactly, and histogram_quantile(0.5) is within the report's p50 bucket",
+        .timeLimit(.minutes(4)))
     func countsAndPercentilesAgree() async throws {
         let observed = try await Self.observed.value
         let comment = Comment(rawValue: observed.output)
@@ -37,7 +42,8 @@ struct PrometheusScrapeTests {
         #expect(requests > 100, comment)
         // Every series was scraped at zero before the load began, so increase() counts every request.
         let first = (observed.firstRequestValues + observed.scrapes).map { "\($0)" }.joined(separator: "\n")
-        #expect(!observed.firstRequestValues.isEmpty && observed.firstRequestValues.allSatisfy { $0.values.first?.value == 0 }, Comment(rawValue: first))
+        #expect(
+            !observed.firstRequestValues.isEmpty && observed.firstRequestValues.allSatisfy { $0.values.first?.value == 0 }, Comment(rawValue: first))
         let increase = try #require(observed.requestsIncrease.first?.values.first?.value, comment)
         #expect(abs(increase - requests) < 1e-6, Comment(rawValue: "increase \(increase), report \(requests)\n\(observed.output)"))
 
@@ -47,7 +53,8 @@ struct PrometheusScrapeTests {
         let bounds = [0] + LiveMetricName.durationBuckets.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
         let upper = try #require(bounds.firstIndex { $0 >= p50 }, Comment(rawValue: "p50 \(p50) s is beyond the last bucket"))
         let width = bounds[upper] - bounds[max(0, upper - 1)]
-        #expect(abs(estimate - p50) <= width, Comment(rawValue: "histogram_quantile(0.5) \(estimate) s, report p50 \(p50) s, bucket width \(width) s"))
+        #expect(
+            abs(estimate - p50) <= width, Comment(rawValue: "histogram_quantile(0.5) \(estimate) s, report p50 \(p50) s, bucket width \(width) s"))
     }
 
     @Test("every panel of deploy/grafana/featureload.json returns data for the run, and its run_id variable lists the run", .timeLimit(.minutes(4)))
@@ -132,10 +139,14 @@ struct PrometheusScrapeTests {
             let targets = try #require(panel["targets"] as? [[String: Any]], Comment(rawValue: "panel \(title) has no targets"))
             for target in targets {
                 let expression = try #require(target["expr"] as? String, Comment(rawValue: "panel \(title) has a target without expr"))
-                queries.append((title, expression
-                    .replacingOccurrences(of: "$run_id", with: runId)
-                    .replacingOccurrences(of: "$__rate_interval", with: "4s")
-                    .replacingOccurrences(of: "$__range", with: "1h")))
+                queries.append(
+                    (
+                        title,
+                        expression
+                            .replacingOccurrences(of: "$run_id", with: runId)
+                            .replacingOccurrences(of: "$__rate_interval", with: "4s")
+                            .replacingOccurrences(of: "$__range", with: "1h")
+                    ))
             }
         }
         return queries

@@ -112,7 +112,17 @@ import Testing
             if quoted {
                 if character == "\"" {
                     if let next = iterator.next() {
-                        if next == "\"" { field.append("\"") } else { quoted = false; if next == "," { fields.append(field); field = "" } else { field.append(next) } }
+                        if next == "\"" {
+                            field.append("\"")
+                        } else {
+                            quoted = false
+                            if next == "," {
+                                fields.append(field)
+                                field = ""
+                            } else {
+                                field.append(next)
+                            }
+                        }
                     } else {
                         quoted = false
                     }

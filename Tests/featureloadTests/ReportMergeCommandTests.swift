@@ -60,7 +60,8 @@ import Testing
         #expect(half.status == 1 && half.errorOutput.contains("cover 1/2 of the test"), "\(half.errorOutput)")
         let twice = try await Featureload.run(["report", "merge", first, first])
         #expect(twice.status == 2 && twice.errorOutput.contains("both ran segment 0:1/2"), "\(twice.errorOutput)")
-        let other = try await Self.run(Self.scenario.replacingOccurrences(of: "name: halves", with: "name: other"), segment: "1/2:1", in: directory.path + "/x")
+        let other = try await Self.run(
+            Self.scenario.replacingOccurrences(of: "name: halves", with: "name: other"), segment: "1/2:1", in: directory.path + "/x")
         let mixed = try await Featureload.run(["report", "merge", first, other])
         #expect(mixed.status == 2 && mixed.errorOutput.contains("merge the reports of one scenario file"), "\(mixed.errorOutput)")
         let legacy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/report-v1-fc2f927.json").path

@@ -41,7 +41,9 @@ import Testing
     func overridesRecorded() async throws {
         let directory = try TemporaryDirectory()
         let file = try Self.write(Self.shapes, named: "shapes", in: directory)
-        let changed = try await Featureload.run(["run", file, "--vus", "2", "--duration", "1s", "--scenario", "steady", "--quiet", "--out", directory.path + "/a"])
+        let changed = try await Featureload.run([
+            "run", file, "--vus", "2", "--duration", "1s", "--scenario", "steady", "--quiet", "--out", directory.path + "/a",
+        ])
         let comment1 = Comment(rawValue: "\(changed.output)\(changed.errorOutput)")
         #expect(changed.status == 0, comment1)
         let report = try CommandLineTests.report(in: directory.path + "/a", output: changed.output)
@@ -58,13 +60,17 @@ import Testing
         let rendered = try await Featureload.run(["report", folder + "/report.json", "--format", "md"])
         #expect(rendered.output.contains("| overrides | --vus 2 --duration 1s --scenario steady (not the file as written) |"), comment)
 
-        let asWritten = try await Featureload.run(["run", file, "--duration", "1s", "--scenario", "steady", "--quiet", "--out", directory.path + "/b"])
+        let asWritten = try await Featureload.run([
+            "run", file, "--duration", "1s", "--scenario", "steady", "--quiet", "--out", directory.path + "/b",
+        ])
         let comment2 = Comment(rawValue: "\(asWritten.output)\(asWritten.errorOutput)")
         #expect(asWritten.status == 0, comment2)
         let other = try CommandLineTests.folder(from: asWritten.output) + "/report.json"
         let compare = try await Featureload.run(["compare", other, folder + "/report.json"])
         let comment3 = Comment(rawValue: "\(compare.output)")
-        #expect(compare.output.contains("overrides differ: baseline --duration 1s --scenario steady, candidate --vus 2 --duration 1s --scenario steady"), comment3)
+        #expect(
+            compare.output.contains("overrides differ: baseline --duration 1s --scenario steady, candidate --vus 2 --duration 1s --scenario steady"),
+            comment3)
         let same = try await Featureload.run(["compare", other, other])
         let comment4 = Comment(rawValue: "\(same.output)")
         #expect(!same.output.contains("not run alike"), comment4)
@@ -86,7 +92,9 @@ import Testing
         }
         let unknown = try await Featureload.run(["validate", file, "--scenario", "steddy"])
         let comment8 = Comment(rawValue: "\(unknown.errorOutput)")
-        #expect(unknown.status == 2 && unknown.errorOutput.contains("--scenario steddy") && unknown.errorOutput.contains("did you mean `steady`"), comment8)
+        #expect(
+            unknown.status == 2 && unknown.errorOutput.contains("--scenario steddy") && unknown.errorOutput.contains("did you mean `steady`"),
+            comment8)
         let selected = try await Featureload.run(["validate", file, "--duration", "5s", "--scenario", "steady"])
         let comment9 = Comment(rawValue: "\(selected.errorOutput)")
         #expect(selected.status == 0, comment9)

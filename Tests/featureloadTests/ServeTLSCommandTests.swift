@@ -27,7 +27,9 @@ import Testing
         }
     }
 
-    @Test("off loopback, serve says what is exposed: no authentication, or cleartext passwords and tokens; the admin endpoints", .timeLimit(.minutes(1)))
+    @Test(
+        "off loopback, serve says what is exposed: no authentication, or cleartext passwords and tokens; the admin endpoints", .timeLimit(.minutes(1))
+    )
     func exposureWarning() async throws {
         let directory = try TemporaryDirectory()
         let users = directory.path + "/users.yaml"
@@ -38,7 +40,9 @@ import Testing
         let tokens = try await Featureload.run(["serve", "--host", "0.0.0.0", "--users", users, "--dataset", "/nonexistent/x.json"])
         #expect(!tokens.errorOutput.contains("no authentication"), "\(tokens.errorOutput)")
         #expect(tokens.errorOutput.contains("cleartext") && tokens.errorOutput.contains("/arcgis/admin/faults"), "\(tokens.errorOutput)")
-        let quiet = try await Featureload.run(["serve", "--host", "0.0.0.0", "--users", users, "--tls-self-signed", "--no-admin", "--dataset", "/nonexistent/x.json"])
+        let quiet = try await Featureload.run([
+            "serve", "--host", "0.0.0.0", "--users", users, "--tls-self-signed", "--no-admin", "--dataset", "/nonexistent/x.json",
+        ])
         #expect(!quiet.errorOutput.contains("cleartext") && !quiet.errorOutput.contains("admin endpoints"), "\(quiet.errorOutput)")
     }
 

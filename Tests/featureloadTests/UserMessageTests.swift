@@ -1,7 +1,8 @@
-@testable import featureload
 import FeatureloadTestSupport
 import Foundation
 import Testing
+
+@testable import featureload
 
 /// What the CLI prints names files, fields, options and scenario keys, never a Swift type.
 @Suite struct UserMessageTests {
@@ -22,7 +23,10 @@ import Testing
         let truncated = #expect(throws: DecodingError.self) { try JSONDecoder().decode(Report.self, from: Data(#"{"schema": "#.utf8)) }
         let missing = #expect(throws: DecodingError.self) { try JSONDecoder().decode(Report.self, from: Data("{}".utf8)) }
         let noFile = #expect(throws: (any Error).self) { try Data(contentsOf: URL(fileURLWithPath: "/nonexistent/report.json")) }
-        let texts = [truncated, missing].compactMap { $0.map(UserMessage.describe) } + [noFile.map(UserMessage.describe) ?? "", UserMessage.describe(CancellationError())]
+        let texts =
+            [truncated, missing].compactMap { $0.map(UserMessage.describe) } + [
+                noFile.map(UserMessage.describe) ?? "", UserMessage.describe(CancellationError()),
+            ]
         #expect(texts[0] == "not valid JSON, or it holds a number too large to read", "\(texts[0])")
         #expect(texts[1] == "schema is missing", "\(texts[1])")
         #expect(texts[2] == "/nonexistent/report.json: no such file or directory", "\(texts[2])")
@@ -32,8 +36,10 @@ import Testing
 
     @Test("the pattern catches the type names users saw before")
     func patternCatches() {
-        for leaked in ["DecodingError.dataCorrupted(Context(…))", "CancellationError()", "raise CurlTransportConfiguration.maximumResponseSize",
-                       "retry with a RetryPolicy", "Error Domain=NSCocoaErrorDomain Code=260"] {
+        for leaked in [
+            "DecodingError.dataCorrupted(Context(…))", "CancellationError()", "raise CurlTransportConfiguration.maximumResponseSize",
+            "retry with a RetryPolicy", "Error Domain=NSCocoaErrorDomain Code=260",
+        ] {
             #expect(!Self.leaks(leaked).isEmpty, "\(leaked)")
         }
         #expect(Self.leaks("scenarios.single.vus: expected a whole number, got 'many'. Fix: write `vus: 8`").isEmpty)
@@ -47,7 +53,8 @@ import Testing
         let bare = directory.path + "/bare.json"
         try #"{"schema": "featureload.run-report", "schemaVersion": 2}"#.write(toFile: bare, atomically: true, encoding: .utf8)
         let broken = directory.path + "/broken.yaml"
-        try "version: 2\nname: b\ntarget: local\nscenarios:\n  s:\n    executor: shared-iterations\n    vus: many\n".write(toFile: broken, atomically: true, encoding: .utf8)
+        try "version: 2\nname: b\ntarget: local\nscenarios:\n  s:\n    executor: shared-iterations\n    vus: many\n".write(
+            toFile: broken, atomically: true, encoding: .utf8)
         let commands: [[String]] = [
             ["report", truncated, "--format", "md"],
             ["report", bare, "--format", "md"],

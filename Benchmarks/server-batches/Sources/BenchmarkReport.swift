@@ -103,14 +103,17 @@ enum BenchmarkReport {
 
             """
         for row in result.rows {
-            text += "| \(row.batchSize) | \(row.edits) | \(Int(row.httpEditsPerSecond)) | \(Int(row.rawRowsPerSecond)) | \(String(format: "%.1f %%", 100 * row.ratio)) |\n"
+            text +=
+                "| \(row.batchSize) | \(row.edits) | \(Int(row.httpEditsPerSecond)) | \(Int(row.rawRowsPerSecond)) | \(String(format: "%.1f %%", 100 * row.ratio)) |\n"
         }
         if let verified = result.verifiedRows { text += "\nAll \(verified) rows verified in the server's table by a count query.\n" }
         if let thousand = result.rows.first(where: { $0.batchSize == 1000 }) {
             let verdict = thousand.ratio >= result.targetRatioAtBatch1000 ? "PASS" : "FAIL"
-            text += "\nTarget (batch 1000 ≥ \(Int(result.targetRatioAtBatch1000 * 100)) % of raw): **\(verdict)** (\(String(format: "%.1f %%", 100 * thousand.ratio))).\n"
+            text +=
+                "\nTarget (batch 1000 ≥ \(Int(result.targetRatioAtBatch1000 * 100)) % of raw): **\(verdict)** (\(String(format: "%.1f %%", 100 * thousand.ratio))).\n"
         }
-        text += "\nServer RSS: \(mib(result.residentBytesBefore)) after warm-up, \(mib(result.residentBytesAfter)) after \(result.residentSamples.count) s of sustained load"
+        text +=
+            "\nServer RSS: \(mib(result.residentBytesBefore)) after warm-up, \(mib(result.residentBytesAfter)) after \(result.residentSamples.count) s of sustained load"
         if let first = result.residentSamples.first, let last = result.residentSamples.last, let peak = result.residentSamples.max() {
             text += " (first sample \(mib(first)), last \(mib(last)), peak \(mib(peak)))"
         }
@@ -133,7 +136,8 @@ enum BenchmarkReport {
 
             """
         for (index, round) in floor.rounds.enumerated() {
-            text += "| \(index / 2 + 1) | \(round.server) | \(round.requests) | \(String(format: "%.2f", round.cpuSeconds)) | \(String(format: "%.1f", round.microsecondsPerRequest)) |\n"
+            text +=
+                "| \(index / 2 + 1) | \(round.server) | \(round.requests) | \(String(format: "%.2f", round.cpuSeconds)) | \(String(format: "%.1f", round.microsecondsPerRequest)) |\n"
         }
         text += "\n" + floor.summary + "\n"
         return text

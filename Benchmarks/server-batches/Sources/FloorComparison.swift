@@ -83,7 +83,8 @@ struct FloorComparison: Codable {
         let serve = microsecondsPerRequest(Self.serve)
         let floor = microsecondsPerRequest(Self.floor)
         return String(
-            format: "single-add CPU per request: featureload serve %.1f µs (%.0f edits/s), featureload-floor %.1f µs (%.0f edits/s); ratio %.2f× (target ≤ %.1f×): %@",
+            format:
+                "single-add CPU per request: featureload serve %.1f µs (%.0f edits/s), featureload-floor %.1f µs (%.0f edits/s); ratio %.2f× (target ≤ %.1f×): %@",
             serve, editsPerSecond(Self.serve), floor, editsPerSecond(Self.floor), ratio, target, passed ? "PASS" : "FAIL")
     }
 

@@ -11,7 +11,9 @@ enum HTTPBatches {
             features: (0..<count).map { index in
                 let row = Row(index)
                 return Feature(
-                    attributes: ["name": .string(row.name), "state": .string(row.state), "category": .int(row.category), "visitors": .int(row.visitors)],
+                    attributes: [
+                        "name": .string(row.name), "state": .string(row.state), "category": .int(row.category), "visitors": .int(row.visitors),
+                    ],
                     geometry: .point(x: row.x, y: row.y))
             })
     }
@@ -53,7 +55,9 @@ enum HTTPBatches {
                     for _ in stride(from: worker, to: requests, by: concurrency) {
                         let response = try await transport.send(request)
                         if let error = WireJSON.error(in: response.body) { throw BenchmarkFailure("applyEdits failed: \(error)") }
-                        guard response.status == 200, response.body.count > 20 else { throw BenchmarkFailure("applyEdits answered HTTP \(response.status)") }
+                        guard response.status == 200, response.body.count > 20 else {
+                            throw BenchmarkFailure("applyEdits answered HTTP \(response.status)")
+                        }
                     }
                 }
             }
@@ -78,7 +82,9 @@ enum HTTPBatches {
                     while count < perWorker, DispatchTime.now().uptimeNanoseconds < deadline {
                         let response = try await transport.send(request)
                         if let error = WireJSON.error(in: response.body) { throw BenchmarkFailure("applyEdits failed: \(error)") }
-                        guard response.status == 200, response.body.count > 20 else { throw BenchmarkFailure("applyEdits answered HTTP \(response.status)") }
+                        guard response.status == 200, response.body.count > 20 else {
+                            throw BenchmarkFailure("applyEdits answered HTTP \(response.status)")
+                        }
                         count += 1
                     }
                     return count

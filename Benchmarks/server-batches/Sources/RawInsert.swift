@@ -10,7 +10,9 @@ enum RawInsert {
     static func schema(of path: String) throws -> [String] {
         let db = try open(path)
         defer { sqlite3_close_v2(db) }
-        return try rows(db, "SELECT sql FROM sqlite_master WHERE tbl_name = 'layer_0' AND type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type DESC, name").map { $0[0] }
+        return try rows(
+            db, "SELECT sql FROM sqlite_master WHERE tbl_name = 'layer_0' AND type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type DESC, name"
+        ).map { $0[0] }
     }
 
     /// Inserts `batchSize`-row transactions into `layer_0` until `rows` rows are in, in the database at `path`
@@ -19,7 +21,8 @@ enum RawInsert {
     ///
     /// Each row binds what the server stores for one added park: a time-ordered GlobalID, the four attributes the
     /// HTTP run sends, and the point; other columns are NULL, as the server leaves them.
-    static func run(path: String, schema: [String], create: Bool, rows total: Int, batchSize: Int, row: (Int) -> [String: RawValue]) throws -> Double {
+    static func run(path: String, schema: [String], create: Bool, rows total: Int, batchSize: Int, row: (Int) -> [String: RawValue]) throws -> Double
+    {
         let db = try open(path)
         defer { sqlite3_close_v2(db) }
         try execute(db, "PRAGMA journal_mode = WAL")
@@ -103,9 +106,10 @@ enum RawInsert {
         defer { sqlite3_finalize(statement) }
         var result: [[String]] = []
         while sqlite3_step(statement) == SQLITE_ROW {
-            result.append((0..<sqlite3_column_count(statement)).map { column in
-                sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
-            })
+            result.append(
+                (0..<sqlite3_column_count(statement)).map { column in
+                    sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+                })
         }
         return result
     }

@@ -114,7 +114,9 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
             offset += row.edits
             result.rows[index].rawSeconds = seconds
             result.rows[index].rawRowsPerSecond = Double(row.edits) / seconds
-            log("raw SQLite batch \(row.batchSize): \(Int(Double(row.edits) / seconds)) rows/s; ratio \(String(format: "%.1f", 100 * result.rows[index].ratio)) %")
+            log(
+                "raw SQLite batch \(row.batchSize): \(Int(Double(row.edits) / seconds)) rows/s; ratio \(String(format: "%.1f", 100 * result.rows[index].ratio)) %"
+            )
         }
         try finish(result)
     }
@@ -129,7 +131,8 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
     /// The columns ``RawInsert`` binds for row `index`: what the server stores for the same park.
     static func rawRow(_ index: Int) -> [String: RawInsert.RawValue] {
         let row = HTTPBatches.Row(index)
-        let globalId = String(format: "{%08X-%04X-7000-8000-%012X}", UInt32(truncatingIfNeeded: index >> 16), UInt16(truncatingIfNeeded: index), index)
+        let globalId = String(
+            format: "{%08X-%04X-7000-8000-%012X}", UInt32(truncatingIfNeeded: index >> 16), UInt16(truncatingIfNeeded: index), index)
         return [
             "globalid": .text(globalId), "name": .text(row.name), "state": .text(row.state), "category": .integer(row.category),
             "visitors": .integer(row.visitors), "__shape_x": .real(row.x), "__shape_y": .real(row.y),

@@ -62,7 +62,10 @@ struct BenchmarkResult {
     private var loopLines: (row: String, summary: String) {
         func f(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
         guard let loop else {
-            return ("", "The libcurl loop is not built: `FEATURELOAD_BENCHMARKS=1 swift build -c release --product featureload-libcurl-loop` puts it next to this benchmark.")
+            return (
+                "",
+                "The libcurl loop is not built: `FEATURELOAD_BENCHMARKS=1 swift build -c release --product featureload-libcurl-loop` puts it next to this benchmark."
+            )
         }
         let loopRatio = Self.ratio(loop.requestsPerSecond, to: wrk.requestsPerSecond)
         let share = Self.ratio(client.requestsPerSecond, to: loop.requestsPerSecond)
@@ -70,7 +73,8 @@ struct BenchmarkResult {
             "| `\(loop.command)` (libcurl in C) | \(f(loop.requestsPerSecond)) | \(loop.requests) | \(loop.errors) | \(f(loop.p50.milliseconds, 2)) | – | \(f(loop.p99.milliseconds, 2)) | \(f(loop.cpuPerRequest.microseconds)) |\n",
             "The libcurl loop, the same closed loop in C with nothing of featureload in it, reached \(f(loopRatio, 2))× wrk; "
                 + "featureload's transport \(f(share, 2))× the loop, at \(f(client.cpuPerRequest.microseconds)) against "
-                + "\(f(loop.cpuPerRequest.microseconds)) µs of client CPU a request.")
+                + "\(f(loop.cpuPerRequest.microseconds)) µs of client CPU a request."
+        )
     }
 
     var markdown: String {

@@ -27,7 +27,8 @@ struct WrkRun {
         process.waitUntilExit()
         let output = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0, let parsed = parse(output) else {
-            throw UsageError(message: "wrk failed (exit \(process.terminationStatus)); install it with scripts/install-deps --bench. Output:\n\(output)")
+            throw UsageError(
+                message: "wrk failed (exit \(process.terminationStatus)); install it with scripts/install-deps --bench. Output:\n\(output)")
         }
         var run = parsed
         run.command = "wrk " + arguments.joined(separator: " ")

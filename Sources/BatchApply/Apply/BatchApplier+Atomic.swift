@@ -94,7 +94,8 @@ extension BatchApplier {
                     EditRecord(
                         index: edit.planned.position.index, status: .rejected,
                         reason: features[edit.planned.position.index] == nil
-                            ? "the journal's copy of the edit is unreadable" : "a record of its group is unreadable in the journal, so the group is not sent"))
+                            ? "the journal's copy of the edit is unreadable"
+                            : "a record of its group is unreadable in the journal, so the group is not sent"))
                 continue
             }
             let layer = edit.planned.layer
@@ -128,7 +129,9 @@ extension BatchApplier {
             result.files += try await settleFiles(sentFiles, parents: outcome.objectIds, into: &result)
             result.alreadyPresent += sent.count
             return sent.map {
-                EditRecord(index: $0.planned.position.index, status: .applied, objectId: objectId($0), reason: "already in the service (its GlobalID was there)")
+                EditRecord(
+                    index: $0.planned.position.index, status: .applied, objectId: objectId($0),
+                    reason: "already in the service (its GlobalID was there)")
             }
         case .rejected(let error):
             let parent = sent[0].planned.group ?? sent[0].planned.position.index
@@ -187,7 +190,11 @@ extension BatchApplier {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            return files.map { FileRecord(globalId: $0.globalId, status: .unknown, reason: "its feature is in the service; whether the file is could not be checked: \(error)") }
+            return files.map {
+                FileRecord(
+                    globalId: $0.globalId, status: .unknown,
+                    reason: "its feature is in the service; whether the file is could not be checked: \(error)")
+            }
         }
         var records = files.filter { present.contains(GlobalID.normalized($0.globalId) ?? $0.globalId) }.map {
             FileRecord(globalId: $0.globalId, status: .applied, reason: "attached already")

@@ -1,5 +1,5 @@
-import FeatureServiceClient
 import FeatureModel
+import FeatureServiceClient
 
 /// A service that cannot be reached: which failures say so, waiting for it, probing it.
 extension BatchApplier {

@@ -90,7 +90,8 @@ extension BatchApplier {
                     let planned = edits[index].planned
                     // The byte-level reader: JSONDecoder took a third of a run's CPU on these payloads.
                     guard let value = try? JSONReader.parse(planned.payload), let feature = try? EsriJSONFeature.feature(value) else {
-                        request.unreadable.append(EditRecord(index: planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
+                        request.unreadable.append(
+                            EditRecord(index: planned.position.index, status: .rejected, reason: "the journal's copy of the edit is unreadable"))
                         continue
                     }
                     if planned.kind == .add {
@@ -137,7 +138,9 @@ extension BatchApplier {
             for index in positions.dropFirst(outcomes.count) {
                 inDoubt = true
                 result.records.append(
-                    EditRecord(index: batch.edits[index].planned.position.index, status: .unknown, reason: "the service answered without a result for this edit"))
+                    EditRecord(
+                        index: batch.edits[index].planned.position.index, status: .unknown,
+                        reason: "the service answered without a result for this edit"))
             }
             for (index, outcome) in zip(positions, outcomes) {
                 let record = Self.record(batch.edits[index].planned, outcome)
@@ -162,13 +165,17 @@ extension BatchApplier {
         if let arcgis = error.arcgisError, settings.rollbackOnFailure, !error.mayHaveBeenApplied, arcgis.code == 400 {
             let details = arcgis.details.isEmpty ? "" : ": " + arcgis.details.joined(separator: "; ")
             result.records += sent.map {
-                EditRecord(index: $0, status: .rejected, code: arcgis.code, reason: "the batch was rolled back (--rollback-on-failure): \(arcgis.message)\(details)")
+                EditRecord(
+                    index: $0, status: .rejected, code: arcgis.code,
+                    reason: "the batch was rolled back (--rollback-on-failure): \(arcgis.message)\(details)")
             }
             return
         }
         let reason = error.stopReason.map { "\(error.attemptFailure) (\($0))" } ?? "\(error.attemptFailure)"
         result.unavailable = outage(after: error.attemptFailure)
-        result.records += sent.map { EditRecord(index: $0, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)") }
+        result.records += sent.map {
+            EditRecord(index: $0, status: .failed, code: error.arcgisError?.code, reason: "failed after retries: \(reason)")
+        }
         // An attempt may have reached the service: keep the batch in doubt, to look it up before resending.
         result.state = error.mayHaveBeenApplied ? .sending : .done
     }

@@ -1,5 +1,5 @@
-package import FeatureServiceClient
 import FeatureModel
+package import FeatureServiceClient
 import Foundation
 
 /// Sends a journal's planned batches to the service, `concurrency` requests at a time and at most `rate` edits a

@@ -118,7 +118,8 @@ package struct GeoJSONReader: EditReader {
                 splitter = current
                 let (spatialReference, kindField) = (spatialReference, kindField)
                 // Without a kind field every Feature is an add: the planner may take its fast path.
-                let text = kindField == nil && spatialReference.latestWkid == nil
+                let text =
+                    kindField == nil && spatialReference.latestWkid == nil
                     ? spatialReference.wkid.map { GeoJSONText(bytes: bytes, position: position, wkid: $0) } : nil
                 return .deferred(byteCount: bytes.count, geoJSON: text) {
                     Self.decode(bytes, position: position, spatialReference: spatialReference, kindField: kindField)
@@ -148,7 +149,9 @@ package struct GeoJSONReader: EditReader {
         return Self.decode(bytes, position: InputPosition(index: 0, line: 1), spatialReference: spatialReference, kindField: kindField)
     }
 
-    private static func decode(_ bytes: [UInt8], position: InputPosition, spatialReference: SpatialReference, kindField: String?) -> Result<InputEdit, InputProblem> {
+    private static func decode(
+        _ bytes: [UInt8], position: InputPosition, spatialReference: SpatialReference, kindField: String?
+    ) -> Result<InputEdit, InputProblem> {
         RecordText.parse(bytes, position: position).flatMap { value in
             do throws(GeometryProblem) {
                 let (kind, feature) = try GeoJSONFeature.decode(value, spatialReference: spatialReference, kindField: kindField)

@@ -51,7 +51,9 @@ enum RecordText {
     static func tooLarge(byteCount: Int, limit: Int, at position: InputPosition) -> InputProblem {
         InputProblem(
             position: position,
-            reason: "the record is \(byteCount) bytes, more than the record size limit of \(limit) bytes; raise it with --max-record-size if it is meant to be that large")
+            reason:
+                "the record is \(byteCount) bytes, more than the record size limit of \(limit) bytes; raise it with --max-record-size if it is meant to be that large"
+        )
     }
 
     /// A problem at `position` with the record's text.

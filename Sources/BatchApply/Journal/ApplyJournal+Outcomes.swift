@@ -1,5 +1,5 @@
-import Foundation
 import FeatureServiceClient
+import Foundation
 import GRDB
 
 /// What the journal holds once sent: counts, and the edits and problems for verification and the rejects file.
@@ -30,8 +30,10 @@ extension ApplyJournal {
             }
             // Packed edits: pending until their batch is recorded applied.
             for row in try Row.fetchAll(
-                db, sql: "SELECT batch.applied IS NOT NULL, sum(pack.count) FROM pack JOIN batch ON batch.id = pack.batch GROUP BY batch.applied IS NOT NULL")
-            {
+                db,
+                sql:
+                    "SELECT batch.applied IS NOT NULL, sum(pack.count) FROM pack JOIN batch ON batch.id = pack.batch GROUP BY batch.applied IS NOT NULL"
+            ) {
                 let (applied, n): (Bool, Int) = (row[0], row[1])
                 counts.planned += n
                 if applied { counts.applied += n } else { counts.pending += n }
@@ -66,8 +68,10 @@ extension ApplyJournal {
                     }
                     if !packed.isEmpty { edits = (edits + packed).sorted { $0.planned.position.index < $1.planned.position.index } }
                 }
-                let more = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position > ?1) OR EXISTS (SELECT 1 FROM pack WHERE last > ?1)", arguments: [end]) ?? false
+                let more =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position > ?1) OR EXISTS (SELECT 1 FROM pack WHERE last > ?1)",
+                        arguments: [end]) ?? false
                 return (edits, more)
             }
             for edit in page { try body(edit) }
@@ -99,7 +103,8 @@ extension ApplyJournal {
         let problems = try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM problem ORDER BY position").map { row in
                 InputProblem(
-                    position: InputPosition(index: row["position"], line: row["line"], table: row["sourceTable"]), reason: row["reason"], source: row["source"],
+                    position: InputPosition(index: row["position"], line: row["line"], table: row["sourceTable"]), reason: row["reason"],
+                    source: row["source"],
                     kind: (row["kind"] as String?).flatMap(InputEdit.Kind.init(rawValue:)), layer: row["layer"])
             }
         }

@@ -1,5 +1,5 @@
-import Foundation
 import FeatureServiceClient
+import Foundation
 import GRDB
 import SQLiteSupport
 
@@ -34,7 +34,9 @@ extension ApplyJournal {
             let (batch, page, count): (Int, Int64, Int) = (row[0], row[1], row[4])
             let pack = try EditPack([UInt8](row[2] as Data))
             let slots = try EditPack.slots([UInt8](row[3] as Data), count: count)
-            guard pack.entries.count == count else { throw ApplyError.journal("a pack of batch \(batch + 1) holds \(pack.entries.count) edits, not \(count)") }
+            guard pack.entries.count == count else {
+                throw ApplyError.journal("a pack of batch \(batch + 1) holds \(pack.entries.count) edits, not \(count)")
+            }
             if applied?.batch != batch { applied = (batch, try (row[5] as Data?).map { try AppliedIDs.decode([UInt8]($0)) }) }
             for (entry, slot) in zip(pack.entries, slots) {
                 var objectId: Int64?
@@ -98,8 +100,10 @@ extension ApplyJournal {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', '', ?, ?, ?, ?)
                 """)
         try forEachPacked(db, where: "pack.batch = ?", arguments: [id]) { _, entry, text, objectId in
-            try statement.execute(binding:
-                entry.position.index, entry.position.line, entry.position.table, id, entry.kind.rawValue, entry.layer, entry.globalId, entry.objectId,
+            try statement.execute(
+                binding:
+                    entry.position.index, entry.position.line, entry.position.table, id, entry.kind.rawValue, entry.layer, entry.globalId,
+                entry.objectId,
                 objectId == nil ? EditStatus.pending.rawValue : EditStatus.applied.rawValue, objectId, text.page, text.slot)
         }
         try db.execute(sql: "DELETE FROM pack WHERE batch = ?; UPDATE batch SET applied = NULL WHERE id = ?", arguments: [id, id])

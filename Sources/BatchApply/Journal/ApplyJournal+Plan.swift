@@ -1,5 +1,5 @@
-import Foundation
 import FeatureServiceClient
+import Foundation
 import GRDB
 import SQLiteSupport
 
@@ -31,7 +31,8 @@ extension ApplyJournal {
             for index in rows.indices where rows[index].edit.payload.utf8.count + rows[index].edit.source.utf8.count > PlanTexts.largestEdit {
                 let edit = rows[index].edit
                 throw ApplyError.journal(
-                    "record \(edit.position.index + 1)\(edit.position.line.map { " (line \($0))" } ?? "") is too large to plan: its text and payload take \(edit.payload.utf8.count + edit.source.utf8.count) bytes, at most \(PlanTexts.largestEdit) fit. Fix: split it, or simplify its geometry")
+                    "record \(edit.position.index + 1)\(edit.position.line.map { " (line \($0))" } ?? "") is too large to plan: its text and payload take \(edit.payload.utf8.count + edit.source.utf8.count) bytes, at most \(PlanTexts.largestEdit) fit. Fix: split it, or simplify its geometry"
+                )
             }
         }
         // Whether each edit's row or pack was inserted just now (not planned before).
@@ -72,7 +73,9 @@ extension ApplyJournal {
                 inserted[index] = db.changesCount > 0
                 if db.changesCount == 0 {
                     // Planned before: it must plan the same (a grouped edit's batch is assigned later).
-                    guard let row = try Row.fetchOne(db, sql: "SELECT batch, kind, layer, globalId FROM edit WHERE position = ?", arguments: [edit.position.index])
+                    guard
+                        let row = try Row.fetchOne(
+                            db, sql: "SELECT batch, kind, layer, globalId FROM edit WHERE position = ?", arguments: [edit.position.index])
                     else { throw Self.replanned("record \(edit.position.index + 1)") }
                     let (planned, kind, layer, globalId): (Int?, String, Int, String?) = (row[0], row[1], row[2], row[3])
                     if kind != edit.kind.rawValue || layer != edit.layer || globalId != edit.globalId || (batch != nil && planned != batch) {
@@ -95,7 +98,8 @@ extension ApplyJournal {
                 var rowIndices: [Int] = []
                 for index in rows.indices {
                     // Fields read in place: `let edit = rows[index].edit` copied the edit (its strings retained).
-                    guard let batch = rows[index].batch, rows[index].edit.group == nil, attached.isEmpty || !attached.contains(rows[index].edit.position.index)
+                    guard let batch = rows[index].batch, rows[index].edit.group == nil,
+                        attached.isEmpty || !attached.contains(rows[index].edit.position.index)
                     else {
                         rowIndices.append(index)
                         continue
@@ -111,7 +115,8 @@ extension ApplyJournal {
                         // A batch with rows of its own (small, or planned by an earlier version) keeps its edits in rows.
                         packed = false
                     } else {
-                        packed = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pack WHERE batch = ?)", arguments: [batch]) ?? false
+                        packed =
+                            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pack WHERE batch = ?)", arguments: [batch]) ?? false
                             || members.count >= Self.packMinimum
                     }
                     guard packed else {
@@ -128,10 +133,13 @@ extension ApplyJournal {
                 // Positions rising one edit to the next (as the planner gives them), none in the journal yet.
                 let rising = rows.indices.dropFirst().allSatisfy { rows[$0].edit.position.index > rows[$0 - 1].edit.position.index }
                 let (low, high) = (first.edit.position.index, last.edit.position.index)
-                let planned = try !rising || Bool.fetchOne(
-                    db,
-                    sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ?1 AND ?2) OR EXISTS (SELECT 1 FROM pack WHERE \(Self.packOverlaps("?1", "?2")))",
-                    arguments: [low, high]) ?? true
+                let planned =
+                    try !rising
+                    || Bool.fetchOne(
+                        db,
+                        sql:
+                            "SELECT EXISTS (SELECT 1 FROM edit WHERE position BETWEEN ?1 AND ?2) OR EXISTS (SELECT 1 FROM pack WHERE \(Self.packOverlaps("?1", "?2")))",
+                        arguments: [low, high]) ?? true
                 // The most positions a pack of this append spans.
                 var span = 0
                 let packStatement = try db.cachedStatement(
@@ -144,7 +152,8 @@ extension ApplyJournal {
                         members = try members.filter { member in
                             let edit = rows[member].edit
                             guard let earlier = before[edit.position.index] else { return true }
-                            guard earlier.kind == edit.kind, earlier.layer == edit.layer, earlier.globalId == edit.globalId, earlier.batch == key.batch
+                            guard earlier.kind == edit.kind, earlier.layer == edit.layer, earlier.globalId == edit.globalId,
+                                earlier.batch == key.batch
                             else { throw Self.replanned("record \(edit.position.index + 1)") }
                             return false
                         }
@@ -189,7 +198,8 @@ extension ApplyJournal {
                 for index in rowIndices {
                     let (number, slot) = text(at: index)
                     statement.clearBindings()
-                    try statement.executeBound(Self.bind(rows[index].edit, batch: rows[index].batch, text: (pages[number].id, slot), to: statement, after: 0))
+                    try statement.executeBound(
+                        Self.bind(rows[index].edit, batch: rows[index].batch, text: (pages[number].id, slot), to: statement, after: 0))
                     try checkInserted(index, rows[index].edit, batch: rows[index].batch)
                 }
                 // A page none of whose rows or packs went in holds texts those already there have: not kept, so
@@ -202,7 +212,9 @@ extension ApplyJournal {
                 }
             }
             let attachmentStatement = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO attachment (globalId, position, layer, parentGlobalId, file, name, contentType) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                sql:
+                    "INSERT OR IGNORE INTO attachment (globalId, position, layer, parentGlobalId, file, name, contentType) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            )
             for planned in attachments {
                 let add = planned.add
                 try attachmentStatement.execute(arguments: [
@@ -220,7 +232,9 @@ extension ApplyJournal {
     }
 
     /// What plans those of `positions` already in the journal, in a pack or a row.
-    static func plannedEdits(_ db: Database, among positions: [Int]) throws -> [Int: (batch: Int?, kind: InputEdit.Kind, layer: Int, globalId: String?)] {
+    static func plannedEdits(
+        _ db: Database, among positions: [Int]
+    ) throws -> [Int: (batch: Int?, kind: InputEdit.Kind, layer: Int, globalId: String?)] {
         guard let low = positions.min(), let high = positions.max() else { return [:] }
         let wanted = Set(positions)
         var found: [Int: (batch: Int?, kind: InputEdit.Kind, layer: Int, globalId: String?)] = [:]
@@ -229,7 +243,9 @@ extension ApplyJournal {
                 found[entry.position.index] = (row[0], entry.kind, entry.layer, entry.globalId)
             }
         }
-        for row in try Row.fetchAll(db, sql: "SELECT position, batch, kind, layer, globalId FROM edit WHERE position BETWEEN ? AND ?", arguments: [low, high]) {
+        for row in try Row.fetchAll(
+            db, sql: "SELECT position, batch, kind, layer, globalId FROM edit WHERE position BETWEEN ? AND ?", arguments: [low, high])
+        {
             let position: Int = row[0]
             guard wanted.contains(position) else { continue }
             found[position] = (row[1], InputEdit.Kind(rawValue: row[2]) ?? .add, row[3], row[4])
@@ -249,7 +265,8 @@ extension ApplyJournal {
     /// Binds the values of `edit`'s row after the first `bound` parameters of `statement`; returns the parameters bound.
     static func bind(_ edit: PlannedEdit, batch: Int?, text: (page: Int64, slot: Int), to statement: Statement, after bound: Int32) throws -> Int32 {
         try statement.bind(
-            after: bound, edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer, edit.globalId,
+            after: bound, edit.position.index, edit.position.line, edit.position.table, batch, edit.group, edit.kind.rawValue, edit.layer,
+            edit.globalId,
             edit.objectId, text.page, text.slot)
     }
 
@@ -288,7 +305,9 @@ extension ApplyJournal {
             let attachment = try db.cachedStatement(sql: "DELETE FROM attachment WHERE position = ?")
             let edit = try db.cachedStatement(sql: "DELETE FROM edit WHERE position = ?")
             // Edits of groups, which are rows; should a pack hold one, its batch becomes rows first.
-            let unrowed = try edits.map(\.position).filter { try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position = ?)", arguments: [$0]) ?? false) }
+            let unrowed = try edits.map(\.position).filter {
+                try !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM edit WHERE position = ?)", arguments: [$0]) ?? false)
+            }
             for batch in try Self.packedBatches(db, holding: unrowed) { try Self.unpack(db, batch: batch) }
             var pages = TextPages()
             for (position, reason) in edits {

@@ -1,5 +1,5 @@
-import Foundation
 import FeatureServiceClient
+import Foundation
 import GRDB
 import SQLiteSupport
 
@@ -66,7 +66,8 @@ extension ApplyJournal {
     /// Batch `id` with its open edits.
     package func batch(_ id: Int) throws -> JournalBatch {
         try database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id = ?", arguments: [id]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT layer, useGlobalIds, state, atomic, barrier FROM batch WHERE id = ?", arguments: [id])
+            else {
                 throw ApplyError.journal("the journal has no batch \(id)")
             }
             var pages = TextPages()
@@ -96,7 +97,8 @@ extension ApplyJournal {
             position: position, kind: InputEdit.Kind(rawValue: row[4]) ?? .add, layer: row[5], globalId: row[6], objectId: row[7], payload: payload,
             source: source, group: row[14])
         return JournalEdit(
-            planned: planned, batch: row[3] ?? -1, status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12], reason: row[13])
+            planned: planned, batch: row[3] ?? -1, status: EditStatus(rawValue: row[10]) ?? .pending, resultObjectId: row[11], code: row[12],
+            reason: row[13])
     }
 
     /// Marks batches `ids` as being sent and reads them with their open edits (see ``readForSending(_:)``), in one
@@ -145,7 +147,8 @@ extension ApplyJournal {
             for (id, edits) in kept { batches[id]?.edits = edits }
             // The others' open edits: only what sending needs, decoded as the rows are stepped through (reading whole
             // rows, the input text above all, was most of what a window cost).
-            let rows = unkept.isEmpty
+            let rows =
+                unkept.isEmpty
                 ? nil
                 : try Row.fetchCursor(
                     db,
@@ -205,7 +208,8 @@ extension ApplyJournal {
     func unmarkUnsent(_ ids: [Int]) throws {
         guard !ids.isEmpty else { return }
         try database.write { db in
-            let statement = try db.cachedStatement(sql: "UPDATE batch SET state = 'planned', sends = max(0, sends - 1) WHERE id = ? AND state = 'sending'")
+            let statement = try db.cachedStatement(
+                sql: "UPDATE batch SET state = 'planned', sends = max(0, sends - 1) WHERE id = ? AND state = 'sending'")
             for id in ids { try statement.execute(arguments: [id]) }
         }
     }

@@ -1,5 +1,5 @@
-import Foundation
 import FeatureServiceClient
+import Foundation
 import GRDB
 import SQLiteSupport
 
@@ -113,7 +113,8 @@ package final class ApplyJournal: Sendable {
     /// - Throws: ``ApplyError/journal(_:)`` when it is missing, not a journal, or of another version.
     package static func open(at path: String) throws -> ApplyJournal {
         guard FileManager.default.fileExists(atPath: path) else {
-            throw ApplyError.journal("no journal at \(path). Fix: give the journal an earlier `featureload apply` wrote (its --journal, by default <input>.journal)")
+            throw ApplyError.journal(
+                "no journal at \(path). Fix: give the journal an earlier `featureload apply` wrote (its --journal, by default <input>.journal)")
         }
         do {
             let database = try openDatabase(path)
@@ -136,7 +137,8 @@ package final class ApplyJournal: Sendable {
                 version = 5
             }
             guard version == Self.version else {
-                throw ApplyError.journal("\(path) is a journal of version \(version.map(String.init) ?? "?"), this featureload reads version \(Self.version)")
+                throw ApplyError.journal(
+                    "\(path) is a journal of version \(version.map(String.init) ?? "?"), this featureload reads version \(Self.version)")
             }
             try checkStatuses(database, path: path)
             return ApplyJournal(path: path, database: database)
@@ -189,7 +191,10 @@ package final class ApplyJournal: Sendable {
     /// planned then keep their rows.
     static func migrateFromVersion4(_ database: DatabaseQueue) throws {
         try database.write { db in
-            try db.execute(sql: "\(packTable) ALTER TABLE batch ADD COLUMN applied BLOB; ALTER TABLE run ADD COLUMN packSpan INTEGER NOT NULL DEFAULT 0; UPDATE run SET version = 5 WHERE id = 1;")
+            try db.execute(
+                sql:
+                    "\(packTable) ALTER TABLE batch ADD COLUMN applied BLOB; ALTER TABLE run ADD COLUMN packSpan INTEGER NOT NULL DEFAULT 0; UPDATE run SET version = 5 WHERE id = 1;"
+            )
         }
     }
 
@@ -213,7 +218,10 @@ package final class ApplyJournal: Sendable {
     /// Drops a plan that was interrupted before it was complete (nothing of it was sent), to plan again.
     package func discardPlan() throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM attachment; DELETE FROM edit; DELETE FROM pack; DELETE FROM planText; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0")
+            try db.execute(
+                sql:
+                    "DELETE FROM attachment; DELETE FROM edit; DELETE FROM pack; DELETE FROM planText; DELETE FROM batch; DELETE FROM problem; UPDATE run SET planned = 0"
+            )
         }
         plannedBatches.forgetAll()
     }

@@ -45,7 +45,9 @@ package struct EditPack: Sendable, Hashable {
             let globalId = try reader.text()
             let table = try reader.text()
             entries.append(
-                Entry(position: InputPosition(index: index, line: line < 0 ? nil : Int(line), table: table), kind: kind, layer: layer, globalId: globalId, objectId: objectId))
+                Entry(
+                    position: InputPosition(index: index, line: line < 0 ? nil : Int(line), table: table), kind: kind, layer: layer,
+                    globalId: globalId, objectId: objectId))
         }
         guard reader.offset == bytes.count else { throw Reader.damaged(bytes.count) }
         self.entries = entries
@@ -109,7 +111,9 @@ package struct EditPack: Sendable, Hashable {
     /// Reads slots encoded by ``encode(slots:)``.
     /// - Throws: ``ApplyError/journal(_:)`` when there are not `count` of them.
     package static func slots(_ bytes: [UInt8], count: Int) throws -> [Int] {
-        guard bytes.count == 4 * count else { throw ApplyError.journal("a pack of the plan's edits is damaged (\(bytes.count) bytes of slots for \(count) edits)") }
+        guard bytes.count == 4 * count else {
+            throw ApplyError.journal("a pack of the plan's edits is damaged (\(bytes.count) bytes of slots for \(count) edits)")
+        }
         var reader = Reader(bytes: bytes)
         return try (0..<count).map { _ in Int(try reader.number(4)) }
     }

@@ -16,11 +16,15 @@ package struct PlanTexts: Sendable {
     /// - Throws: ``ApplyError/journal(_:)`` when `bytes` are not an encoded page (a damaged journal).
     package init(_ bytes: [UInt8]) throws {
         func number(at offset: Int) throws -> Int {
-            guard offset >= 0, offset + 4 <= bytes.count else { throw ApplyError.journal("a page of the plan's texts is damaged (\(bytes.count) bytes)") }
+            guard offset >= 0, offset + 4 <= bytes.count else {
+                throw ApplyError.journal("a page of the plan's texts is damaged (\(bytes.count) bytes)")
+            }
             return Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
         }
         let count = try number(at: 0)
-        guard count <= (bytes.count - 4) / 8 else { throw ApplyError.journal("a page of the plan's texts is damaged (\(bytes.count) bytes for \(count) edits)") }
+        guard count <= (bytes.count - 4) / 8 else {
+            throw ApplyError.journal("a page of the plan's texts is damaged (\(bytes.count) bytes for \(count) edits)")
+        }
         var lengths: [(payload: Int, source: Int)] = []
         var starts: [Int] = []
         lengths.reserveCapacity(count)
@@ -33,7 +37,9 @@ package struct PlanTexts: Sendable {
             starts.append(start)
             start += payload + source
         }
-        guard start == bytes.count else { throw ApplyError.journal("a page of the plan's texts is damaged (\(bytes.count) bytes, \(start) expected)") }
+        guard start == bytes.count else {
+            throw ApplyError.journal("a page of the plan's texts is damaged (\(bytes.count) bytes, \(start) expected)")
+        }
         self.bytes = bytes
         self.starts = starts
         self.lengths = lengths

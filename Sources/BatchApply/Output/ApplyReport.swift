@@ -73,7 +73,8 @@ package struct ApplyReport: Sendable, Codable {
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         lines.append(
-            "| \(planned) | \(applied) | \(rejected) | \(failed) | \(invalid) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |")
+            "| \(planned) | \(applied) | \(rejected) | \(failed) | \(invalid) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |"
+        )
         if serviceWaitSeconds > 0 { lines += ["", String(format: "Waited %.1f s for the service, which could not be reached.", serviceWaitSeconds)] }
         if let stoppedBecause { lines += ["", "Stopped: \(stoppedBecause); resume the journal when the service is back."] }
         if alreadyGone > 0 { lines += ["", "Deletes that found nothing to delete (deleted before, or never there): \(alreadyGone)."] }

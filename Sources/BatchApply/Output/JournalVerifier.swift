@@ -1,5 +1,5 @@
-package import FeatureServiceClient
 import FeatureModel
+package import FeatureServiceClient
 
 /// Checks a journal against the service: every applied add is there exactly once with the objectId recorded, no add
 /// that did not apply is there, and every applied delete is gone; an add that a later delete of the same input removed,

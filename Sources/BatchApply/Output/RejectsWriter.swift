@@ -38,7 +38,10 @@ package enum RejectsWriter {
         }
         try journal.forEachReject { edit in
             records.append(
-                (edit.planned.kind, edit.planned.layer, edit.planned.source, edit.planned.position, edit.status.rawValue, edit.code, edit.reason ?? ""))
+                (
+                    edit.planned.kind, edit.planned.layer, edit.planned.source, edit.planned.position, edit.status.rawValue, edit.code,
+                    edit.reason ?? ""
+                ))
         }
         records.sort { $0.position.index < $1.position.index }
         guard !records.isEmpty else {
@@ -77,7 +80,8 @@ package enum RejectsWriter {
         var reasons = "position\tline\tstatus\tcode\treason\n"
         for record in records {
             let reason = record.reason.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
-            reasons += "\(record.position.index + 1)\t\(record.position.line.map(String.init) ?? "")\t\(record.status)\t\(record.code.map(String.init) ?? "")\t\(reason)\n"
+            reasons +=
+                "\(record.position.index + 1)\t\(record.position.line.map(String.init) ?? "")\t\(record.status)\t\(record.code.map(String.init) ?? "")\t\(reason)\n"
         }
         try reasons.write(toFile: reasonsPath, atomically: true, encoding: .utf8)
         return Written(path: path, reasonsPath: reasonsPath, count: records.count)

@@ -100,7 +100,8 @@ extension ApplyPlanner {
         case .add:
             guard let globalIdField else {
                 throw edit.problem(
-                    "layer \(layerId) (\(layer.name)) has no GlobalID field, so an add cannot be applied exactly once: a retried request could add it twice. Fix: add a GlobalID field to the layer")
+                    "layer \(layerId) (\(layer.name)) has no GlobalID field, so an add cannot be applied exactly once: a retried request could add it twice. Fix: add a GlobalID field to the layer"
+                )
             }
             keys.objectId = nil
             let id = keys.globalId ?? DerivedGlobalID.make(layer: layerId, position: edit.position.index, source: edit.source, scheme: globalIdScheme)
@@ -153,4 +154,5 @@ extension ApplyPlanner {
 
     static func reason(_ problems: [String]) -> String? {
         problems.isEmpty ? nil : problems.joined(separator: "; ")
-    }}
+    }
+}

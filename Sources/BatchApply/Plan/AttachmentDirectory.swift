@@ -61,7 +61,8 @@ package struct AttachmentDirectory: Sendable {
 
     /// The size in bytes of a planned attachment's file, as indexed.
     func size(of attachment: PlannedAttachment) -> Int64 {
-        let relative = attachment.add.file.hasPrefix(directory + "/") ? String(attachment.add.file.dropFirst(directory.count + 1)) : attachment.add.file
+        let relative =
+            attachment.add.file.hasPrefix(directory + "/") ? String(attachment.add.file.dropFirst(directory.count + 1)) : attachment.add.file
         return sizes[relative] ?? 0
     }
 
@@ -88,7 +89,8 @@ package struct AttachmentDirectory: Sendable {
         files(for: key).map { relative in
             let name = relative.split(separator: "/").last.map(String.init) ?? relative
             let add = AttachmentAdd(
-                layer: layer, globalId: DerivedGlobalID.make(layer: layer, position: position, source: parentGlobalId + "/" + relative, scheme: scheme),
+                layer: layer,
+                globalId: DerivedGlobalID.make(layer: layer, position: position, source: parentGlobalId + "/" + relative, scheme: scheme),
                 parentGlobalId: parentGlobalId, file: directory + "/" + relative, name: name, contentType: MediaType.forFileName(name))
             return PlannedAttachment(position: position, add: add)
         }

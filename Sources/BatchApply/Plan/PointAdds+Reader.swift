@@ -151,7 +151,9 @@ extension PointAdds {
             case .real:
                 guard let token = number() else { return false }
                 if let bounds = entry.range {
-                    let value = Self.integer(bytes[token]).map(Double.init) ?? Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[token]), as: UTF8.self))
+                    let value =
+                        Self.integer(bytes[token]).map(Double.init)
+                        ?? Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[token]), as: UTF8.self))
                     guard let value, bounds.contains(value) else { return false }
                 }
                 return true

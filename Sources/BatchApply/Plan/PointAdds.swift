@@ -67,7 +67,9 @@ final class PointAdds: Sendable {
     /// The fast path for adds to `info` (layer `id`), or nil when the layer is not one it serves: not points, no
     /// GlobalID field, subtypes, or a required field whose values it cannot check.
     init?(layer info: LayerInfo, id: Int) {
-        guard info.geometryType == .point, let globalIdField = info.globalIdField, info.typeIdField == nil, (info.types ?? []).isEmpty else { return nil }
+        guard info.geometryType == .point, let globalIdField = info.globalIdField, info.typeIdField == nil, (info.types ?? []).isEmpty else {
+            return nil
+        }
         guard globalIdField.utf8.allSatisfy(Self.isPlainText) else { return nil }
         var rules: [Rule] = []
         var required: [Int] = []
@@ -77,7 +79,8 @@ final class PointAdds: Sendable {
             let isKey = field.type == .oid || field.type == .globalID || keyNames.contains { $0.caseInsensitiveEquals(field.name) }
             // As DomainValidator asks of an add: by type only, so a required field named like a key (an OBJECTID
             // integer beside an FID object-ID field), which the general path takes out as a key, is still required.
-            let mustGive = field.type != .oid && field.type != .globalID && field.isEditable && !field.isNullable && (field.defaultValue ?? .null).isNull
+            let mustGive =
+                field.type != .oid && field.type != .globalID && field.isEditable && !field.isNullable && (field.defaultValue ?? .null).isNull
             guard !isKey, field.isEditable, let rule = Self.rule(for: field) else {
                 if mustGive { return nil }
                 continue

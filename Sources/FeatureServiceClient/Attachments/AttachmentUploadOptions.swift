@@ -1,4 +1,5 @@
 import FeatureModel
+
 /// How ``FeatureLayerClient`` sends attachment files: directly, or through the service's `uploads` resource.
 ///
 /// Files up to ``threshold`` go in the addAttachment/updateAttachment request itself. Larger files are registered

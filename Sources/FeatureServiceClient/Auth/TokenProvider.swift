@@ -89,7 +89,9 @@ public struct TokenAuthentication: Sendable {
             request.headers.append(HTTPHeader("X-Esri-Authorization", "Bearer " + token.value))
         case .parameter:
             let field = FormEncoding.encodedBytes([FormField("token", token.value)])
-            let isForm = request.headers.contains { $0.name.lowercased() == "content-type" && $0.value.hasPrefix("application/x-www-form-urlencoded") }
+            let isForm = request.headers.contains {
+                $0.name.lowercased() == "content-type" && $0.value.hasPrefix("application/x-www-form-urlencoded")
+            }
             if request.method == .post && isForm, var body = request.body.bytes {
                 if !body.isEmpty { body.append(UInt8(ascii: "&")) }
                 request.body = .bytes(body + field)

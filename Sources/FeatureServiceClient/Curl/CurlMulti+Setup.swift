@@ -2,9 +2,9 @@ internal import CCurl
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Receives body bytes on the driver thread (`CURLOPT_WRITEFUNCTION`); `userdata` is the unretained handle.

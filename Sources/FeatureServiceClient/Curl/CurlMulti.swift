@@ -4,7 +4,7 @@ import Synchronization
 import class Foundation.Thread
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The libcurl multi driver: one `CURLM` handle, a pool of easy handles, and the one thread that drives them.
@@ -81,8 +81,8 @@ final class CurlMulti: @unchecked Sendable {
     static let jobBudget = Duration.microseconds(100)
 
     #if os(Linux)
-        /// libcurl's sockets and the driver's wakeup, waited on together.
-        let readiness: ReadinessSet
+    /// libcurl's sockets and the driver's wakeup, waited on together.
+    let readiness: ReadinessSet
     #endif
 
     init(configuration: CurlTransportConfiguration) throws(TransportError) {
@@ -93,12 +93,12 @@ final class CurlMulti: @unchecked Sendable {
             throw TransportError(.other, url: "", message: "curl_multi_init failed", mayHaveBeenSent: false)
         }
         #if os(Linux)
-            do {
-                readiness = try ReadinessSet()
-            } catch {
-                curl_multi_cleanup(multi)
-                throw error
-            }
+        do {
+            readiness = try ReadinessSet()
+        } catch {
+            curl_multi_cleanup(multi)
+            throw error
+        }
         #endif
         self.configuration = configuration
         self.multi = multi
@@ -114,7 +114,7 @@ final class CurlMulti: @unchecked Sendable {
         configureMultiplexing()
         active.reserveCapacity(connections * 2)
         #if os(Linux)
-            readiness.attach(to: multi)
+        readiness.attach(to: multi)
         #endif
     }
 

@@ -1,9 +1,9 @@
 internal import CCurl
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// One request on its way through the driver: the request, the continuation to resume, and (while libcurl works

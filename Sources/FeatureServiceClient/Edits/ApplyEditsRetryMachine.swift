@@ -65,7 +65,9 @@ package struct ApplyEditsRetryMachine<Edits: ExactlyOnceEdits>: Sendable {
 
         /// The finding for a check of `target` that found `count` keys (with the adds' objectIds, when it looked
         /// them up).
-        package static func of(_ target: ExactlyOnceRule.VerificationTarget, count: Int, adds: [String: Int64] = [:], objectIdField: String? = nil) -> Found {
+        package static func of(
+            _ target: ExactlyOnceRule.VerificationTarget, count: Int, adds: [String: Int64] = [:], objectIdField: String? = nil
+        ) -> Found {
             switch ExactlyOnceRule.verification(of: target, found: count) {
             case .applied: return .applied(adds: adds, objectIdField: objectIdField)
             case .notApplied: return .notApplied

@@ -158,7 +158,8 @@ private struct RetriedEdits {
                 for index in failed {
                     let globalId = addIds[index]
                     if let objectId = found[globalId] {
-                        adds[index] = EditOutcome(status: .appliedByEarlierAttempt, result: EditResult(objectId: objectId, globalId: globalId, success: true))
+                        adds[index] = EditOutcome(
+                            status: .appliedByEarlierAttempt, result: EditResult(objectId: objectId, globalId: globalId, success: true))
                     } else if let checkFailure {
                         adds[index] = EditOutcome(
                             status: .outcomeUnknown, result: nil,
@@ -194,7 +195,8 @@ private struct RetriedEdits {
             return .of(target, count: try await count(FeatureQuery(objectIds: ids, outFields: [], returnGeometry: false, returnCountOnly: true)))
         case .deletedGlobalIds(let ids):
             let query = FeatureQuery(
-                whereClause: RelationshipKey.whereIn(globalIdField, ids.map(JSONValue.string)), outFields: [], returnGeometry: false, returnCountOnly: true)
+                whereClause: RelationshipKey.whereIn(globalIdField, ids.map(JSONValue.string)), outFields: [], returnGeometry: false,
+                returnCountOnly: true)
             return .of(target, count: try await count(query))
         }
     }
@@ -273,7 +275,9 @@ struct FoundRows: Decodable, JSONValueDecodable {
         case .array(let features)?:
             rows.reserveCapacity(features.count)
             for feature in features {
-                if case .object(let parts) = feature, case .object(let attributes)? = parts["attributes"] { rows.append(Feature(attributes: attributes)) }
+                if case .object(let parts) = feature, case .object(let attributes)? = parts["attributes"] {
+                    rows.append(Feature(attributes: attributes))
+                }
             }
         default:
             throw WireDecodingError(path: ".features", expected: "an array")

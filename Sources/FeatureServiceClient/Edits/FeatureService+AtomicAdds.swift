@@ -15,7 +15,9 @@ extension FeatureService {
     /// first, their items deleted afterwards.
     /// - Returns: The outcome; never throws for a failed request (see ``AtomicAddsOutcome/Status``).
     /// - Throws: `CancellationError` — the edits may then have been applied or not.
-    package func applyAtomically(_ edits: AtomicAdds, retry policy: RetryPolicy, uploads: AttachmentUploadOptions = .init()) async throws -> AtomicAddsOutcome {
+    package func applyAtomically(
+        _ edits: AtomicAdds, retry policy: RetryPolicy, uploads: AttachmentUploadOptions = .init()
+    ) async throws -> AtomicAddsOutcome {
         guard let first = edits.adds.keys.min() ?? edits.attachments.first?.layer else {
             return AtomicAddsOutcome(status: .applied, objectIds: [:], alreadyPresent: 0, attempts: [])
         }
@@ -26,7 +28,8 @@ extension FeatureService {
             attachmentsJSON = try await prepareAttachments(edits.attachments, options: uploads, uploads: &madeUploads)
         } catch let error as FeatureServiceError {
             await Self.delete(madeUploads)
-            return AtomicAddsOutcome(status: .failed("a file could not be sent: \(error)"), objectIds: [:], alreadyPresent: 0, attempts: error.attempts)
+            return AtomicAddsOutcome(
+                status: .failed("a file could not be sent: \(error)"), objectIds: [:], alreadyPresent: 0, attempts: error.attempts)
         } catch {
             await Self.delete(madeUploads)
             throw error

@@ -8,7 +8,9 @@ extension ServiceFeatureTable {
     ///   - rollbackOnFailure: All or nothing (an error is thrown when anything fails). Default false.
     /// - Returns: One result per feature, in order.
     /// - Throws: ``FeatureServiceError``; `CancellationError` — the features may then have been added or not.
-    public nonisolated func addFeatures(_ features: [Feature], useGlobalIds: Bool? = nil, rollbackOnFailure: Bool = false) async throws
+    public nonisolated func addFeatures(
+        _ features: [Feature], useGlobalIds: Bool? = nil, rollbackOnFailure: Bool = false
+    ) async throws
         -> [EditResult]
     {
         try await editOperation(
@@ -19,7 +21,9 @@ extension ServiceFeatureTable {
     /// by its object ID (or, with `useGlobalIds`, its GlobalID).
     /// - Returns: One result per feature, in order.
     /// - Throws: ``FeatureServiceError``; `CancellationError`.
-    public nonisolated func updateFeatures(_ features: [Feature], useGlobalIds: Bool = false, rollbackOnFailure: Bool = false) async throws
+    public nonisolated func updateFeatures(
+        _ features: [Feature], useGlobalIds: Bool = false, rollbackOnFailure: Bool = false
+    ) async throws
         -> [EditResult]
     {
         try await editOperation(

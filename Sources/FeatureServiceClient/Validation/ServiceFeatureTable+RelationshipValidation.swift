@@ -37,7 +37,9 @@ extension ServiceFeatureTable {
     }
 
     /// A destination's origins: its foreign key, or every origin it was related to in memory.
-    private func originPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws -> [RelationshipLinks
+    private func originPartners(
+        of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]
+    ) async throws -> [RelationshipLinks
         .Partner]
     {
         let foreignKey = relationship.destinationForeignKey ?? ""
@@ -66,7 +68,9 @@ extension ServiceFeatureTable {
     }
 
     /// An origin's destinations: the rows whose foreign key names it, with the related tables' pending edits overlaid.
-    private func destinationPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws
+    private func destinationPartners(
+        of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]
+    ) async throws
         -> [RelationshipLinks.Partner]
     {
         guard let foreignKey = relationship.destinationForeignKey, let myKey = feature[attribute: relationship.originKey], !myKey.isNull else {
@@ -80,7 +84,9 @@ extension ServiceFeatureTable {
     }
 
     /// A many-to-many partner list: the relationship-table rows naming `feature`, with pending link edits overlaid.
-    private func manyToManyPartners(of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]) async throws
+    private func manyToManyPartners(
+        of feature: Feature, _ relationship: ResolvedRelationship, others: [PendingEdit]
+    ) async throws
         -> [RelationshipLinks.Partner]
     {
         guard let tableId = relationship.relationshipTableId, let thisField = relationship.thisKeyInRelationshipTable,

@@ -71,7 +71,8 @@ package struct CapacityResult: Sendable, Equatable {
         guard let usable = usableCapacity else { return "No point was usable (\(limit))." }
         let rate = "\(Figures.number(usable.iterationsPerSecond)) iterations/s (\(Figures.number(usable.requestsPerSecond)) req/s)"
         if limitNotReached {
-            return "Usable capacity (\(limit)): at least \(parameter) \(usable.value), \(rate): the SLO was never reached; sweep further to find the limit."
+            return
+                "Usable capacity (\(limit)): at least \(parameter) \(usable.value), \(rate): the SLO was never reached; sweep further to find the limit."
         }
         return "Usable capacity (\(limit)): \(parameter) \(usable.value), \(rate)."
     }
@@ -111,9 +112,10 @@ extension RunReport {
             }
             var fit: USLFit?
             if parameter == "vus" || parameter == "rate" {
-                fit = USLFit.fit(measured.compactMap { point in
-                    point.littlesLaw.map { USLFit.Point(concurrency: $0.concurrency, throughput: point.iterationsPerSecond) }
-                })
+                fit = USLFit.fit(
+                    measured.compactMap { point in
+                        point.littlesLaw.map { USLFit.Point(concurrency: $0.concurrency, throughput: point.iterationsPerSecond) }
+                    })
             }
             return CapacityResult(sweep: name, parameter: parameter, points: measured, fit: fit, sloMilliseconds: slo)
         }

@@ -64,7 +64,8 @@ package enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
 
     package var kind: MetricKind {
         switch self {
-        case .httpReqs, .iterations, .droppedIterations, .dataSent, .dataReceived, .edits, .editsInvalid, .editOutcomeUnknown, .retries: return .counter
+        case .httpReqs, .iterations, .droppedIterations, .dataSent, .dataReceived, .edits, .editsInvalid, .editOutcomeUnknown, .retries:
+            return .counter
         case .httpReqFailed, .editFailed, .iterationFailed: return .rate
         case .httpReqDuration, .serverDuration, .iterationDuration: return .trend
         case .vus, .vusMax: return .gauge
@@ -75,7 +76,8 @@ package enum MetricName: String, Sendable, Codable, Hashable, CaseIterable {
     package var tags: [String] {
         switch self {
         case .httpReqs, .httpReqDuration, .serverDuration, .httpReqFailed, .dataSent, .dataReceived: return ["scenario", "operation", "status"]
-        case .iterations, .iterationFailed, .iterationDuration, .edits, .editsInvalid, .editFailed, .editOutcomeUnknown, .retries: return ["scenario", "operation"]
+        case .iterations, .iterationFailed, .iterationDuration, .edits, .editsInvalid, .editFailed, .editOutcomeUnknown, .retries:
+            return ["scenario", "operation"]
         case .droppedIterations, .vus, .vusMax: return ["scenario"]
         }
     }

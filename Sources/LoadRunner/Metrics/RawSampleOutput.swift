@@ -82,7 +82,8 @@ final class RawSampleLabels: Sendable {
         self.csvNames = csvNames
         // k6's extra_tags form: key=value pairs joined by &, each part percent-encoded where it holds & = % or a break.
         var csvTags: [UInt8] = [UInt8(ascii: ",")]
-        RawSampleLine.csvText(sorted.map { RawSampleLine.tagPart($0.key) + "=" + RawSampleLine.tagPart($0.value) }.joined(separator: "&"), to: &csvTags)
+        RawSampleLine.csvText(
+            sorted.map { RawSampleLine.tagPart($0.key) + "=" + RawSampleLine.tagPart($0.value) }.joined(separator: "&"), to: &csvTags)
         csvTags.append(UInt8(ascii: "\n"))
         self.csvTags = csvTags
         var jsonNames = Array(#","scenario":"#.utf8)

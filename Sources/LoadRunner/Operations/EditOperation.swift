@@ -172,7 +172,8 @@ struct EditOperation: LoadOperation {
         do {
             switch endpoint {
             case .addFeatures:
-                let results = try await table.addFeatures(edits.adds, useGlobalIds: options.clientGlobalIds, rollbackOnFailure: options.rollbackOnFailure)
+                let results = try await table.addFeatures(
+                    edits.adds, useGlobalIds: options.clientGlobalIds, rollbackOnFailure: options.rollbackOnFailure)
                 record(adds: edits.adds, sent: edits.adds.count, results: results, into: &sample)
             case .updateFeatures:
                 let results = try await table.updateFeatures(edits.updates, rollbackOnFailure: options.rollbackOnFailure)

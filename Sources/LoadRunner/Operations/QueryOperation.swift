@@ -1,6 +1,6 @@
 import FeatureModel
-import Foundation
 import FeatureServiceClient
+import Foundation
 
 /// `query`: a where clause (`{objectId}` replaced by an existing ID), optional random envelope, counts or IDs only,
 /// and paging through every page when `pageSize` is set.
@@ -65,7 +65,8 @@ struct RelatedQueryOperation: LoadOperation {
             return
         }
         let parameters = RelatedQueryParameters(
-            relationshipId: settings.relationshipId, outFields: settings.outFields, returnGeometry: settings.returnGeometry, pageSize: settings.pageSize)
+            relationshipId: settings.relationshipId, outFields: settings.outFields, returnGeometry: settings.returnGeometry,
+            pageSize: settings.pageSize)
         do {
             _ = try await environment.table.queryRelated(objectIds: ids, parameters)
         } catch {

@@ -8,7 +8,9 @@ enum HTMLRenderer {
     package static func render(_ report: RunReport, views: [ScenarioView]? = nil) -> String {
         let views = views ?? report.views
         var body: [String] = []
-        body.append(#"<header><h1>\#(escape(report.plan.name)) <span class="badge \#(report.verdict.passed ? "pass" : "fail")">\#(report.verdict.passed ? "PASS" : "FAIL")</span></h1>"#)
+        body.append(
+            #"<header><h1>\#(escape(report.plan.name)) <span class="badge \#(report.verdict.passed ? "pass" : "fail")">\#(report.verdict.passed ? "PASS" : "FAIL")</span></h1>"#
+        )
         if let description = report.plan.description { body.append("<p>\(escape(description))</p>") }
         body.append("</header>")
         body.append(verdict(report))
@@ -20,7 +22,9 @@ enum HTMLRenderer {
         if !report.notes.isEmpty {
             body.append("<section><h2>Notes</h2><ul>" + report.notes.map { "<li>\(escape($0))</li>" }.joined() + "</ul></section>")
         }
-        body.append(#"<footer>\#(escape(report.tool.name)) \#(escape(report.tool.version)) · report schema \#(report.schemaVersion) · rendered from report.json alone</footer>"#)
+        body.append(
+            #"<footer>\#(escape(report.tool.name)) \#(escape(report.tool.version)) · report schema \#(report.schemaVersion) · rendered from report.json alone</footer>"#
+        )
         return """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -61,15 +65,24 @@ enum HTMLRenderer {
             rows.append(row([t.key, t.condition, measured ?? "no samples"], ok: t.passed))
         }
         for c in report.comparisons {
-            rows.append(row(["\(c.candidate) / \(c.baseline) \(c.metric)", c.minRatio.map { "≥ \(number($0))×" } ?? "reported", "\(number(c.ratio))×"], ok: c.passed))
+            rows.append(
+                row(
+                    ["\(c.candidate) / \(c.baseline) \(c.metric)", c.minRatio.map { "≥ \(number($0))×" } ?? "reported", "\(number(c.ratio))×"],
+                    ok: c.passed))
         }
         for record in report.scenarios {
             if let v = record.verification, v.checkedAnything {
-                rows.append(row(["verify \(record.name)", "all \(v.reportedAdded) added features present, no duplicates", "\(v.foundByObjectId) found"], ok: v.passed))
+                rows.append(
+                    row(
+                        ["verify \(record.name)", "all \(v.reportedAdded) added features present, no duplicates", "\(v.foundByObjectId) found"],
+                        ok: v.passed))
             }
         }
         var out = "<section><h2>Verdict</h2>"
-        out += report.verdict.passed ? "<p>Every threshold, gate and verification passed.</p>" : "<ul>" + report.verdict.failures.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
+        out +=
+            report.verdict.passed
+            ? "<p>Every threshold, gate and verification passed.</p>"
+            : "<ul>" + report.verdict.failures.map { "<li>\(escape($0))</li>" }.joined() + "</ul>"
         if !rows.isEmpty {
             out += #"<table><tr><th>check</th><th class="text">condition</th><th>measured</th><th>result</th></tr>"# + rows.joined() + "</table>"
         }
@@ -86,11 +99,15 @@ enum HTMLRenderer {
             ("scenario file", "\(report.plan.file) (seed \(report.plan.seed))"),
             ("target", "\(report.target.kind): \(report.target.serviceURL)"),
             ("started", report.startedAt), ("finished", report.finishedAt),
-            ("machine", "\(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem)"),
+            (
+                "machine",
+                "\(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem)"
+            ),
         ]
         rows += report.target.notes.map { ("note", $0) }
         rows += report.conditions.map { ($0.label, $0.text) }
-        return "<section><h2>Run</h2><table>" + rows.map { #"<tr><th>\#(escape($0.0))</th><td class="text">\#(escape($0.1))</td></tr>"# }.joined() + "</table></section>"
+        return "<section><h2>Run</h2><table>" + rows.map { #"<tr><th>\#(escape($0.0))</th><td class="text">\#(escape($0.1))</td></tr>"# }.joined()
+            + "</table></section>"
     }
 
     static func summary(_ views: [ScenarioView]) -> String {
@@ -104,8 +121,13 @@ enum HTMLRenderer {
             guard view.operations.count > 1 else { continue }
             let seconds = max(view.record.durationSeconds, 1e-9)
             for op in view.operations {
-                out += #"<tr><td></td><td class="text">\#(escape(op.label))</td><td>\#(op.requests)</td><td>\#(op.failedRequests)</td><td>\#(op.editsApplied)</td><td>\#(op.editsFailed)</td>"#
-                out += [Double(op.requests) / seconds, Double(op.editsApplied) / seconds, op.latency.p50, op.latency.p95, op.latency.p99, op.latency.max]
+                out +=
+                    #"<tr><td></td><td class="text">\#(escape(op.label))</td><td>\#(op.requests)</td><td>\#(op.failedRequests)</td><td>\#(op.editsApplied)</td><td>\#(op.editsFailed)</td>"#
+                out +=
+                    [
+                        Double(op.requests) / seconds, Double(op.editsApplied) / seconds, op.latency.p50, op.latency.p95, op.latency.p99,
+                        op.latency.max,
+                    ]
                     .map { "<td>\(number($0))</td>" }.joined() + "</tr>"
             }
         }
@@ -122,7 +144,8 @@ enum HTMLRenderer {
             out += "</h3><table>"
             for (name, value) in [(c.baseline, c.baselineValue), (c.candidate, c.candidateValue)] {
                 let width = max(1, Int((value / top * 400).rounded()))
-                out += #"<tr><td>\#(escape(name))</td><td class="text"><span class="bar" style="width:\#(width)px"></span> \#(number(value))</td></tr>"#
+                out +=
+                    #"<tr><td>\#(escape(name))</td><td class="text"><span class="bar" style="width:\#(width)px"></span> \#(number(value))</td></tr>"#
             }
             out += "</table>"
         }
@@ -148,25 +171,32 @@ enum HTMLRenderer {
         }
         if result.parameter == "batchSize" {
             series.append(
-                SVGChart.Series(name: "edits/s", color: SVGChart.palette[2], points: result.points.map { (Double($0.value), $0.editsPerSecond) }, markers: true))
+                SVGChart.Series(
+                    name: "edits/s", color: SVGChart.palette[2], points: result.points.map { (Double($0.value), $0.editsPerSecond) }, markers: true))
         }
         // Points spread over orders of magnitude (batch sizes 1, 10, 100, 1000) read on a logarithmic axis.
         let logX = (xs.min() ?? 1) > 0 && (xs.max() ?? 1) / (xs.min() ?? 1) >= 100
         var charts = [
-            SVGChart(title: "Throughput by \(result.parameter)", xLabel: result.parameter, yLabel: "per second", series: series, logarithmicX: logX).svg
+            SVGChart(title: "Throughput by \(result.parameter)", xLabel: result.parameter, yLabel: "per second", series: series, logarithmicX: logX)
+                .svg
         ]
         var latency = [
-            SVGChart.Series(name: "p95", color: SVGChart.palette[3], points: result.points.map { (Double($0.value), $0.p95Milliseconds) }, markers: true)
+            SVGChart.Series(
+                name: "p95", color: SVGChart.palette[3], points: result.points.map { (Double($0.value), $0.p95Milliseconds) }, markers: true)
         ]
         if let slo = result.sloMilliseconds, let low = xs.min(), let high = xs.max() {
             // The SLO as a line across the swept range, so the points above it read as over it.
             latency.append(SVGChart.Series(name: "SLO \(number(slo)) ms", color: SVGChart.palette[1], points: [(low, slo), (high, slo)]))
         }
         charts.append(
-            SVGChart(title: "p95 latency by \(result.parameter)", xLabel: result.parameter, yLabel: "ms", series: latency, logarithmicY: true, logarithmicX: logX)
-                .svg)
+            SVGChart(
+                title: "p95 latency by \(result.parameter)", xLabel: result.parameter, yLabel: "ms", series: latency, logarithmicY: true,
+                logarithmicX: logX
+            )
+            .svg)
         out += #"<div class="charts">"# + charts.joined() + "</div>"
-        out += "<table><tr><th>\(escape(result.parameter))</th><th>offered iterations/s</th><th>achieved iterations/s</th><th>dropped</th><th>req/s</th>"
+        out +=
+            "<table><tr><th>\(escape(result.parameter))</th><th>offered iterations/s</th><th>achieved iterations/s</th><th>dropped</th><th>req/s</th>"
         out += "<th>edits/s</th><th>p95 ms</th><th>X·R ÷ N</th><th>usable</th></tr>"
         for point in result.points {
             let ratio = point.littlesLaw.map { number($0.ratio) + ($0.holds(tolerance: CapacityResult.littlesLawTolerance) ? "" : " (!)") } ?? "–"
@@ -186,7 +216,8 @@ enum HTMLRenderer {
 
     static func scenario(_ view: ScenarioView, report: RunReport) -> String {
         var out = "<section><h2>\(escape(view.name))</h2>"
-        out += "<p>\(escape(view.record.executor)), \(escape(view.record.settings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
+        out +=
+            "<p>\(escape(view.record.executor)), \(escape(view.record.settings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))); "
         out += "stopped: \(escape(view.record.stopReason.rawValue)).</p>"
         let seconds = report.seconds(of: view.name)
         let palette = SVGChart.palette
@@ -200,7 +231,8 @@ enum HTMLRenderer {
         }
         func chart(_ title: String, yLabel: String, _ series: [SVGChart.Series], logarithmicY: Bool = false) -> String {
             var chart = SVGChart(
-                title: title, xLabel: "seconds from the run's start", yLabel: yLabel, series: series.map { line in
+                title: title, xLabel: "seconds from the run's start", yLabel: yLabel,
+                series: series.map { line in
                     var line = line
                     line.bars = line.bars || short
                     return line
@@ -209,9 +241,14 @@ enum HTMLRenderer {
             return chart.svg
         }
         // Rates over the part of each second the scenario ran, so its first and last (partial) seconds do not dip.
-        var throughput = [SVGChart.Series(name: "requests/s", color: palette[0], points: seconds.compactMap { s in s.rate(s.requests).map { (Double(s.second), $0) } })]
+        var throughput = [
+            SVGChart.Series(
+                name: "requests/s", color: palette[0], points: seconds.compactMap { s in s.rate(s.requests).map { (Double(s.second), $0) } })
+        ]
         if view.editsApplied > 0 {
-            throughput.append(SVGChart.Series(name: "edits/s", color: palette[2], points: seconds.compactMap { s in s.rate(s.edits).map { (Double(s.second), $0) } }))
+            throughput.append(
+                SVGChart.Series(
+                    name: "edits/s", color: palette[2], points: seconds.compactMap { s in s.rate(s.edits).map { (Double(s.second), $0) } }))
         }
         charts.append(chart("Throughput per second", yLabel: "per second", throughput))
         let withLatency = seconds.filter { $0.latency.count > 0 }
@@ -220,7 +257,9 @@ enum HTMLRenderer {
             chart(
                 "Request latency per second", yLabel: "ms",
                 percentiles.enumerated().map { index, p in
-                    SVGChart.Series(name: p.0, color: palette[index + 1], points: withLatency.map { (Double($0.second), Double($0.latency.percentile(p.1)) / 1000) })
+                    SVGChart.Series(
+                        name: p.0, color: palette[index + 1],
+                        points: withLatency.map { (Double($0.second), Double($0.latency.percentile(p.1)) / 1000) })
                 }, logarithmicY: true))
         if view.operations.count > 1 {
             // A mix: each operation's own p95 and throughput, second by second.
@@ -229,20 +268,27 @@ enum HTMLRenderer {
                 labels.enumerated().map { index, label in
                     SVGChart.Series(
                         name: label, color: palette[index % palette.count],
-                        points: report.seconds(of: view.name, operation: label).compactMap { total in value(total).map { (Double(total.second), $0) } })
+                        points: report.seconds(of: view.name, operation: label).compactMap { total in value(total).map { (Double(total.second), $0) }
+                        })
                 }
             }
             charts.append(chart("Requests per second by operation", yLabel: "per second", series { $0.rate($0.requests) }))
             charts.append(
-                chart("p95 latency per second by operation", yLabel: "ms", series { $0.latency.count > 0 ? Double($0.latency.percentile(95)) / 1000 : nil },
-                      logarithmicY: true))
+                chart(
+                    "p95 latency per second by operation", yLabel: "ms",
+                    series { $0.latency.count > 0 ? Double($0.latency.percentile(95)) / 1000 : nil },
+                    logarithmicY: true))
         }
         charts.append(distribution(view, report: report))
         // Per second of the scenario's own time, like the throughput: a last, partial second is not a drop.
         charts.append(
             chart(
                 "Failures per second", yLabel: "failed requests and edits",
-                [SVGChart.Series(name: "failures", color: palette[1], points: seconds.compactMap { s in s.rate(s.failed).map { (Double(s.second), $0) } }, bars: true)]))
+                [
+                    SVGChart.Series(
+                        name: "failures", color: palette[1], points: seconds.compactMap { s in s.rate(s.failed).map { (Double(s.second), $0) } },
+                        bars: true)
+                ]))
         out += #"<div class="charts">"# + charts.joined() + "</div>"
         return out + errorsAndNotes(view) + "</section>"
     }

@@ -59,12 +59,15 @@ package enum JUnitRenderer {
             runCases.append(thresholdCase(threshold, className: "\(report.plan.name).run"))
         }
         for comparison in report.comparisons {
-            let name = "speed-up \(comparison.candidate) vs \(comparison.baseline) (\(comparison.metric))" + (comparison.minRatio.map { " ≥ \(number($0))×" } ?? "")
+            let name =
+                "speed-up \(comparison.candidate) vs \(comparison.baseline) (\(comparison.metric))"
+                + (comparison.minRatio.map { " ≥ \(number($0))×" } ?? "")
             let measured = "\(number(comparison.ratio))× (\(number(comparison.candidateValue)) vs \(number(comparison.baselineValue)))"
             runCases.append(
                 Case(
                     name: name, className: "\(report.plan.name).run",
-                    failure: comparison.passed ? nil : "measured \(measured), below the required \(number(comparison.minRatio ?? 0))×", detail: measured))
+                    failure: comparison.passed ? nil : "measured \(measured), below the required \(number(comparison.minRatio ?? 0))×",
+                    detail: measured))
         }
         if !runCases.isEmpty || suites.isEmpty { suites.append(Suite(name: "run", seconds: report.durationSeconds, cases: runCases)) }
         return suites
@@ -79,7 +82,8 @@ package enum JUnitRenderer {
             cases.append(
                 Case(
                     name: "failed edits ≤ \(percent(limit))", className: className,
-                    failure: rate > limit ? "\(view.editsFailed) of \(attempted) edits failed (\(percent(rate))), above the allowed \(percent(limit))" : nil,
+                    failure: rate > limit
+                        ? "\(view.editsFailed) of \(attempted) edits failed (\(percent(rate))), above the allowed \(percent(limit))" : nil,
                     detail: "\(view.editsFailed) of \(attempted) edits failed"))
         }
         if let verification = view.record.verification, verification.checkedAnything {
@@ -101,10 +105,14 @@ package enum JUnitRenderer {
         let failures = suites.reduce(0) { $0 + $1.cases.filter { $0.failure != nil }.count }
         let properties = self.properties(of: report)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml += #"<testsuites name="\#(escape(report.plan.name))" tests="\#(total)" failures="\#(failures)" errors="0" time="\#(seconds(report.durationSeconds))">"# + "\n"
+        xml +=
+            #"<testsuites name="\#(escape(report.plan.name))" tests="\#(total)" failures="\#(failures)" errors="0" time="\#(seconds(report.durationSeconds))">"#
+            + "\n"
         for suite in suites {
             let failed = suite.cases.filter { $0.failure != nil }.count
-            xml += #"  <testsuite name="\#(escape(suite.name))" tests="\#(suite.cases.count)" failures="\#(failed)" errors="0" skipped="0" time="\#(seconds(suite.seconds))" timestamp="\#(escape(String(report.startedAt.prefix(19))))">"# + "\n"
+            xml +=
+                #"  <testsuite name="\#(escape(suite.name))" tests="\#(suite.cases.count)" failures="\#(failed)" errors="0" skipped="0" time="\#(seconds(suite.seconds))" timestamp="\#(escape(String(report.startedAt.prefix(19))))">"#
+                + "\n"
             xml += properties
             for testCase in suite.cases {
                 xml += #"    <testcase name="\#(escape(testCase.name))" classname="\#(escape(testCase.className))" time="0">"#

@@ -41,9 +41,10 @@ package enum ReportMerge {
         merged.metrics = mergedMetrics(reports)
         merged.timeSeries = mergedTimeSeries(zip(reports, offsets).map { ($0.0.report, $0.1) })
         merged.scenarios = first.report.scenarios.map { record in
-            mergeRecords(zip(reports, offsets).compactMap { entry in
-                entry.0.report.scenarios.first { $0.name == record.name }.map { (entry.0.report.segment, $0, entry.1) }
-            })
+            mergeRecords(
+                zip(reports, offsets).compactMap { entry in
+                    entry.0.report.scenarios.first { $0.name == record.name }.map { (entry.0.report.segment, $0, entry.1) }
+                })
         }
 
         // Segments: what the reports cover together.
@@ -112,9 +113,12 @@ package enum ReportMerge {
 
     /// The generators, those that fell behind or started out of step, then each one's own notes.
     static func notes(_ reports: [(path: String, report: RunReport)], offsets: [Double]) -> [String] {
-        var notes = ["merged from \(reports.count) generators: " + zip(reports, offsets).map { entry in
-            "\(entry.0.path) (segment \(entry.0.report.segment), \(entry.0.report.machine.hostname), started +\(String(format: "%.3f", entry.1)) s)"
-        }.joined(separator: "; ")]
+        var notes = [
+            "merged from \(reports.count) generators: "
+                + zip(reports, offsets).map { entry in
+                    "\(entry.0.path) (segment \(entry.0.report.segment), \(entry.0.report.machine.hostname), started +\(String(format: "%.3f", entry.1)) s)"
+                }.joined(separator: "; ")
+        ]
         for ((path, report), offset) in zip(reports, offsets) {
             let dropped = report.views.reduce(0) { $0 + $1.droppedIterations }
             if dropped > 0 {
@@ -122,7 +126,8 @@ package enum ReportMerge {
             }
             if offset > startTolerance {
                 notes.append(
-                    "\(path) (segment \(report.segment)) started \(String(format: "%.3f", offset)) s after the first, more than \(startTolerance) s: its clock or its start was off (use --start-at)")
+                    "\(path) (segment \(report.segment)) started \(String(format: "%.3f", offset)) s after the first, more than \(startTolerance) s: its clock or its start was off (use --start-at)"
+                )
             }
             notes += report.notes.map { "\(report.segment): \($0)" }
         }
@@ -142,7 +147,8 @@ package enum ReportMerge {
         var verdict = ReportAssembly.verdict(
             report: merged, views: views, measuredScenarios: first.scenarios.count, maxFailedEditRate: first.plan.maxFailedEditRate)
         if covered != .one {
-            verdict.failures.insert("the merged reports cover \(covered) of the test (segments \(merged.segment)); merge every generator's report", at: 0)
+            verdict.failures.insert(
+                "the merged reports cover \(covered) of the test (segments \(merged.segment)); merge every generator's report", at: 0)
             verdict.passed = false
         }
         merged.verdict = verdict
@@ -160,7 +166,8 @@ package enum ReportMerge {
             guard !overflow, sum <= RunReport.maximumCount else {
                 throw Problem(
                     description:
-                        "the counts of these reports add up to more than \(RunReport.maximumCount) (2^53) from \(path) on, more than one report holds: a report is corrupt, or merge fewer")
+                        "the counts of these reports add up to more than \(RunReport.maximumCount) (2^53) from \(path) on, more than one report holds: a report is corrupt, or merge fewer"
+                )
             }
             total = sum
         }
@@ -181,10 +188,13 @@ package enum ReportMerge {
             {
                 throw Problem(
                     description:
-                        "\(path) is a run of '\(plan.name)' (seed \(plan.seed)) and \(firstPath) of '\(first.plan.name)' (seed \(first.plan.seed)): merge the reports of one scenario file's generators")
+                        "\(path) is a run of '\(plan.name)' (seed \(plan.seed)) and \(firstPath) of '\(first.plan.name)' (seed \(first.plan.seed)): merge the reports of one scenario file's generators"
+                )
             }
             if scenarios(of: report) != firstScenarios {
-                throw Problem(description: "\(path) and \(firstPath) ran different scenarios (executors or settings differ): merge the reports of one scenario file")
+                throw Problem(
+                    description:
+                        "\(path) and \(firstPath) ran different scenarios (executors or settings differ): merge the reports of one scenario file")
             }
             if report.tags != first.tags || report.overrides != first.overrides {
                 throw Problem(
@@ -193,7 +203,8 @@ package enum ReportMerge {
             if report.segmentSequence != first.segmentSequence {
                 throw Problem(
                     description:
-                        "\(path) ran in the segment sequence \(report.segmentSequence ?? "none") and \(firstPath) in \(first.segmentSequence ?? "none"): give every generator the same --execution-segment-sequence")
+                        "\(path) ran in the segment sequence \(report.segmentSequence ?? "none") and \(firstPath) in \(first.segmentSequence ?? "none"): give every generator the same --execution-segment-sequence"
+                )
             }
         }
         var seen: [ExecutionSegment: String] = [:]
@@ -201,9 +212,12 @@ package enum ReportMerge {
             guard let segment = try? ExecutionSegment(parsing: report.segment) else {
                 throw Problem(description: "\(path) has no execution segment this featureload reads ('\(report.segment)')")
             }
-            if let other = seen[segment] { throw Problem(description: "\(path) and \(other) both ran segment \(segment): merge one report per segment") }
+            if let other = seen[segment] {
+                throw Problem(description: "\(path) and \(other) both ran segment \(segment): merge one report per segment")
+            }
             for (known, other) in seen where known.from < segment.to && segment.from < known.to {
-                throw Problem(description: "\(path) (segment \(segment)) overlaps \(other) (segment \(known)): the segments of one test must not overlap")
+                throw Problem(
+                    description: "\(path) (segment \(segment)) overlaps \(other) (segment \(known)): the segments of one test must not overlap")
             }
             seen[segment] = path
         }

@@ -5,11 +5,15 @@ package enum ReportRenderer {
     /// The summary table printed after a run.
     package static func summary(_ report: RunReport) -> String {
         let views = report.views
-        let header = ["scenario", "vus", "batch", "requests", "req failed", "retries", "edits ok", "edits failed", "req/s", "edits/s", "p50 ms", "p95 ms", "p99 ms", "max ms"]
+        let header = [
+            "scenario", "vus", "batch", "requests", "req failed", "retries", "edits ok", "edits failed", "req/s", "edits/s", "p50 ms", "p95 ms",
+            "p99 ms", "max ms",
+        ]
         var rows: [[String]] = []
         for view in views {
             let vus = report.aggregate(.vusMax, filter: ["scenario": view.name])?.value.map { String(Int($0)) } ?? settingsVUs(view.record)
-            rows.append(row(view.name, vus: vus, batch: view.record.operations.count == 1 ? batch(view.record.operations[0].editsPerIteration) : "mix", view))
+            rows.append(
+                row(view.name, vus: vus, batch: view.record.operations.count == 1 ? batch(view.record.operations[0].editsPerIteration) : "mix", view))
             if view.operations.count > 1 {
                 for op in view.operations {
                     rows.append([
@@ -65,7 +69,8 @@ package enum ReportRenderer {
 
     private static func row(_ name: String, vus: String, batch: String, _ view: ScenarioView) -> [String] {
         [
-            name, vus, batch, "\(view.requests)", "\(view.failedRequests)", "\(view.retries)", "\(view.editsApplied)", "\(view.editsFailed)", number(view.requestsPerSecond),
+            name, vus, batch, "\(view.requests)", "\(view.failedRequests)", "\(view.retries)", "\(view.editsApplied)", "\(view.editsFailed)",
+            number(view.requestsPerSecond),
             number(view.editsPerSecond), number(view.latency.p50), number(view.latency.p95), number(view.latency.p99), number(view.latency.max),
         ]
     }
@@ -84,14 +89,17 @@ package enum ReportRenderer {
         out.append("| started | \(report.startedAt) |")
         out.append("| finished | \(report.finishedAt) |")
         out.append(
-            "| machine | \(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem) |")
+            "| machine | \(report.machine.hostname), \(report.machine.cores) cores, \(report.machine.memoryBytes / 1_048_576) MiB, \(report.machine.operatingSystem) |"
+        )
         out.append("| tool | \(report.tool.name) \(report.tool.version), report schema \(report.schemaVersion) |")
         for note in report.target.notes { out.append("| note | \(MarkdownText.text(note)) |") }
         for row in report.conditions { out.append("| \(row.label) | \(MarkdownText.text(row.text)) |") }
         out.append("")
         if !report.verdict.failures.isEmpty || !report.thresholds.isEmpty {
             out.append("## Verdict\n")
-            out.append(report.verdict.passed ? "All thresholds and gates passed." : report.verdict.failures.map { "- \(MarkdownText.text($0))" }.joined(separator: "\n"))
+            out.append(
+                report.verdict.passed
+                    ? "All thresholds and gates passed." : report.verdict.failures.map { "- \(MarkdownText.text($0))" }.joined(separator: "\n"))
             out.append("")
         }
         if !report.thresholds.isEmpty {
@@ -106,7 +114,8 @@ package enum ReportRenderer {
         }
         out.append("## Throughput and latency\n")
         out.append(
-            "| scenario | operation | executor | requests | failed requests | retries | backoff s | edits ok | applied earlier | edits failed | edits invalid | outcome unknown | dropped | req/s | edits/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms | duration s |")
+            "| scenario | operation | executor | requests | failed requests | retries | backoff s | edits ok | applied earlier | edits failed | edits invalid | outcome unknown | dropped | req/s | edits/s | p50 ms | p90 ms | p95 ms | p99 ms | max ms | duration s |"
+        )
         out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for view in views {
             let l = view.latency
@@ -131,7 +140,9 @@ package enum ReportRenderer {
         out.append("|---|---|---|---:|---|")
         for r in report.scenarios {
             let settings = r.settings.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            out.append("| \(MarkdownText.text(r.name)) | \(r.executor) | \(MarkdownText.text(settings)) | \(number(r.startSeconds)) | \(r.stopReason.rawValue) |")
+            out.append(
+                "| \(MarkdownText.text(r.name)) | \(r.executor) | \(MarkdownText.text(settings)) | \(number(r.startSeconds)) | \(r.stopReason.rawValue) |"
+            )
         }
         if !report.comparisons.isEmpty {
             out.append("\n## Comparisons\n")
@@ -220,14 +231,17 @@ package enum ReportRenderer {
         for point in result.points {
             var row = "| \(point.value) |"
             if drops {
-                row += " \(number(point.offeredPerSecond)) | \(number(point.iterationsPerSecond)) | \(point.droppedIterations) (\(number(point.droppedShare * 100)) %) |"
+                row +=
+                    " \(number(point.offeredPerSecond)) | \(number(point.iterationsPerSecond)) | \(point.droppedIterations) (\(number(point.droppedShare * 100)) %) |"
             } else {
                 row += " \(number(point.iterationsPerSecond)) |"
             }
-            row += " \(number(point.requestsPerSecond)) | \(number(point.editsPerSecond)) | \(number(point.p95Milliseconds)) | \(number(point.meanIterationSeconds * 1000)) | \(point.failedRequests) |"
+            row +=
+                " \(number(point.requestsPerSecond)) | \(number(point.editsPerSecond)) | \(number(point.p95Milliseconds)) | \(number(point.meanIterationSeconds * 1000)) | \(point.failedRequests) |"
             if littles {
                 if let check = point.littlesLaw {
-                    row += " \(number(check.busy)) | \(number(check.ratio))\(check.holds(tolerance: CapacityResult.littlesLawTolerance) ? "" : " (!)") |"
+                    row +=
+                        " \(number(check.busy)) | \(number(check.ratio))\(check.holds(tolerance: CapacityResult.littlesLawTolerance) ? "" : " (!)") |"
                 } else {
                     row += " | |"
                 }
@@ -239,11 +253,15 @@ package enum ReportRenderer {
         }
         if littles {
             out.append("")
-            out.append("Little's law: N ≈ X·R (X requests/s, R their mean time, so X·R is the requests in flight on average). A ratio X·R ÷ N more than \(number(CapacityResult.littlesLawTolerance * 100)) % from 1 (marked (!)) means the VUs spent time outside the service's requests: the generator, think time or the network, not the service, limited that point.")
+            out.append(
+                "Little's law: N ≈ X·R (X requests/s, R their mean time, so X·R is the requests in flight on average). A ratio X·R ÷ N more than \(number(CapacityResult.littlesLawTolerance * 100)) % from 1 (marked (!)) means the VUs spent time outside the service's requests: the generator, think time or the network, not the service, limited that point."
+            )
         }
         if let fit = result.fit {
             out.append("")
-            out.append("Universal Scalability Law X(N) = λN / (1 + σ(N−1) + κN(N−1)), fitted to these points: λ = \(number(fit.lambda)) iterations/s, σ = \(String(format: "%.4f", fit.sigma)), κ = \(String(format: "%.6f", fit.kappa)), R² = \(String(format: "%.3f", fit.rSquared)).")
+            out.append(
+                "Universal Scalability Law X(N) = λN / (1 + σ(N−1) + κN(N−1)), fitted to these points: λ = \(number(fit.lambda)) iterations/s, σ = \(String(format: "%.4f", fit.sigma)), κ = \(String(format: "%.6f", fit.kappa)), R² = \(String(format: "%.3f", fit.rSquared))."
+            )
             if let peak = fit.peakConcurrency, let top = fit.peakThroughput {
                 out.append("Peak at N* = √((1−σ)/κ) = \(number(peak)) with \(number(top)) iterations/s predicted.")
             } else if let ceiling = fit.peakThroughput {

@@ -68,4 +68,3 @@ package struct ComparisonResult: Sendable, Codable, Equatable {
     package var minRatio: Double?
     package var passed: Bool
 }
-

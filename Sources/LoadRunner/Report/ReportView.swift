@@ -76,7 +76,8 @@ extension ScenarioView {
         self.init(
             name: record.name, record: record, requests: Int(count(.httpReqs)), failedRequests: Int(passes(.httpReqFailed)),
             iterations: Int(count(.iterations)), droppedIterations: Int(count(.droppedIterations)), editsApplied: Int(edits),
-            editsFailed: Int(passes(.editFailed)), editsUnknown: Int(count(.editOutcomeUnknown)), editsInvalid: Int(count(.editsInvalid)), retries: Int(count(.retries)),
+            editsFailed: Int(passes(.editFailed)), editsUnknown: Int(count(.editOutcomeUnknown)), editsInvalid: Int(count(.editsInvalid)),
+            retries: Int(count(.retries)),
             latency: LatencySummary(histogram(.httpReqDuration)), iterationLatency: LatencySummary(histogram(.iterationDuration)),
             requestsPerSecond: count(.httpReqs) / seconds, editsPerSecond: edits / seconds,
             operations: record.operations.map { op in

@@ -15,14 +15,20 @@ extension RunComparison {
         if !changed.isEmpty {
             lines += ["| verdict | scenario | operation | metric | baseline | candidate | change |", "|---|---|---|---|---:|---:|---:|"]
             for row in changed {
-                lines.append("| \(row.verdict.rawValue) | \(MarkdownText.text(row.scenario)) | \(MarkdownText.text(row.operation ?? "all")) | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) |")
+                lines.append(
+                    "| \(row.verdict.rawValue) | \(MarkdownText.text(row.scenario)) | \(MarkdownText.text(row.operation ?? "all")) | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) |"
+                )
             }
             lines.append("")
         }
-        lines += ["## Every metric", "", "| scenario | operation | metric | baseline | candidate | change | p | δ | verdict | noise judged by |",
-                  "|---|---|---|---:|---:|---:|---:|---:|---|---|"]
+        lines += [
+            "## Every metric", "", "| scenario | operation | metric | baseline | candidate | change | p | δ | verdict | noise judged by |",
+            "|---|---|---|---:|---:|---:|---:|---:|---|---|",
+        ]
         for row in rows {
-            lines.append("| \(MarkdownText.text(row.scenario)) | \(MarkdownText.text(row.operation ?? "all")) | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) | \(Self.p(row)) | \(Self.delta(row)) | \(row.verdict.rawValue) | \(row.basis) |")
+            lines.append(
+                "| \(MarkdownText.text(row.scenario)) | \(MarkdownText.text(row.operation ?? "all")) | \(row.metric) | \(Self.value(row.baseline, row.unit)) | \(Self.value(row.candidate, row.unit)) | \(Self.change(row)) | \(Self.p(row)) | \(Self.delta(row)) | \(row.verdict.rawValue) | \(row.basis) |"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -41,9 +47,12 @@ extension RunComparison {
             for row in cases {
                 let name = JUnitRenderer.escape("\(row.operation.map { $0 + " " } ?? "")\(row.metric)")
                 let message = JUnitRenderer.escape(
-                    "\(row.metric) \(Self.value(row.baseline, row.unit)) → \(Self.value(row.candidate, row.unit)) (\(Self.change(row))), beyond the tolerance \(Self.percent(tolerance)) and the noise")
+                    "\(row.metric) \(Self.value(row.baseline, row.unit)) → \(Self.value(row.candidate, row.unit)) (\(Self.change(row))), beyond the tolerance \(Self.percent(tolerance)) and the noise"
+                )
                 if row.verdict == .regression {
-                    out += #"    <testcase name="\#(name)" classname="\#(JUnitRenderer.escape(scenario))"><failure message="\#(message)" type="regression">\#(message)</failure></testcase>"# + "\n"
+                    out +=
+                        #"    <testcase name="\#(name)" classname="\#(JUnitRenderer.escape(scenario))"><failure message="\#(message)" type="regression">\#(message)</failure></testcase>"#
+                        + "\n"
                 } else {
                     out += #"    <testcase name="\#(name)" classname="\#(JUnitRenderer.escape(scenario))"/>"# + "\n"
                 }
@@ -60,7 +69,8 @@ extension RunComparison {
         let wide = "body{max-width:1400px}td.text{overflow-wrap:normal;word-break:normal;min-width:6em}"
         out += "<title>Comparison: \(regressed ? "REGRESSION" : "no regression")</title><style>\(HTMLRenderer.style)\(wide)</style></head><body>"
         out += #"<h1>Comparison <span class="badge \#(regressed ? "fail" : "pass")">\#(regressed ? "REGRESSION" : "no regression")</span></h1>"#
-        out += "<p>Baseline <code>\(HTMLRenderer.escape(baseline))</code>, candidate <code>\(HTMLRenderer.escape(candidate))</code>; tolerance \(Self.percent(tolerance)). "
+        out +=
+            "<p>Baseline <code>\(HTMLRenderer.escape(baseline))</code>, candidate <code>\(HTMLRenderer.escape(candidate))</code>; tolerance \(Self.percent(tolerance)). "
         out += HTMLRenderer.escape(Self.rule) + "</p>"
         if let note = inconclusiveNote { out += "<p>\(HTMLRenderer.escape(note))</p>" }
         if let differences = conditionDifferences {
@@ -69,19 +79,25 @@ extension RunComparison {
         // What changed first, as the Markdown has it; then every row.
         let changed = rows.filter { $0.verdict == .regression || $0.verdict == .improvement }
         if !changed.isEmpty {
-            out += "<h2>What changed</h2><table><tr><th>verdict</th><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th></tr>"
+            out +=
+                "<h2>What changed</h2><table><tr><th>verdict</th><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th></tr>"
             for row in changed {
-                out += #"<tr><td class="\#(row.verdict == .regression ? "bad" : "ok")">\#(row.verdict.rawValue)</td><td class="text">\#(HTMLRenderer.escape(row.scenario))</td>"#
+                out +=
+                    #"<tr><td class="\#(row.verdict == .regression ? "bad" : "ok")">\#(row.verdict.rawValue)</td><td class="text">\#(HTMLRenderer.escape(row.scenario))</td>"#
                 out += #"<td class="text">\#(HTMLRenderer.escape(row.operation ?? "all"))</td><td class="text">\#(row.metric)</td>"#
-                out += "<td>\(Self.value(row.baseline, row.unit))</td><td>\(Self.value(row.candidate, row.unit))</td><td>\(Self.change(row))</td></tr>"
+                out +=
+                    "<td>\(Self.value(row.baseline, row.unit))</td><td>\(Self.value(row.candidate, row.unit))</td><td>\(Self.change(row))</td></tr>"
             }
             out += "</table>"
         }
-        out += "<h2>Every metric</h2><table><tr><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th><th>p</th><th>δ</th><th>verdict</th><th>noise judged by</th></tr>"
+        out +=
+            "<h2>Every metric</h2><table><tr><th>scenario</th><th>operation</th><th>metric</th><th>baseline</th><th>candidate</th><th>change</th><th>p</th><th>δ</th><th>verdict</th><th>noise judged by</th></tr>"
         for row in rows {
             let style = row.verdict == .regression ? "bad" : row.verdict == .improvement ? "ok" : "text"
-            out += #"<tr><td>\#(HTMLRenderer.escape(row.scenario))</td><td class="text">\#(HTMLRenderer.escape(row.operation ?? "all"))</td><td class="text">\#(row.metric)</td>"#
-            out += "<td>\(Self.value(row.baseline, row.unit))</td><td>\(Self.value(row.candidate, row.unit))</td><td>\(Self.change(row))</td><td>\(Self.p(row))</td><td>\(Self.delta(row))</td>"
+            out +=
+                #"<tr><td>\#(HTMLRenderer.escape(row.scenario))</td><td class="text">\#(HTMLRenderer.escape(row.operation ?? "all"))</td><td class="text">\#(row.metric)</td>"#
+            out +=
+                "<td>\(Self.value(row.baseline, row.unit))</td><td>\(Self.value(row.candidate, row.unit))</td><td>\(Self.change(row))</td><td>\(Self.p(row))</td><td>\(Self.delta(row))</td>"
             out += #"<td class="\#(style)">\#(row.verdict.rawValue)</td><td class="text">\#(HTMLRenderer.escape(row.basis))</td></tr>"#
         }
         return out + "</table></body></html>\n"

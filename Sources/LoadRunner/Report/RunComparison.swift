@@ -199,7 +199,8 @@ package struct RunComparison: Sendable, Codable, Equatable {
                     ? .noise : worse > 0 ? .regression : .improvement
             }
             rows.append(
-                Row(scenario: scenario, operation: operation, metric: metric, unit: unit, baseline: a, candidate: b, change: change,
+                Row(
+                    scenario: scenario, operation: operation, metric: metric, unit: unit, baseline: a, candidate: b, change: change,
                     pValue: test.p, effectSize: test.delta, minimumPValue: test.minimumP, verdict: verdict, basis: basis))
         }
         let requestsTest = throughputTest(base.perSecond.map(\.requests), new.perSecond.map(\.requests), base, new)
@@ -236,8 +237,10 @@ package struct RunComparison: Sendable, Codable, Equatable {
                 verdict = b > a ? .regression : .improvement
             }
             rows.append(
-                Row(scenario: scenario, operation: operation, metric: "failureRate", unit: "rate", baseline: a, candidate: b, change: b - a,
-                    pValue: p, effectSize: nil, verdict: verdict, basis: "failed requests, two-proportion z-test; a change of less than \(Self.points(max(tolerance / 10, 0.001))) is ignored"))
+                Row(
+                    scenario: scenario, operation: operation, metric: "failureRate", unit: "rate", baseline: a, candidate: b, change: b - a,
+                    pValue: p, effectSize: nil, verdict: verdict,
+                    basis: "failed requests, two-proportion z-test; a change of less than \(Self.points(max(tolerance / 10, 0.001))) is ignored"))
         }
         return rows
     }

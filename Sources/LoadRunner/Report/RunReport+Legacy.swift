@@ -75,7 +75,9 @@ extension RunReport {
                 ScenarioRecord(
                     name: result.name, executor: result.executor,
                     settings: ["vus": String(result.vus), "iterations": String(result.iterations)],
-                    operations: [OperationRecord(label: "applyEdits", kind: "applyEdits", layer: result.layer, weight: 1, editsPerIteration: result.batchSize)],
+                    operations: [
+                        OperationRecord(label: "applyEdits", kind: "applyEdits", layer: result.layer, weight: 1, editsPerIteration: result.batchSize)
+                    ],
                     tags: [:], startSeconds: offset, durationSeconds: result.durationSeconds, stopReason: result.stopReason,
                     verification: result.verification, warnings: [], errors: m.errors, backoffSeconds: m.backoffSeconds,
                     editsAppliedByEarlierAttempt: m.editsAppliedByEarlierAttempt))

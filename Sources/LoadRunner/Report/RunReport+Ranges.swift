@@ -90,7 +90,8 @@ private struct RangeCheck {
 
     func finite(_ value: Double, _ field: @autoclosure () -> String) throws(LoadRunnerError) {
         guard value.isFinite, value.magnitude <= Double(RunReport.maximumCount) else {
-            throw LoadRunnerError("\(field()) is \(value); a report's measured values are at most \(RunReport.maximumCount) in size: the file is corrupt")
+            throw LoadRunnerError(
+                "\(field()) is \(value); a report's measured values are at most \(RunReport.maximumCount) in size: the file is corrupt")
         }
     }
 
@@ -102,7 +103,8 @@ private struct RangeCheck {
 
     func epoch(_ value: Int64, _ field: String) throws(LoadRunnerError) {
         guard value >= 0, value <= RunReport.maximumEpochMilliseconds else {
-            throw LoadRunnerError("\(field) is \(value); a report's start is 0 to \(RunReport.maximumEpochMilliseconds) (the year 9999): the file is corrupt")
+            throw LoadRunnerError(
+                "\(field) is \(value); a report's start is 0 to \(RunReport.maximumEpochMilliseconds) (the year 9999): the file is corrupt")
         }
     }
 
@@ -165,7 +167,8 @@ extension RunReportV1 {
             for (key, value) in counts + m.errors.sorted(by: { $0.key < $1.key }).map({ ("errors[\"\($0.key)\"]", $0.value) }) {
                 guard value >= 0, UInt64(value) <= RunReport.maximumCount else {
                     throw LoadRunnerError(
-                        "scenarios[\(index)].metrics.\(key) is \(value); a report's counts are 0 to \(RunReport.maximumCount) (2^53): the file is corrupt")
+                        "scenarios[\(index)].metrics.\(key) is \(value); a report's counts are 0 to \(RunReport.maximumCount) (2^53): the file is corrupt"
+                    )
                 }
             }
         }

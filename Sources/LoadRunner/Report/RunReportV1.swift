@@ -17,7 +17,6 @@ package struct RunReportV1: Sendable, Codable, Equatable {
     package var comparisons: [ComparisonResult]
     package var verdict: RunReport.Verdict
 
-
     package struct PlanV1: Sendable, Codable, Equatable {
         package var name: String
         package var file: String
@@ -25,8 +24,6 @@ package struct RunReportV1: Sendable, Codable, Equatable {
         package var seed: UInt64
         package var maxFailedEditRate: Double
     }
-
-
 
 }
 

@@ -106,7 +106,8 @@ struct SVGChart {
             }
             return top + plotHeight - (y - yMin) / (yMax - yMin) * plotHeight
         }
-        var out = #"<svg class="chart" viewBox="0 0 \#(Int(Self.width)) \#(Int(height))" role="img" aria-label="\#(HTMLRenderer.escape(title))" xmlns="http://www.w3.org/2000/svg">"#
+        var out =
+            #"<svg class="chart" viewBox="0 0 \#(Int(Self.width)) \#(Int(height))" role="img" aria-label="\#(HTMLRenderer.escape(title))" xmlns="http://www.w3.org/2000/svg">"#
         out += #"<text x="\#(Self.left)" y="19" class="title">\#(HTMLRenderer.escape(title))</text>"#
         for tick in yTicks {
             let y = py(tick)
@@ -120,16 +121,22 @@ struct SVGChart {
         } else if logX {
             // Decades, and the measured values themselves when there are few.
             let values = Set(points.map(\.x))
-            xTicks = (values.count <= 8 ? values.sorted() : stride(from: xMin.rounded(.up), through: xMax, by: 1).map { pow(10, $0) }).map { ($0, Self.label($0)) }
+            xTicks = (values.count <= 8 ? values.sorted() : stride(from: xMin.rounded(.up), through: xMax, by: 1).map { pow(10, $0) }).map {
+                ($0, Self.label($0))
+            }
         } else {
             xTicks = Self.ticks(from: xMin, upTo: xMax, minimumStep: 1).map { ($0, Self.label($0)) }
         }
         for (x, label) in xTicks where (logX ? log10(x) : x) >= xMin - 1e-9 && (logX ? log10(x) : x) <= xMax + 1e-9 {
-            out += #"<text x="\#(Self.f(px(x)))" y="\#(Self.f(height - Self.bottom + 18))" class="tick" text-anchor="middle">\#(HTMLRenderer.escape(label))</text>"#
+            out +=
+                #"<text x="\#(Self.f(px(x)))" y="\#(Self.f(height - Self.bottom + 18))" class="tick" text-anchor="middle">\#(HTMLRenderer.escape(label))</text>"#
         }
-        out += #"<line x1="\#(Self.f(Self.left))" y1="\#(Self.f(top + plotHeight))" x2="\#(Self.f(Self.width - right))" y2="\#(Self.f(top + plotHeight))" class="axis"/>"#
-        out += #"<text x="\#(Self.f(Self.left + plotWidth / 2))" y="\#(Self.f(height - 6))" class="label" text-anchor="middle">\#(HTMLRenderer.escape(xLabel + (logX ? " (log scale)" : "")))</text>"#
-        out += #"<text x="14" y="\#(Self.f(top + plotHeight / 2))" class="label" text-anchor="middle" transform="rotate(-90 14 \#(Self.f(top + plotHeight / 2)))">\#(HTMLRenderer.escape(yLabel))</text>"#
+        out +=
+            #"<line x1="\#(Self.f(Self.left))" y1="\#(Self.f(top + plotHeight))" x2="\#(Self.f(Self.width - right))" y2="\#(Self.f(top + plotHeight))" class="axis"/>"#
+        out +=
+            #"<text x="\#(Self.f(Self.left + plotWidth / 2))" y="\#(Self.f(height - 6))" class="label" text-anchor="middle">\#(HTMLRenderer.escape(xLabel + (logX ? " (log scale)" : "")))</text>"#
+        out +=
+            #"<text x="14" y="\#(Self.f(top + plotHeight / 2))" class="label" text-anchor="middle" transform="rotate(-90 14 \#(Self.f(top + plotHeight / 2)))">\#(HTMLRenderer.escape(yLabel))</text>"#
         let barSeries = series.filter(\.bars)
         let slot = plotWidth / max(xMax - xMin, 1) * 0.8
         let bottomOfPlot = top + plotHeight
@@ -141,7 +148,8 @@ struct SVGChart {
                 for point in valid {
                     let x = px(point.x) - slot / 2 + position * barWidth
                     let y = py(point.y)
-                    out += #"<rect x="\#(Self.f(x))" y="\#(Self.f(y))" width="\#(Self.f(max(barWidth, 1)))" height="\#(Self.f(max(bottomOfPlot - y, 0)))" fill="\#(line.color)"><title>\#(HTMLRenderer.escape("\(line.name): \(Self.label(point.y))"))</title></rect>"#
+                    out +=
+                        #"<rect x="\#(Self.f(x))" y="\#(Self.f(y))" width="\#(Self.f(max(barWidth, 1)))" height="\#(Self.f(max(bottomOfPlot - y, 0)))" fill="\#(line.color)"><title>\#(HTMLRenderer.escape("\(line.name): \(Self.label(point.y))"))</title></rect>"#
                 }
             } else {
                 if valid.count > 1 {
@@ -150,7 +158,8 @@ struct SVGChart {
                 }
                 if line.markers || valid.count <= 3 {
                     for point in valid {
-                        out += #"<circle cx="\#(Self.f(px(point.x)))" cy="\#(Self.f(py(point.y)))" r="3.5" fill="\#(line.color)"><title>\#(HTMLRenderer.escape("\(line.name): \(Self.label(point.y))"))</title></circle>"#
+                        out +=
+                            #"<circle cx="\#(Self.f(px(point.x)))" cy="\#(Self.f(py(point.y)))" r="3.5" fill="\#(line.color)"><title>\#(HTMLRenderer.escape("\(line.name): \(Self.label(point.y))"))</title></circle>"#
                     }
                 }
             }

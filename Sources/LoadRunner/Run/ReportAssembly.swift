@@ -96,7 +96,8 @@ struct ReportAssembly {
     /// The verdict: thresholds, failed-edit rates, verifications, comparisons, and whether the run completed. Pure.
     static func verdict(report: RunReport, views: [ScenarioView], plan: ScenarioPlan) -> RunReport.Verdict {
         // Warm-ups are left out of the report.
-        verdict(report: report, views: views, measuredScenarios: plan.scenarios.filter { !$0.isWarmUp }.count, maxFailedEditRate: plan.maxFailedEditRate)
+        verdict(
+            report: report, views: views, measuredScenarios: plan.scenarios.filter { !$0.isWarmUp }.count, maxFailedEditRate: plan.maxFailedEditRate)
     }
 
     /// The verdict of a report whose run measured `measured` scenarios, allowing `maxFailedEditRate` of edits to fail.

@@ -156,7 +156,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             verification = await verifier.verify(spec, recorded: recorder.snapshot(), countsBefore: countsBefore)
         }
         warnings += Self.warnings(spec, recorder.snapshot(), seconds: (end - start).seconds, segment: segment)
-        return ScenarioOutcome(spec: spec, recorder: recorder, start: start, end: end, stopReason: stop, verification: verification, warnings: warnings)
+        return ScenarioOutcome(
+            spec: spec, recorder: recorder, start: start, end: end, stopReason: stop, verification: verification, warnings: warnings)
     }
 
     /// Makes the scenario's operations: tables, id pools (sampled and seeded), attachment files.
@@ -187,13 +188,17 @@ struct RunContext<C: Clock<Duration>>: Sendable {
                 other.operations.contains { $0.layer == layer && $0.settings.owner.samplesExistingFeatures }
             }
             pools[layer] = self.pools.pool(
-                for: layer, adding: ids, make: IdPool(ids: [], seed: plan.seed ^ UInt64(layer) ^ 0x9001, reserve: sampling ? max(10, ids.count / 2) : 0))
+                for: layer, adding: ids,
+                make: IdPool(ids: [], seed: plan.seed ^ UInt64(layer) ^ 0x9001, reserve: sampling ? max(10, ids.count / 2) : 0))
         }
         var operations: [any LoadOperation] = []
         for (index, op) in spec.operations.enumerated() {
             let table = tables[op.layer]!
             let owner = op.settings.owner
-            let files = try owner.attachmentFiles.map { try AttachmentOperation.makeFiles($0, label: op.label, in: directory, seed: plan.seed &+ UInt64(index)) } ?? []
+            let files =
+                try owner.attachmentFiles.map {
+                    try AttachmentOperation.makeFiles($0, label: op.label, in: directory, seed: plan.seed &+ UInt64(index))
+                } ?? []
             var partnerPool: IdPool?
             if case .relate(let relate) = op.settings,
                 let partner = layers[op.layer]?.relationships?.first(where: { $0.id == relate.relationshipId })?.relatedTableId
@@ -203,7 +208,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
             var shaper: ValidityShaper?
             // The adds of applyEdits and addFeatures are shaped, and a deep insert's parent.
             if let invalidRate = owner.invalidAddsRate, op.addsPerIteration > 0, invalidRate > 0 || table.info.hasContingentValuesDefinition == true {
-                let definition = table.info.hasContingentValuesDefinition == true
+                let definition =
+                    table.info.hasContingentValuesDefinition == true
                     ? try await policy.retrying(on: clock) { try await table.contingentValuesDefinition() } : nil
                 shaper = ValidityShaper(layer: table.info, contingentValues: definition)
             }
@@ -232,7 +238,8 @@ struct RunContext<C: Clock<Duration>>: Sendable {
         var start = 0
         while start < count {
             // Numbered as the whole test's seeding would number them: a segment seeds its own of those.
-            let batch = segment.sequence.count == 1
+            let batch =
+                segment.sequence.count == 1
                 ? generator.features(from: (1 << 50) + start, count: min(500, count - start))
                 : (start..<min(start + 500, count)).map { generator.feature(at: (1 << 50) + segment.global($0)) }
             let result = try await table.client.applyEdits(LayerEdits(adds: batch))

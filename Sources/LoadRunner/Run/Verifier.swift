@@ -52,7 +52,8 @@ struct Verifier<C: Clock<Duration>>: Sendable {
                 v.globalIdsReported = (v.globalIdsReported ?? 0) + ids.addedGlobalIds.count
                 v.globalIdsFound = (v.globalIdsFound ?? 0) + foundGlobal
                 if foundGlobal > Set(ids.addedGlobalIds).count {
-                    v.notes.append("layer \(layerId): \(foundGlobal - Set(ids.addedGlobalIds).count) features share a client GlobalID (duplicated adds)")
+                    v.notes.append(
+                        "layer \(layerId): \(foundGlobal - Set(ids.addedGlobalIds).count) features share a client GlobalID (duplicated adds)")
                 } else if deleted.isEmpty && foundGlobal < expected {
                     v.notes.append("layer \(layerId): \(expected - foundGlobal) added GlobalIDs are missing")
                 }

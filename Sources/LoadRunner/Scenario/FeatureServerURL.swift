@@ -29,11 +29,15 @@ package enum FeatureServerURL {
         while url.hasSuffix("/") { url.removeLast() }
         let lowered = url.lowercased()
         guard let scheme = ["http://", "https://"].first(where: { lowered.hasPrefix($0) }) else {
-            return .failure(Problem(problem: "'\(text)' is neither `local` nor an http(s) URL", fix: "write `local` for the embedded service, or a URL like \(example)"))
+            return .failure(
+                Problem(
+                    problem: "'\(text)' is neither `local` nor an http(s) URL",
+                    fix: "write `local` for the embedded service, or a URL like \(example)"))
         }
         let host = lowered.dropFirst(scheme.count).prefix { $0 != "/" }
         guard !host.isEmpty, lowered.hasSuffix("/featureserver"), lowered.count > scheme.count + host.count + 1 else {
-            return .failure(Problem(problem: "'\(text)' is not a feature service URL", fix: "give the service URL ending in /FeatureServer, e.g. \(example)"))
+            return .failure(
+                Problem(problem: "'\(text)' is not a feature service URL", fix: "give the service URL ending in /FeatureServer, e.g. \(example)"))
         }
         return .success(url)
     }

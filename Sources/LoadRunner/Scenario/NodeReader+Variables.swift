@@ -22,9 +22,12 @@ extension NodeReader {
                     leaks = true
                     issue(
                         node, field: field,
-                        problem: "uses ${\(use.name)}, whose name looks secret (it contains one of \(ScenarioVariables.secretWords.joined(separator: ", "))), "
+                        problem:
+                            "uses ${\(use.name)}, whose name looks secret (it contains one of \(ScenarioVariables.secretWords.joined(separator: ", "))), "
                             + "in a value that reports show",
-                        fix: "use such variables only in \(Self.secretFields.sorted().joined(separator: ", ")); if the value is no secret, rename the variable")
+                        fix:
+                            "use such variables only in \(Self.secretFields.sorted().joined(separator: ", ")); if the value is no secret, rename the variable"
+                    )
                 }
             }
             // Read as empty, so that no later message about the value can show it.

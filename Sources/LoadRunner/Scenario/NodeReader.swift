@@ -75,7 +75,9 @@ struct NodeReader {
         }
         let reported = issues.count
         guard let text = text(node, field: field), !text.isEmpty || !required else {
-            issueUnlessReported(since: reported, node, field: field, problem: "expected text, got \(kind(node))", fix: example.isEmpty ? "write a single value" : "write e.g. `\(example)`")
+            issueUnlessReported(
+                since: reported, node, field: field, problem: "expected text, got \(kind(node))",
+                fix: example.isEmpty ? "write a single value" : "write e.g. `\(example)`")
             return nil
         }
         return text
@@ -92,7 +94,8 @@ struct NodeReader {
         let reported = issues.count
         guard let text = text(node, field: field), let value = Int(text.replacingUnderscores()) else {
             issueUnlessReported(
-                since: reported, node, field: field, problem: "expected a whole number, got \(describe(node))", fix: "write a whole number \(bounds), e.g. `\(example)`")
+                since: reported, node, field: field, problem: "expected a whole number, got \(describe(node))",
+                fix: "write a whole number \(bounds), e.g. `\(example)`")
             return nil
         }
         guard range.contains(value) else {
@@ -106,7 +109,8 @@ struct NodeReader {
         guard let node else { return nil }
         let reported = issues.count
         guard let text = text(node, field: field), let value = Double(text), value.isFinite, value > 0 else {
-            issueUnlessReported(since: reported, node, field: field, problem: "expected a positive number, got \(describe(node))", fix: "write e.g. `\(example)`")
+            issueUnlessReported(
+                since: reported, node, field: field, problem: "expected a positive number, got \(describe(node))", fix: "write e.g. `\(example)`")
             return nil
         }
         return value
@@ -116,7 +120,9 @@ struct NodeReader {
         guard let node else { return nil }
         let reported = issues.count
         guard let text = text(node, field: field), let value = Double(text), value >= 0, value <= 1 else {
-            issueUnlessReported(since: reported, node, field: field, problem: "expected a fraction from 0 to 1, got \(describe(node))", fix: "write e.g. `\(field): 0.01` for 1 %")
+            issueUnlessReported(
+                since: reported, node, field: field, problem: "expected a fraction from 0 to 1, got \(describe(node))",
+                fix: "write e.g. `\(field): 0.01` for 1 %")
             return nil
         }
         return value
@@ -126,14 +132,16 @@ struct NodeReader {
         guard let node else { return nil }
         let reported = issues.count
         guard let text = text(node, field: field) else {
-            issueUnlessReported(since: reported, node, field: field, problem: "expected true or false, got \(kind(node))", fix: "write `true` or `false`")
+            issueUnlessReported(
+                since: reported, node, field: field, problem: "expected true or false, got \(kind(node))", fix: "write `true` or `false`")
             return nil
         }
         switch text.lowercased() {
         case "true", "yes", "on": return true
         case "false", "no", "off": return false
         default:
-            issueUnlessReported(since: reported, node, field: field, problem: "expected true or false, got \(describe(node))", fix: "write `true` or `false`")
+            issueUnlessReported(
+                since: reported, node, field: field, problem: "expected true or false, got \(describe(node))", fix: "write `true` or `false`")
             return nil
         }
     }

@@ -54,7 +54,8 @@ package enum PlanCheck {
         let available = spec.setup.sample > 0 ? count : 0
         guard available == 0 else { return nil }
         let why = count == 0 ? "the layer is empty" : "setup.sample is 0, so none of its \(count) features is drawn"
-        return "\(field).\(need.key): layer \(op.layer) (\(layer.name)) has no existing feature to \(need.verb) (\(why)), and nothing in the plan adds any, "
+        return
+            "\(field).\(need.key): layer \(op.layer) (\(layer.name)) has no existing feature to \(need.verb) (\(why)), and nothing in the plan adds any, "
             + "so every iteration would be refused. Fix: add `setup: { seed: 100 }` to the scenario to add features first"
     }
 
@@ -87,14 +88,17 @@ package enum PlanCheck {
     /// Client GlobalIDs on a layer without a GlobalID field.
     static func globalIdProblems(_ clientGlobalIds: Bool, _ check: OperationCheck) -> [String] {
         guard clientGlobalIds && check.layer.globalIdField == nil else { return [] }
-        return ["\(check.field).clientGlobalIds: \(check.layerName) has no GlobalID field. Fix: remove clientGlobalIds or pick a layer with GlobalIDs"]
+        return [
+            "\(check.field).clientGlobalIds: \(check.layerName) has no GlobalID field. Fix: remove clientGlobalIds or pick a layer with GlobalIDs"
+        ]
     }
 
     /// Adds broken on purpose on a layer with no rule to break.
     static func invalidRateProblems(_ invalidRate: Double, adds: Int, _ check: OperationCheck) -> [String] {
         let layer = check.layer
-        guard invalidRate > 0 && adds > 0 && layer.hasContingentValuesDefinition != true
-            && !layer.fields.contains(where: { $0.isEditable && $0.type != .oid && $0.type != .globalID && ($0.domain != nil || !$0.isNullable) })
+        guard
+            invalidRate > 0 && adds > 0 && layer.hasContingentValuesDefinition != true
+                && !layer.fields.contains(where: { $0.isEditable && $0.type != .oid && $0.type != .globalID && ($0.domain != nil || !$0.isNullable) })
         else { return [] }
         return [
             "\(check.field).invalidRate: \(check.layerName) has no contingent values, domains or required fields to break. Fix: remove invalidRate or pick a layer with them (e.g. the birdnests dataset)"

@@ -82,7 +82,8 @@ package struct ScenarioParseOptions: Sendable, Hashable {
     /// Tags added to every metric of the run (`run --tag key=value`); a scenario's own tag of the same name wins.
     package var tags: [String: String]
 
-    package init(variables: ScenarioVariables = ScenarioVariables(), overrides: ScenarioOverrides = ScenarioOverrides(), tags: [String: String] = [:]) {
+    package init(variables: ScenarioVariables = ScenarioVariables(), overrides: ScenarioOverrides = ScenarioOverrides(), tags: [String: String] = [:])
+    {
         self.variables = variables
         self.overrides = overrides
         self.tags = tags

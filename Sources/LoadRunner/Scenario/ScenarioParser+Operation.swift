@@ -20,7 +20,9 @@ extension ScenarioParser {
                 reader.issue(mixNode, field: "\(path).mix", problem: "a scenario has either `exec` or `mix`", fix: "keep one of them")
             }
             for key in operationKeys where map[key] != nil && key != "layer" {
-                reader.issue(map[key], field: "\(path).\(key)", problem: "goes inside each mix entry", fix: "move it under the entry of the operation it is for")
+                reader.issue(
+                    map[key], field: "\(path).\(key)", problem: "goes inside each mix entry",
+                    fix: "move it under the entry of the operation it is for")
             }
             let defaultLayer = ScenarioKey.layer.read(map, path: path, &reader)
             var operations: [OperationSpec] = []
@@ -28,16 +30,21 @@ extension ScenarioParser {
             for (index, item) in reader.sequence(mixNode, field: "\(path).mix").enumerated() {
                 let field = "\(path).mix[\(index)]"
                 guard let entry = reader.mapping(item, field: field, allowed: mixKeys) else { continue }
-                guard let kindText = reader.string(entry["operation"], field: "\(field).operation", required: true, parent: item, example: "operation: query")
+                guard
+                    let kindText = reader.string(
+                        entry["operation"], field: "\(field).operation", required: true, parent: item, example: "operation: query")
                 else { continue }
                 guard let kind = OperationSpec.Kind(rawValue: kindText) else {
                     let suggestion = closest(to: kindText, in: kinds).map { "did you mean `\($0)`? " } ?? ""
-                    reader.issue(entry["operation"], field: "\(field).operation", problem: "unknown operation '\(kindText)'", fix: "\(suggestion)use one of: \(kinds.joined(separator: ", "))")
+                    reader.issue(
+                        entry["operation"], field: "\(field).operation", problem: "unknown operation '\(kindText)'",
+                        fix: "\(suggestion)use one of: \(kinds.joined(separator: ", "))")
                     continue
                 }
                 let label = ScenarioKey.mixEntryName.read(entry, path: field, &reader) ?? kindText
                 if !labels.insert(label).inserted {
-                    reader.issue(item, field: "\(field).name", problem: "two mix entries are both called '\(label)'", fix: "give one of them `name: <label>`")
+                    reader.issue(
+                        item, field: "\(field).name", problem: "two mix entries are both called '\(label)'", fix: "give one of them `name: <label>`")
                 }
                 var spec = readOperation(kind, label: label, entry, node: item, path: field, defaultLayer: defaultLayer, &reader)
                 spec.weight = ScenarioKey.weight.read(entry, path: field, &reader)
@@ -51,12 +58,15 @@ extension ScenarioParser {
         var kind = OperationSpec.Kind.applyEdits
         if let execNode = map["exec"] {
             if map["operation"] != nil {
-                reader.issue(map["operation"], field: "\(path).operation", problem: "`operation` is the version-1 spelling of `exec`", fix: "keep only `exec`")
+                reader.issue(
+                    map["operation"], field: "\(path).operation", problem: "`operation` is the version-1 spelling of `exec`", fix: "keep only `exec`")
             }
             if let text = reader.string(execNode, field: "\(path).exec", required: true, parent: node, example: "exec: applyEdits") {
                 guard let known = OperationSpec.Kind(rawValue: text) else {
                     let suggestion = closest(to: text, in: kinds).map { "did you mean `\($0)`? " } ?? ""
-                    reader.issue(execNode, field: "\(path).exec", problem: "unknown operation '\(text)'", fix: "\(suggestion)use one of: \(kinds.joined(separator: ", "))")
+                    reader.issue(
+                        execNode, field: "\(path).exec", problem: "unknown operation '\(text)'",
+                        fix: "\(suggestion)use one of: \(kinds.joined(separator: ", "))")
                     return nil
                 }
                 kind = known
@@ -65,7 +75,9 @@ extension ScenarioParser {
             let text = reader.string(operationNode, field: "\(path).operation", required: false, parent: node, example: "")
         {
             if text != "add" {
-                let suggestion = OperationSpec.Kind(rawValue: text).map { _ in "write `exec: \(text)`" } ?? "use `exec:` with one of: \(kinds.joined(separator: ", "))"
+                let suggestion =
+                    OperationSpec.Kind(rawValue: text).map { _ in "write `exec: \(text)`" }
+                    ?? "use `exec:` with one of: \(kinds.joined(separator: ", "))"
                 reader.issue(operationNode, field: "\(path).operation", problem: "unknown operation '\(text)'", fix: suggestion)
                 return nil
             }
@@ -81,7 +93,9 @@ extension ScenarioParser {
         for (key, _) in map {
             let name = key.string ?? ""
             if operationKeys.contains(name) && !own.contains(name) {
-                reader.issue(key, field: "\(path).\(name)", problem: "does not apply to \(kind.rawValue)", fix: "\(kind.rawValue) takes \(own.sorted().joined(separator: ", "))")
+                reader.issue(
+                    key, field: "\(path).\(name)", problem: "does not apply to \(kind.rawValue)",
+                    fix: "\(kind.rawValue) takes \(own.sorted().joined(separator: ", "))")
             }
         }
         let input = MappingInput(map: map, node: node, path: path)
@@ -123,7 +137,8 @@ extension ScenarioParser {
         }
         guard let value = Int64(digits), value > 0, value <= (1 << 40) / multiplier else {
             reader.issueUnlessReported(
-                since: reported, node, field: field, problem: "\(reader.describe(node)) is not a size", fix: "write a whole number of bytes with KB, MB or GB, e.g. `64KB`")
+                since: reported, node, field: field, problem: "\(reader.describe(node)) is not a size",
+                fix: "write a whole number of bytes with KB, MB or GB, e.g. `64KB`")
             return nil
         }
         return value * multiplier

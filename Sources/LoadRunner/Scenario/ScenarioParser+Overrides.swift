@@ -7,7 +7,8 @@ extension ScenarioParser {
         _ top: Node.Mapping, root: Node, options: ScenarioParseOptions, _ reader: inout NodeReader
     ) -> (all: [ScenarioSpec], running: [ScenarioSpec]) {
         guard let scenariosNode = top["scenarios"] else {
-            reader.issue(root, field: "scenarios", problem: "missing", fix: "add a `scenarios:` mapping of name → { executor, vus, iterations, batchSize }")
+            reader.issue(
+                root, field: "scenarios", problem: "missing", fix: "add a `scenarios:` mapping of name → { executor, vus, iterations, batchSize }")
             return ([], [])
         }
         guard let entries = reader.namedMapping(scenariosNode, field: "scenarios") else { return ([], []) }

@@ -8,7 +8,9 @@ extension ScenarioParser {
     static var executorKeys: [String] { ExecutorKind.allKeys.map(\.name) }
 
     /// One scenario, with the command line's `overrides` applied to its executor.
-    static func readScenario(name: String, _ node: Node, overrides: ScenarioOverrides = ScenarioOverrides(), _ reader: inout NodeReader) -> ScenarioSpec? {
+    static func readScenario(
+        name: String, _ node: Node, overrides: ScenarioOverrides = ScenarioOverrides(), _ reader: inout NodeReader
+    ) -> ScenarioSpec? {
         let path = "scenarios.\(name)"
         guard let map = reader.mapping(node, field: path, allowed: commonScenarioKeys + executorKeys + operationKeys) else { return nil }
         let input = MappingInput(map: map, node: node, path: path)
@@ -59,23 +61,31 @@ extension ScenarioParser {
         let field = "\(path).\(parameter.rawValue)"
         var values: [Int] = []
         for (index, item) in reader.sequence(listNode, field: field).enumerated() {
-            if let value = KeyValueType.sweepValue.read(KeyRead(node: item, field: "\(field)[\(index)]", example: "\(parameter.rawValue): [1, 2, 4, 8]"), &reader) {
+            if let value = KeyValueType.sweepValue.read(
+                KeyRead(node: item, field: "\(field)[\(index)]", example: "\(parameter.rawValue): [1, 2, 4, 8]"), &reader)
+            {
                 values.append(value)
             }
         }
         if values.isEmpty || Set(values).count != values.count {
-            reader.issue(listNode, field: field, problem: values.isEmpty ? "lists no values" : "lists a value twice", fix: "list distinct values, e.g. `[1, 2, 4, 8]`")
+            reader.issue(
+                listNode, field: field, problem: values.isEmpty ? "lists no values" : "lists a value twice",
+                fix: "list distinct values, e.g. `[1, 2, 4, 8]`")
         }
         let owner = spec.executor.owner
         let timeBased = owner.lasting(owner.scheduledDuration) != nil
         switch parameter {
         case .vus:
             if owner.sweeping(.vus, 1) == nil {
-                reader.issue(listNode, field: field, problem: "sweeps VUs, which only constant-vus has", fix: "use `executor: constant-vus`, or sweep rate or batchSize")
+                reader.issue(
+                    listNode, field: field, problem: "sweeps VUs, which only constant-vus has",
+                    fix: "use `executor: constant-vus`, or sweep rate or batchSize")
             }
         case .rate:
             if owner.sweeping(.rate, 1) == nil {
-                reader.issue(listNode, field: field, problem: "sweeps the rate, which only constant-arrival-rate has", fix: "use `executor: constant-arrival-rate`")
+                reader.issue(
+                    listNode, field: field, problem: "sweeps the rate, which only constant-arrival-rate has",
+                    fix: "use `executor: constant-arrival-rate`")
             }
         case .batchSize:
             var editsExisting = false
@@ -105,7 +115,9 @@ extension ScenarioParser {
     /// checked, so that their problems are reported in the same pass.
     private static func readExecutor(_ input: MappingInput, _ reader: inout NodeReader) -> ExecutorConfig? {
         let names = ExecutorConfig.names
-        guard let text = reader.string(input.map["executor"], field: "\(input.path).executor", required: true, parent: input.node, example: "executor: shared-iterations")
+        guard
+            let text = reader.string(
+                input.map["executor"], field: "\(input.path).executor", required: true, parent: input.node, example: "executor: shared-iterations")
         else { return nil }
         guard let kind = ExecutorKind(rawValue: text) else {
             let suggestion = closest(to: text, in: names).map { "did you mean `\($0)`? " } ?? ""
@@ -152,7 +164,9 @@ extension ScenarioParser {
         settings.maxBackoff = ScenarioKey.maxBackoff.read(map, path: field, &reader)
         settings.budget = ScenarioKey.retryBudget.read(map, path: field, &reader)
         if settings.maxBackoff < settings.initialBackoff {
-            reader.issue(map["maxBackoff"], field: "\(field).maxBackoff", problem: "is shorter than initialBackoff", fix: "make maxBackoff at least initialBackoff")
+            reader.issue(
+                map["maxBackoff"], field: "\(field).maxBackoff", problem: "is shorter than initialBackoff",
+                fix: "make maxBackoff at least initialBackoff")
         }
         return settings
     }
@@ -189,7 +203,9 @@ extension ScenarioParser {
             var current: String? = after
             while let name = current {
                 if seen.contains(name) {
-                    reader.issue(node, field: "scenarios.\(spec.name).startAfter", problem: "the startAfter chain loops back to itself", fix: "break the cycle")
+                    reader.issue(
+                        node, field: "scenarios.\(spec.name).startAfter", problem: "the startAfter chain loops back to itself", fix: "break the cycle"
+                    )
                     break
                 }
                 seen.insert(name)

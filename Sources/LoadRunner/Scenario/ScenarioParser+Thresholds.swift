@@ -29,9 +29,12 @@ extension ScenarioParser {
                 var delay = Duration.zero
                 if case .mapping = item {
                     guard let map = reader.mapping(item, field: itemField, allowed: ["threshold", "abortOnFail", "delayAbortEval"]) else { continue }
-                    text = reader.string(map["threshold"], field: "\(itemField).threshold", required: true, parent: item, example: "threshold: p(95)<200")
+                    text = reader.string(
+                        map["threshold"], field: "\(itemField).threshold", required: true, parent: item, example: "threshold: p(95)<200")
                     abort = reader.bool(map["abortOnFail"], field: "\(itemField).abortOnFail") ?? false
-                    delay = reader.duration(map["delayAbortEval"], field: "\(itemField).delayAbortEval", example: "delayAbortEval: 10s", allowZero: true) ?? .zero
+                    delay =
+                        reader.duration(map["delayAbortEval"], field: "\(itemField).delayAbortEval", example: "delayAbortEval: 10s", allowZero: true)
+                        ?? .zero
                 } else {
                     text = reader.string(item, field: itemField, required: true, parent: value, example: "p(95)<200")
                 }
@@ -62,7 +65,8 @@ extension ScenarioParser {
         for (tag, value) in filter where !["scenario", "operation", "status"].contains(tag) {
             candidates = candidates.filter { $0.tags[tag] == value }
             if candidates.isEmpty {
-                return .init(problem: "no scenario has the tag \(tag):\(value)", fix: "tag a scenario with `tags: { \(tag): \(value) }`, or fix the filter")
+                return .init(
+                    problem: "no scenario has the tag \(tag):\(value)", fix: "tag a scenario with `tags: { \(tag): \(value) }`, or fix the filter")
             }
         }
         if let label = filter["operation"] {
@@ -74,11 +78,17 @@ extension ScenarioParser {
         }
         switch metric {
         case .droppedIterations where !candidates.contains(where: \.executor.isOpenModel):
-            return .init(problem: "only arrival-rate executors drop iterations, and no scenario here uses one", fix: "remove this threshold, or use constant-arrival-rate")
+            return .init(
+                problem: "only arrival-rate executors drop iterations, and no scenario here uses one",
+                fix: "remove this threshold, or use constant-arrival-rate")
         case .edits, .editFailed, .editOutcomeUnknown:
-            let edits = candidates.contains { spec in spec.operations.contains { $0.editsPerIteration > 0 && (filter["operation"] == nil || $0.label == filter["operation"]) } }
+            let edits = candidates.contains { spec in
+                spec.operations.contains { $0.editsPerIteration > 0 && (filter["operation"] == nil || $0.label == filter["operation"]) }
+            }
             if !edits {
-                return .init(problem: "no scenario here edits, so \(metric.rawValue) would have no samples", fix: "remove this threshold, or filter on a scenario that edits")
+                return .init(
+                    problem: "no scenario here edits, so \(metric.rawValue) would have no samples",
+                    fix: "remove this threshold, or filter on a scenario that edits")
             }
         default:
             break
@@ -92,15 +102,20 @@ extension ScenarioParser {
         auth.token = reader.string(map["token"], field: "auth.token", required: false, parent: node, example: "token: ${ARCGIS_TOKEN}")
         auth.username = reader.string(map["username"], field: "auth.username", required: false, parent: node, example: "username: ${ARCGIS_USER}")
         auth.password = reader.string(map["password"], field: "auth.password", required: false, parent: node, example: "password: ${ARCGIS_PASSWORD}")
-        auth.tokenURL = reader.string(map["tokenUrl"], field: "auth.tokenUrl", required: false, parent: node, example: "tokenUrl: https://host/arcgis/tokens/generateToken")
+        auth.tokenURL = reader.string(
+            map["tokenUrl"], field: "auth.tokenUrl", required: false, parent: node, example: "tokenUrl: https://host/arcgis/tokens/generateToken")
         if auth.token != nil && (auth.username != nil || auth.password != nil) {
             reader.issue(node, field: "auth", problem: "has both a token and a username/password", fix: "keep one way to authenticate")
         } else if auth.token == nil && (auth.username == nil || auth.password == nil) {
-            reader.issue(node, field: "auth", problem: "needs `token`, or both `username` and `password`", fix: "write e.g. `auth: { token: ${ARCGIS_TOKEN} }`")
+            reader.issue(
+                node, field: "auth", problem: "needs `token`, or both `username` and `password`", fix: "write e.g. `auth: { token: ${ARCGIS_TOKEN} }`"
+            )
         }
         for key in ["token", "password"] {
             if case .scalar(let scalar) = map[key] ?? .scalar(.init("")), !scalar.string.isEmpty, !scalar.string.contains("${") {
-                reader.issue(map[key], field: "auth.\(key)", problem: "is written in the file as plain text", fix: "write `${ENV_NAME}` and export the secret in the environment")
+                reader.issue(
+                    map[key], field: "auth.\(key)", problem: "is written in the file as plain text",
+                    fix: "write `${ENV_NAME}` and export the secret in the environment")
             }
         }
         return auth

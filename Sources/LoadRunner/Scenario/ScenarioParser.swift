@@ -125,7 +125,9 @@ package enum ScenarioParser {
         if map[ScenarioKey.faultSeed.name] != nil { local.faultSeed = UInt64(ScenarioKey.faultSeed.read(map, path: "local", &reader)) }
         func located(_ node: Node, field: String, _ reader: inout NodeReader) -> ScenarioPlan.Located? {
             guard let text = reader.text(node, field: field) else {
-                reader.issue(node, field: field, problem: "expected a fault specification, got \(reader.kind(node))", fix: "write it as for `serve`, e.g. \"http503:0.1\"")
+                reader.issue(
+                    node, field: field, problem: "expected a fault specification, got \(reader.kind(node))",
+                    fix: "write it as for `serve`, e.g. \"http503:0.1\"")
                 return nil
             }
             return ScenarioPlan.Located(text: text, field: field, line: node.mark?.line, column: node.mark?.column)
@@ -141,8 +143,11 @@ package enum ScenarioParser {
 
     private static func readTarget(_ top: Node.Mapping, root: Node, _ reader: inout NodeReader) -> ScenarioPlan.Target? {
         var dataset = "parks"
-        if let localNode = top["local"], let local = reader.mapping(localNode, field: "local", allowed: ["dataset", "rows", "faults", "latency", "faultSeed"]) {
-            dataset = reader.string(local["dataset"], field: "local.dataset", required: false, parent: localNode, example: "dataset: parks") ?? dataset
+        if let localNode = top["local"],
+            let local = reader.mapping(localNode, field: "local", allowed: ["dataset", "rows", "faults", "latency", "faultSeed"])
+        {
+            dataset =
+                reader.string(local["dataset"], field: "local.dataset", required: false, parent: localNode, example: "dataset: parks") ?? dataset
         }
         guard
             let text = reader.string(

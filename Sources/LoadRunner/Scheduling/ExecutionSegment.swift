@@ -114,7 +114,8 @@ package struct ExecutionSegment: Sendable, Hashable, CustomStringConvertible {
         for part in parts {
             guard let value = Fraction(parsing: part) else {
                 throw ExecutionSegmentError(
-                    "'\(part)' is not a per cent, decimal or fraction from 0 to 1 (denominators up to 1,000,000); write e.g. 1/4:2/4, 25%:50% or 0.25:0.5")
+                    "'\(part)' is not a per cent, decimal or fraction from 0 to 1 (denominators up to 1,000,000); write e.g. 1/4:2/4, 25%:50% or 0.25:0.5"
+                )
             }
             values.append(value)
         }
@@ -144,7 +145,8 @@ package struct ExecutionSegmentSequence: Sendable, Hashable, CustomStringConvert
         var points: [Fraction] = []
         for part in parts {
             guard let point = Fraction(parsing: part) else {
-                throw ExecutionSegmentError("'\(part)' in the sequence is not a per cent, decimal or fraction from 0 to 1 (denominators up to 1,000,000)")
+                throw ExecutionSegmentError(
+                    "'\(part)' in the sequence is not a per cent, decimal or fraction from 0 to 1 (denominators up to 1,000,000)")
             }
             points.append(point)
         }
@@ -195,7 +197,8 @@ package struct ExecutionTuple: Sendable, Hashable {
             common = Fraction.lcm(common, length.denominator)
             guard common <= Fraction.largestDenominator else {
                 throw ExecutionSegmentError(
-                    "the segments of \(ExecutionSegmentSequence(segments)) need a common denominator above 1,000,000; split the test into coarser fractions (e.g. 0,1/4,2/4,3/4,1)")
+                    "the segments of \(ExecutionSegmentSequence(segments)) need a common denominator above 1,000,000; split the test into coarser fractions (e.g. 0,1/4,2/4,3/4,1)"
+                )
             }
         }
         guard let index = segments.firstIndex(of: wanted) else {

@@ -51,14 +51,18 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
 
     /// Runs `vuTasks` VUs, the `k`-th being VU `vuNumbering.global(k)` of the whole test (which a ramping schedule
     /// activates by number).
-    private func runClosed(_ schedule: ClosedSchedule, numbering: ExecutionTuple, vuTasks: Int, vuNumbering: ExecutionTuple) async -> ScenarioStopReason {
+    private func runClosed(
+        _ schedule: ClosedSchedule, numbering: ExecutionTuple, vuTasks: Int, vuNumbering: ExecutionTuple
+    ) async -> ScenarioStopReason {
         let start = clock.now
         let counter = Counter()
         recorder.recordPoolSize(vuTasks)
         return await withTaskGroup(of: Event.self) { group in
             for vu in 0..<vuTasks {
                 let number = vuNumbering.global(vu)
-                group.addTask(executorPreference: executor) { .vuFinished(await runVU(number, schedule: schedule, start: start, counter: counter, numbering: numbering)) }
+                group.addTask(executorPreference: executor) {
+                    .vuFinished(await runVU(number, schedule: schedule, start: start, counter: counter, numbering: numbering))
+                }
             }
             group.addTask { await deadline(start.advanced(by: schedule.end + spec.gracefulStop)) }
             var running = vuTasks
@@ -83,7 +87,8 @@ struct ScenarioScheduler<C: Clock<Duration>>: Sendable {
         }
     }
 
-    private func runVU(_ vu: Int, schedule: ClosedSchedule, start: C.Instant, counter: Counter, numbering: ExecutionTuple) async -> ScenarioStopReason {
+    private func runVU(_ vu: Int, schedule: ClosedSchedule, start: C.Instant, counter: Counter, numbering: ExecutionTuple) async -> ScenarioStopReason
+    {
         let log = RequestLog()
         return await RequestLog.$current.withValue(log) {
             var vuIteration = 0

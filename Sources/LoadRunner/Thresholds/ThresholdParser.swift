@@ -14,14 +14,16 @@ package enum ThresholdParser {
         var filter: [String: String] = [:]
         if let open = trimmed.firstIndex(of: "{") {
             guard trimmed.hasSuffix("}") else {
-                return .failure(Problem(problem: "the tag filter of '\(text)' is not closed", fix: "write e.g. `http_req_duration{scenario:batched}`"))
+                return .failure(
+                    Problem(problem: "the tag filter of '\(text)' is not closed", fix: "write e.g. `http_req_duration{scenario:batched}`"))
             }
             name = String(trimmed[..<open])
             let inner = trimmed[trimmed.index(after: open)..<trimmed.index(before: trimmed.endIndex)]
             for pair in inner.split(separator: ",") {
                 let parts = pair.split(separator: ":", maxSplits: 1).map { String($0).trimmingCharacters() }
                 guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                    return .failure(Problem(problem: "'\(pair)' in '\(text)' is not a tag:value pair", fix: "write tags as `{scenario:batched,operation:query}`"))
+                    return .failure(
+                        Problem(problem: "'\(pair)' in '\(text)' is not a tag:value pair", fix: "write tags as `{scenario:batched,operation:query}`"))
                 }
                 filter[parts[0]] = parts[1]
             }
@@ -33,7 +35,9 @@ package enum ThresholdParser {
         }
         for tag in filter.keys where !metric.tags.contains(tag) {
             return .failure(
-                Problem(problem: "\(metric.rawValue) has no tag '\(tag)'", fix: "filter it by \(metric.tags.joined(separator: ", ")) (or a scenario's own tags)"))
+                Problem(
+                    problem: "\(metric.rawValue) has no tag '\(tag)'",
+                    fix: "filter it by \(metric.tags.joined(separator: ", ")) (or a scenario's own tags)"))
         }
         return .success((metric, filter))
     }

@@ -45,7 +45,8 @@ struct TokenAuthMiddleware: RouterMiddleware {
             case .valid:
                 return try await next(request, context)
             case .missing:
-                return reject(code: 499, message: "Token Required", detail: "This resource needs a token: POST /arcgis/tokens/generateToken.", request)
+                return reject(
+                    code: 499, message: "Token Required", detail: "This resource needs a token: POST /arcgis/tokens/generateToken.", request)
             case .unknown:
                 return reject(code: 498, message: "Invalid Token", detail: "The token is not valid.", request)
             case .expired:

@@ -169,7 +169,9 @@ public struct UserDirectory: Sendable, CustomStringConvertible {
                 guard !key.isEmpty else { throw UsersFileProblem(reason: "line \(number): empty username") }
                 guard key != "users" else {
                     throw UsersFileProblem(
-                        reason: "line \(number): 'users:' takes no value; list the users on the lines below it ('  - username: qa', '    password: secret')")
+                        reason:
+                            "line \(number): 'users:' takes no value; list the users on the lines below it ('  - username: qa', '    password: secret')"
+                    )
                 }
                 guard users[key] == nil else { throw UsersFileProblem(reason: "line \(number): username '\(key)' appears twice") }
                 try checkUsable(key, value, at: "line \(number)")

@@ -48,7 +48,8 @@ package enum DatasetCatalog {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw LocalFeatureServerError.invalidDataset(
-                file: name, issues: [DatasetIssue(path: "$", problem: "cannot read the file", fix: "check the path (relative to the working directory)")]
+                file: name,
+                issues: [DatasetIssue(path: "$", problem: "cannot read the file", fix: "check the path (relative to the working directory)")]
             )
         }
         switch DatasetFile.read(text) {

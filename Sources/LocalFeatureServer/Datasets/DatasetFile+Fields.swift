@@ -104,7 +104,8 @@ extension DatasetFile {
         let relationshipTableId = issues.int(members, "relationshipTableId", path, minimum: 0)
         let keyFieldInRelationshipTable = issues.string(members, "keyFieldInRelationshipTable", path)
         if cardinality == .manyToMany && (relationshipTableId == nil || keyFieldInRelationshipTable == nil) {
-            issues.add(path, "a many-to-many relationship without its relationship table", fix: "add relationshipTableId and keyFieldInRelationshipTable")
+            issues.add(
+                path, "a many-to-many relationship without its relationship table", fix: "add relationshipTableId and keyFieldInRelationshipTable")
         }
         guard let id, let relatedTableId, let cardinality, let role, let keyField else { return nil }
         return RelationshipInfo(
@@ -127,7 +128,9 @@ extension DatasetFile {
             var fields: [String] = []
             if let names = issues.array(group["fields"], "\(groupPath).fields") {
                 for (fieldIndex, value) in names.enumerated() {
-                    if let text = value.stringValue { fields.append(text) } else {
+                    if let text = value.stringValue {
+                        fields.append(text)
+                    } else {
                         issues.add("\(groupPath).fields[\(fieldIndex)]", "expected a field name", fix: "write the name in quotes")
                     }
                 }
@@ -142,7 +145,9 @@ extension DatasetFile {
                     }
                     var parsed: [ContingentValue] = []
                     for (valueIndex, value) in values.enumerated() {
-                        if let contingent = ContingentValue(json: value) { parsed.append(contingent) } else {
+                        if let contingent = ContingentValue(json: value) {
+                            parsed.append(contingent)
+                        } else {
                             issues.add(
                                 "\(rowPath)[\(valueIndex)]", "\(value) is not a contingent value",
                                 fix: "write a code, null, {\"any\": true} or {\"range\": [min, max]}")

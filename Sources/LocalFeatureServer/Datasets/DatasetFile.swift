@@ -35,7 +35,10 @@ enum DatasetFile {
         } catch {
             let (line, column) = position(of: error.offset, in: text)
             return .failure(
-                DatasetFileError(issues: [DatasetIssue(path: "$", problem: "not valid JSON: \(error.reason) at line \(line), column \(column)", fix: "correct the JSON syntax there")])
+                DatasetFileError(issues: [
+                    DatasetIssue(
+                        path: "$", problem: "not valid JSON: \(error.reason) at line \(line), column \(column)", fix: "correct the JSON syntax there")
+                ])
             )
         }
         var issues = DatasetIssues()
@@ -91,7 +94,9 @@ enum DatasetFile {
         if type != "Table" && type != "Feature Layer" {
             issues.add("\(path).type", "unknown layer type '\(type)'", fix: "use \"Feature Layer\" or \"Table\"")
         } else if type == "Feature Layer" && members["geometryType"] == nil {
-            issues.add("\(path).geometryType", "missing for a feature layer", fix: "add \"geometryType\": \"esriGeometryPoint\" (or another), or make it a \"Table\"")
+            issues.add(
+                "\(path).geometryType", "missing for a feature layer",
+                fix: "add \"geometryType\": \"esriGeometryPoint\" (or another), or make it a \"Table\"")
         } else if type == "Table" && members["geometryType"] != nil {
             issues.add("\(path).geometryType", "a table has no geometry", fix: "remove geometryType or make the type \"Feature Layer\"")
         }
@@ -143,7 +148,9 @@ enum DatasetFile {
         info.types = members["types"].flatMap { decode([FeatureSubtype].self, $0, "\(path).types", &issues) }
         info.templates = members["templates"].flatMap { decode([FeatureTemplate].self, $0, "\(path).templates", &issues) }
         info.extent = members["extent"].flatMap { decode(Extent.self, $0, "\(path).extent", &issues) }
-        if let value = members["spatialReference"] { info.spatialReference = decode(SpatialReference.self, value, "\(path).spatialReference", &issues) }
+        if let value = members["spatialReference"] {
+            info.spatialReference = decode(SpatialReference.self, value, "\(path).spatialReference", &issues)
+        }
         info.hasContingentValuesDefinition = contingentValues?.isEmpty == false
         return LayerDefinition(info: info, seedRows: seedRows, contingentValues: contingentValues, generator: generator)
     }

@@ -8,7 +8,8 @@ enum DatasetValidator {
         var seenIds: [Int: Int] = [:]
         for (index, layer) in definition.layers.enumerated() {
             if let first = seenIds[layer.info.id] {
-                issues.add("layers[\(index)].id", "id \(layer.info.id) is also used by layers[\(first)]", fix: "give every layer and table its own id")
+                issues.add(
+                    "layers[\(index)].id", "id \(layer.info.id) is also used by layers[\(first)]", fix: "give every layer and table its own id")
             } else {
                 seenIds[layer.info.id] = index
             }
@@ -32,7 +33,9 @@ enum DatasetValidator {
         if let globalIdField = info.globalIdField, info.field(named: globalIdField)?.type != .globalID {
             issues.add(
                 "\(path).globalIdField", "no esriFieldTypeGlobalID field named '\(globalIdField)'",
-                fix: "add {\"name\": \"\(globalIdField)\", \"type\": \"esriFieldTypeGlobalID\", \"length\": 38, \"nullable\": false, \"editable\": false}")
+                fix:
+                    "add {\"name\": \"\(globalIdField)\", \"type\": \"esriFieldTypeGlobalID\", \"length\": 38, \"nullable\": false, \"editable\": false}"
+            )
         }
         if let displayField = info.displayField, info.field(named: displayField) == nil {
             issues.add("\(path).displayField", "no field named '\(displayField)'", fix: "name one of the layer's fields")
@@ -66,7 +69,8 @@ enum DatasetValidator {
             issues.add("\(path).keyField", "no field named '\(relationship.keyField)' in layer \(layer.id)", fix: "name one of the layer's fields")
         }
         guard let related = definition.layer(id: relationship.relatedTableId)?.info else {
-            issues.add("\(path).relatedTableId", "no layer or table with id \(relationship.relatedTableId)", fix: "use the id of a layer in this file")
+            issues.add(
+                "\(path).relatedTableId", "no layer or table with id \(relationship.relatedTableId)", fix: "use the id of a layer in this file")
             return
         }
         let counterpart = related.relationships?.first { $0.id == relationship.id }
@@ -77,7 +81,9 @@ enum DatasetValidator {
             {
                 issues.add(
                     path, "its counterpart in layer \(related.id) does not match",
-                    fix: "layer \(related.id) must list relationship \(relationship.id) with role \(otherRole.rawValue), relatedTableId \(layer.id) and the same cardinality and composite")
+                    fix:
+                        "layer \(related.id) must list relationship \(relationship.id) with role \(otherRole.rawValue), relatedTableId \(layer.id) and the same cardinality and composite"
+                )
             }
         } else {
             issues.add(
@@ -100,7 +106,8 @@ enum DatasetValidator {
             if field == nil {
                 issues.add("\(path).fields[\(index)]", "no field named '\(group.fields[index])'", fix: "name one of the layer's fields")
             } else if field?.domain == nil {
-                issues.add("\(path).fields[\(index)]", "field '\(group.fields[index])' has no domain", fix: "give the field a coded-value or range domain")
+                issues.add(
+                    "\(path).fields[\(index)]", "field '\(group.fields[index])' has no domain", fix: "give the field a coded-value or range domain")
             }
         }
         for (row, contingency) in group.contingencies.enumerated() {

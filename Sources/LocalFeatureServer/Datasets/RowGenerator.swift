@@ -62,7 +62,9 @@ enum RowGenerator {
             else { continue }
             let nullable = layer.field(named: relationship.keyField)?.isNullable ?? false
             keys.append(
-                ForeignKey(field: relationship.keyField, originLayerId: origin.id, originKeyField: originSide.keyField, mayBeNull: nullable && !relationship.composite))
+                ForeignKey(
+                    field: relationship.keyField, originLayerId: origin.id, originKeyField: originSide.keyField,
+                    mayBeNull: nullable && !relationship.composite))
         }
         for other in definition.layers.map(\.info) {
             for relationship in other.relationships ?? []

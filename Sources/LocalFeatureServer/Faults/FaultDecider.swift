@@ -135,7 +135,9 @@ struct EditFaultInjection: Sendable, Hashable {
 
     /// An edit's place in a batch.
     enum Edit: UInt64, Sendable {
-        case add = 1, update = 2, delete = 3
+        case add = 1
+        case update = 2
+        case delete = 3
     }
 
     /// Whether edit `index` of kind `edit` fails; pure.

@@ -54,7 +54,9 @@ struct FaultMiddleware: RouterMiddleware {
             if let retryAfter { headers[.retryAfter] = String(retryAfter) }
             let reason = HTTPResponse.Status(code: status).reasonPhrase
             return .arcgisError(
-                ArcGISError(code: status, message: reason, details: ["Injected fault: \(FaultAction.httpError(status: status, retryAfterSeconds: retryAfter).kind.rawValue)."]),
+                ArcGISError(
+                    code: status, message: reason,
+                    details: ["Injected fault: \(FaultAction.httpError(status: status, retryAfterSeconds: retryAfter).kind.rawValue)."]),
                 status: HTTPResponse.Status(code: status), headers: headers)
         case .arcgisError(let code)?:
             let message = code == 503 ? "Service Unavailable" : "Unable to complete operation."

@@ -129,7 +129,11 @@ extension LocalFeatureServerConfiguration.Faults {
         var rule = FaultRule(kind: kind, rate: number(object, "rate", label: label, problems: &problems))
         rule.scope = parseScope(object, label: label, problems: &problems)
         if let retryAfter = object["retryAfter"] {
-            if let seconds = retryAfter.intValue { rule.retryAfterSeconds = Int(seconds) } else { problems.append("\(label).retryAfter must be an integer") }
+            if let seconds = retryAfter.intValue {
+                rule.retryAfterSeconds = Int(seconds)
+            } else {
+                problems.append("\(label).retryAfter must be an integer")
+            }
         }
         if object["seconds"] != nil { rule.stallSeconds = number(object, "seconds", label: label, problems: &problems) }
         return rule

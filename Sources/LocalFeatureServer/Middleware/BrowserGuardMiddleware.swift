@@ -39,7 +39,9 @@ struct BrowserGuardMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let host = request.head.authority
         if let hostNames {
-            guard let host, let name = Self.hostName(ofAuthority: host), hostNames.contains(name) || LocalFeatureServerConfiguration.isLoopbackIPv4(name) else {
+            guard let host, let name = Self.hostName(ofAuthority: host),
+                hostNames.contains(name) || LocalFeatureServerConfiguration.isLoopbackIPv4(name)
+            else {
                 throw ServiceError(
                     ArcGISError(
                         code: 403, message: "Host not allowed.",

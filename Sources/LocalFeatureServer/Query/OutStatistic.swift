@@ -61,11 +61,14 @@ struct StatisticsQuery: Sendable, Hashable {
     /// 64 in all (quotes, spaces and dots would break the answer's field list and the SQL alias).
     static func isFieldName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard let first = bytes.first, bytes.count <= 64, first == UInt8(ascii: "_") || (first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z")) else {
+        guard let first = bytes.first, bytes.count <= 64,
+            first == UInt8(ascii: "_") || (first | 0x20 >= UInt8(ascii: "a") && first | 0x20 <= UInt8(ascii: "z"))
+        else {
             return false
         }
         return bytes.allSatisfy { byte in
-            byte == UInt8(ascii: "_") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+            byte == UInt8(ascii: "_") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
         }
     }
 
@@ -122,7 +125,8 @@ struct StatisticsQuery: Sendable, Hashable {
             let name =
                 member("outStatisticFieldName").flatMap { $0.isEmpty ? nil : $0 } ?? "\(kind.rawValue)_\(fieldName == "*" ? "count" : fieldName)"
             guard Self.isFieldName(name) else {
-                throw invalid("outStatisticFieldName '\(name)' must be a field name: a letter or underscore, then letters, digits or underscores (at most 64)")
+                throw invalid(
+                    "outStatisticFieldName '\(name)' must be a field name: a letter or underscore, then letters, digits or underscores (at most 64)")
             }
             guard names.insert(name.lowercased()).inserted else { throw invalid("output field name '\(name)' is used twice") }
             statistics.append(OutStatistic(kind: kind, field: field, name: name))

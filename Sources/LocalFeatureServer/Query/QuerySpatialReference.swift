@@ -1,9 +1,9 @@
 import FeatureModel
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The spatial references a query can take input in (`inSR`, a geometry's `spatialReference`) and answer in

@@ -99,7 +99,9 @@ struct WhereCompiler: Sendable {
     }
 
     /// `left` and `right` for a comparison: a plain string facing a date becomes a date literal.
-    private static func pair(_ left: WhereOperand, _ right: WhereOperand, kinds: (Kind, Kind)) throws(WhereClauseError) -> (
+    private static func pair(
+        _ left: WhereOperand, _ right: WhereOperand, kinds: (Kind, Kind)
+    ) throws(WhereClauseError) -> (
         WhereOperand, WhereOperand
     ) {
         func asDate(_ operand: WhereOperand) throws(WhereClauseError) -> WhereOperand {

@@ -45,7 +45,8 @@ struct AttachmentQuery: Sendable, Hashable {
             parents = try WhereCompiler(fields: layer.fields).compile(parameters["definitionExpression"] ?? "1=1")
         } catch {
             rejectedWhere(error)
-            throw ServiceError(ArcGISError(code: 400, message: ServiceError.unableToComplete, details: ["'definitionExpression' parameter is invalid"]))
+            throw ServiceError(
+                ArcGISError(code: 400, message: ServiceError.unableToComplete, details: ["'definitionExpression' parameter is invalid"]))
         }
         if parameters["attachmentsDefinitionExpression"] != nil {
             throw ServiceError.invalidParameter(
@@ -63,7 +64,9 @@ struct AttachmentQuery: Sendable, Hashable {
         if let text = parameters["globalIds"] {
             var globalIds: [String] = []
             for item in list(text) {
-                guard let normalized = GlobalID.normalized(item) else { throw ServiceError.invalidParameter("globalIds", reason: "'\(item)' is not a GUID") }
+                guard let normalized = GlobalID.normalized(item) else {
+                    throw ServiceError.invalidParameter("globalIds", reason: "'\(item)' is not a GUID")
+                }
                 globalIds.append(normalized)
             }
             query.globalIds = globalIds
@@ -117,7 +120,8 @@ struct AttachmentQuery: Sendable, Hashable {
                 if groups.last?.parentObjectId == row.parentObjectId {
                     groups[groups.count - 1].attachmentInfos!.append(row.info)
                 } else {
-                    groups.append(AttachmentGroup(parentObjectId: row.parentObjectId, parentGlobalId: row.parentGlobalId, attachmentInfos: [row.info]))
+                    groups.append(
+                        AttachmentGroup(parentObjectId: row.parentObjectId, parentGlobalId: row.parentGlobalId, attachmentInfos: [row.info]))
                 }
             }
             let exceeded = matching.count > offset + page.count

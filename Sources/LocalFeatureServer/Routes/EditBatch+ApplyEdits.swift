@@ -68,7 +68,8 @@ extension EditBatch {
             }
             return try deletes(json: json, useGlobalIds: useGlobalIds, parameter: parameter)
         }
-        return try deleteKeys(trimmed.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }, useGlobalIds: useGlobalIds, parameter: parameter)
+        return try deleteKeys(
+            trimmed.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }, useGlobalIds: useGlobalIds, parameter: parameter)
     }
 
     /// Delete keys from a parsed JSON array of object IDs or GlobalID strings, or a comma-separated string.

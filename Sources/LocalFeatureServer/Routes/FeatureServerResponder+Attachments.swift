@@ -88,7 +88,8 @@ extension FeatureServerResponder {
         if let itemId = parameters["uploadId"]?.trimmed {
             let item = try await store.uploadItem(itemId: itemId)
             return AttachmentContent(
-                name: item.itemName, contentType: AttachmentName.contentType(forName: item.itemName), keywords: keywords, source: .upload(itemId: itemId))
+                name: item.itemName, contentType: AttachmentName.contentType(forName: item.itemName), keywords: keywords,
+                source: .upload(itemId: itemId))
         }
         return keywords.map { AttachmentContent(keywords: $0) }
     }

@@ -20,7 +20,9 @@ extension FeatureServerResponder {
         let pretty = parameters.wantsPrettyJSON
         switch route {
         case .upload:
-            guard let part = parameters.file("file") else { throw ServiceError.invalidParameter("file", reason: "send the file as a multipart part named 'file'") }
+            guard let part = parameters.file("file") else {
+                throw ServiceError.invalidParameter("file", reason: "send the file as a multipart part named 'file'")
+            }
             guard part.size <= maximumAttachmentSize else { throw AttachmentLimit.tooLarge(limit: maximumAttachmentSize) }
             let item = try await store.upload(part, description: parameters["description"])
             return Self.render(UploadItemResponse(item: item), pretty: pretty)
@@ -29,7 +31,9 @@ extension FeatureServerResponder {
             return Self.render(UploadItemResponse(item: item), pretty: pretty)
         case .uploadPart(let itemId):
             let partId = try UploadItemID.partId(parameters["partId"] ?? parameters["partNum"])
-            guard let part = parameters.file("file") else { throw ServiceError.invalidParameter("file", reason: "send the part as a multipart part named 'file'") }
+            guard let part = parameters.file("file") else {
+                throw ServiceError.invalidParameter("file", reason: "send the part as a multipart part named 'file'")
+            }
             guard part.size <= maximumAttachmentSize else { throw AttachmentLimit.tooLarge(limit: maximumAttachmentSize) }
             try await store.uploadPart(itemId: itemId, partId: partId, part)
             return Self.render(JSONValue.object(["success": true]), pretty: pretty)

@@ -42,7 +42,11 @@ extension LayerQuery {
 
         // The layers advertise supportsHavingClause: false; a having clause is refused, never silently dropped.
         if let having = parameters["having"], !having.trimmed.isEmpty {
-            throw ServiceError.invalidParameter("having", reason: "this service does not support the having clause (its layers do not advertise supportsHavingClause); filter the statistics after the query")
+            throw ServiceError.invalidParameter(
+                "having",
+                reason:
+                    "this service does not support the having clause (its layers do not advertise supportsHavingClause); filter the statistics after the query"
+            )
         }
         var orderBy: [OrderTerm] = []
         let output: Output
@@ -173,7 +177,8 @@ extension RequestParameters {
         guard let requested = try int("resultRecordCount") else { return (offset, maxRecordCount) }
         // 0 is refused rather than read as "no limit": a client asking for no rows must not get maxRecordCount of them.
         guard requested >= 1 else {
-            throw ServiceError.invalidParameter("resultRecordCount", reason: "must be 1 or more; leave it out for up to maxRecordCount (\(maxRecordCount)) rows")
+            throw ServiceError.invalidParameter(
+                "resultRecordCount", reason: "must be 1 or more; leave it out for up to maxRecordCount (\(maxRecordCount)) rows")
         }
         return (offset, min(requested, maxRecordCount))
     }

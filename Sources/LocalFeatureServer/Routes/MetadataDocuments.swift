@@ -135,7 +135,8 @@ enum MetadataDocuments {
                     }
                     contingencies.append(.init(id: index + 1, types: types, values: values))
                 }
-                groups.append(.init(name: group.name, restrictive: group.restrictive, fields: group.fields, domains: domains, contingentValues: contingencies))
+                groups.append(
+                    .init(name: group.name, restrictive: group.restrictive, fields: group.fields, domains: domains, contingentValues: contingencies))
             }
             perLayer.append(.init(layerID: layer.info.id, fieldGroups: groups))
         }

@@ -24,7 +24,8 @@ extension RelatedRecordsQuery {
             filter = try WhereCompiler(fields: related.fields).compile(parameters["definitionExpression"] ?? "1=1")
         } catch {
             rejectedWhere(error)
-            throw ServiceError(ArcGISError(code: 400, message: ServiceError.unableToComplete, details: ["'definitionExpression' parameter is invalid"]))
+            throw ServiceError(
+                ArcGISError(code: 400, message: ServiceError.unableToComplete, details: ["'definitionExpression' parameter is invalid"]))
         }
         let outFields = try related.outFieldIndexes(parameters["outFields"])
         var orderBy: [LayerQuery.OrderTerm] = []

@@ -1,6 +1,6 @@
 import FeatureModel
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import NIOCore
 
 extension Response {
@@ -56,9 +56,11 @@ enum AttachmentDisposition {
         let media = FormBody.mediaType(contentType)
         let inline = passiveTypes.contains(media) || media.hasPrefix("audio/") || media.hasPrefix("video/")
         let name = fileName.isEmpty ? AttachmentName.fallback : fileName
-        let ascii = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            scalar.isASCII && scalar != "\"" && scalar != "\\" && scalar.value >= 0x20 && scalar.value != 0x7F ? scalar : "_"
-        }))
+        let ascii = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { scalar in
+                    scalar.isASCII && scalar != "\"" && scalar != "\\" && scalar.value >= 0x20 && scalar.value != 0x7F ? scalar : "_"
+                }))
         var header = "\(inline ? "inline" : "attachment"); filename=\"\(ascii)\""
         if ascii != name { header += "; filename*=UTF-8''" + FormEncoding.escape(name) }
         return header

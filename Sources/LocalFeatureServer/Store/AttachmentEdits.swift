@@ -45,12 +45,16 @@ struct AttachmentEdits: Sendable, Hashable {
     /// Reads a parsed `attachments` object.
     /// - Throws: ``ServiceError`` (400) naming `parameter` and the element at fault.
     static func parse(json: JSONValue, parameter: String) throws(ServiceError) -> AttachmentEdits {
-        guard case .object(let members) = json else { throw ServiceError.invalidParameter(parameter, reason: "expected an object with adds, updates and deletes") }
+        guard case .object(let members) = json else {
+            throw ServiceError.invalidParameter(parameter, reason: "expected an object with adds, updates and deletes")
+        }
         var edits = AttachmentEdits()
         for (index, item) in try array(members["adds"], "\(parameter).adds").enumerated() {
             let label = "\(parameter).adds[\(index)]"
             guard case .object(let fields) = item else { throw ServiceError.invalidParameter(label, reason: "not an object") }
-            guard let parent = fields["parentGlobalId"]?.stringValue else { throw ServiceError.invalidParameter(label, reason: "'parentGlobalId' is required") }
+            guard let parent = fields["parentGlobalId"]?.stringValue else {
+                throw ServiceError.invalidParameter(label, reason: "'parentGlobalId' is required")
+            }
             edits.adds.append(Add(globalId: fields["globalId"]?.stringValue, parentGlobalId: parent, content: try content(fields, label)))
         }
         for (index, item) in try array(members["updates"], "\(parameter).updates").enumerated() {
@@ -60,7 +64,9 @@ struct AttachmentEdits: Sendable, Hashable {
             edits.updates.append(Update(globalId: globalId, content: try content(fields, label)))
         }
         for (index, item) in try array(members["deletes"], "\(parameter).deletes").enumerated() {
-            guard let globalId = item.stringValue else { throw ServiceError.invalidParameter("\(parameter).deletes[\(index)]", reason: "not a GlobalID string") }
+            guard let globalId = item.stringValue else {
+                throw ServiceError.invalidParameter("\(parameter).deletes[\(index)]", reason: "not a GlobalID string")
+            }
             edits.deletes.append(globalId)
         }
         return edits
@@ -117,7 +123,8 @@ struct AttachmentEdits: Sendable, Hashable {
             results.addResults.append(record(try writer.add(parentObjectId: parent, content: add.content, globalId: add.globalId), label))
         }
         for (index, update) in updates.enumerated() {
-            results.updateResults.append(record(try writer.update(.globalId(update.globalId), parentObjectId: nil, content: update.content), "updates[\(index)]"))
+            results.updateResults.append(
+                record(try writer.update(.globalId(update.globalId), parentObjectId: nil, content: update.content), "updates[\(index)]"))
         }
         for (index, globalId) in deletes.enumerated() {
             results.deleteResults.append(record(try writer.delete(.globalId(globalId), parentObjectId: nil), "deletes[\(index)]"))

@@ -89,7 +89,8 @@ struct AttachmentWriter {
         do {
             try db.cachedStatement(sql: sql).execute(arguments: arguments)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            return .failure(globalId: id, code: EditErrorCode.uniqueConstraint, description: "Unique constraint violation: GlobalID \(id) already exists.")
+            return .failure(
+                globalId: id, code: EditErrorCode.uniqueConstraint, description: "Unique constraint violation: GlobalID \(id) already exists.")
         }
         let attachmentId = db.lastInsertedRowID
         try BlobIO.write(resolved.0, size: resolved.1, db: db, table: AttachmentSchema.attachments, column: "data", rowid: attachmentId)
@@ -102,7 +103,8 @@ struct AttachmentWriter {
     func update(_ key: AttachmentKey, parentObjectId: Int64?, content: AttachmentContent) throws -> EditResult {
         let code = Self.updateFailed
         guard let (condition, arguments) = condition(key, parentObjectId: parentObjectId) else {
-            return .failure(globalId: key.globalId, code: EditErrorCode.globalIdInvalid, description: "GlobalID \(key.globalId ?? "") is not a valid GUID.")
+            return .failure(
+                globalId: key.globalId, code: EditErrorCode.globalIdInvalid, description: "GlobalID \(key.globalId ?? "") is not a valid GUID.")
         }
         var assignments: [String] = []
         var values: StatementArguments = []
@@ -134,7 +136,8 @@ struct AttachmentWriter {
             sql = "UPDATE \(AttachmentSchema.attachments) SET \(assignments.joined(separator: ", ")) WHERE \(condition) RETURNING id, global_id"
         }
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: values + arguments) else {
-            return .failure(objectId: key.id, globalId: key.globalId, code: code, description: "Attachment \(key) does not exist\(of(parentObjectId)).")
+            return .failure(
+                objectId: key.id, globalId: key.globalId, code: code, description: "Attachment \(key) does not exist\(of(parentObjectId)).")
         }
         let attachmentId: Int64 = row[0]
         if let (source, size) = resolved {
@@ -147,12 +150,14 @@ struct AttachmentWriter {
     /// - Throws: `DatabaseError`.
     func delete(_ key: AttachmentKey, parentObjectId: Int64?) throws -> EditResult {
         guard let (condition, arguments) = condition(key, parentObjectId: parentObjectId) else {
-            return .failure(globalId: key.globalId, code: EditErrorCode.globalIdInvalid, description: "GlobalID \(key.globalId ?? "") is not a valid GUID.")
+            return .failure(
+                globalId: key.globalId, code: EditErrorCode.globalIdInvalid, description: "GlobalID \(key.globalId ?? "") is not a valid GUID.")
         }
         let sql = "DELETE FROM \(AttachmentSchema.attachments) WHERE \(condition) RETURNING id, global_id"
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else {
             return .failure(
-                objectId: key.id, globalId: key.globalId, code: Self.deleteFailed, description: "Attachment \(key) does not exist\(of(parentObjectId)).")
+                objectId: key.id, globalId: key.globalId, code: Self.deleteFailed,
+                description: "Attachment \(key) does not exist\(of(parentObjectId)).")
         }
         return EditResult(objectId: row[0], globalId: row[1], success: true)
     }

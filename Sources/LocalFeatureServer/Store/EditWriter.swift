@@ -71,16 +71,25 @@ struct EditWriter {
         result.addResults.reserveCapacity(batch.adds.count)
         let injected = batch.injectedFailures
         for (index, edit) in batch.adds.enumerated() {
-            if let error = injected?.failure(.add, index: index) { result.addResults.append(fail("adds[\(index)]", error)); continue }
+            if let error = injected?.failure(.add, index: index) {
+                result.addResults.append(fail("adds[\(index)]", error))
+                continue
+            }
             result.addResults.append(try add(edit, label: "adds[\(index)]"))
         }
         for (index, edit) in batch.updates.enumerated() {
-            if let error = injected?.failure(.update, index: index) { result.updateResults.append(fail("updates[\(index)]", error)); continue }
+            if let error = injected?.failure(.update, index: index) {
+                result.updateResults.append(fail("updates[\(index)]", error))
+                continue
+            }
             result.updateResults.append(try update(edit, label: "updates[\(index)]"))
         }
         if let attachments = batch.attachments { result.attachments = try apply(attachments) }
         for (index, key) in deletes.enumerated() {
-            if let error = injected?.failure(.delete, index: index) { result.deleteResults.append(fail("deletes[\(index)]", error)); continue }
+            if let error = injected?.failure(.delete, index: index) {
+                result.deleteResults.append(fail("deletes[\(index)]", error))
+                continue
+            }
             result.deleteResults.append(try delete(key, label: "deletes[\(index)]"))
         }
         return result

@@ -86,14 +86,17 @@ extension FeatureStore {
             let writer = AttachmentWriter(db: db, layer: layer, globalIds: GlobalIDFactory(previous: 0, nowMilliseconds: 0, seed: 0))
             guard let parent = try writer.parent(objectId: objectId) else { throw Self.featureMissing(objectId, layerId) }
             let sql = "\(Self.selectInfos) WHERE layer_id = ? AND parent_object_id = ? ORDER BY id"
-            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [layerId, objectId]).map { Self.info($0, parentGlobalId: parent.globalId) }
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [layerId, objectId]).map {
+                Self.info($0, parentGlobalId: parent.globalId)
+            }
         }
     }
 
     /// The attachments of the features of layer `layerId` that match `parents` (the compiled `definitionExpression`)
     /// and, when given, `objectIds` and `globalIds`; ordered by parent object ID, then attachment id.
     /// - Throws: ``ServiceError`` (404 unknown layer); `DatabaseError`; `CancellationError`.
-    nonisolated func attachments(layerId: Int, parents filter: SQLFragment, objectIds: [Int64]?, globalIds: [String]?) async throws -> [AttachmentRow] {
+    nonisolated func attachments(layerId: Int, parents filter: SQLFragment, objectIds: [Int64]?, globalIds: [String]?) async throws -> [AttachmentRow]
+    {
         let layer = try attachmentLayer(layerId)
         let oid = layer.column(layer.objectIdField)
         var conditions = [filter.sql]
@@ -127,7 +130,8 @@ extension FeatureStore {
     /// - Throws: ``ServiceError`` (404 unknown layer, feature or attachment); `DatabaseError`; `CancellationError`.
     nonisolated func attachmentDownload(layerId: Int, objectId: Int64, attachmentId: Int64) async throws -> AttachmentDownload {
         _ = try attachmentLayer(layerId)
-        let sql = "SELECT revision, size, name, content_type FROM \(AttachmentSchema.attachments) WHERE id = ? AND layer_id = ? AND parent_object_id = ?"
+        let sql =
+            "SELECT revision, size, name, content_type FROM \(AttachmentSchema.attachments) WHERE id = ? AND layer_id = ? AND parent_object_id = ?"
         let found = try await read { db -> (revision: Int64, size: Int, name: String, contentType: String)? in
             guard let row = try Row.fetchOne(db, sql: sql, arguments: [attachmentId, layerId, objectId]) else { return nil }
             return (row[0], row[1], row[2], row[3])
@@ -144,7 +148,8 @@ extension FeatureStore {
     ///   `DatabaseError`; `CancellationError`.
     nonisolated func attachmentChunk(_ download: AttachmentDownload, offset: Int, count: Int) async throws -> ByteBuffer {
         try await read { db in
-            let revision = try Int64.fetchOne(db, sql: "SELECT revision FROM \(AttachmentSchema.attachments) WHERE id = ?", arguments: [download.attachmentId])
+            let revision = try Int64.fetchOne(
+                db, sql: "SELECT revision FROM \(AttachmentSchema.attachments) WHERE id = ?", arguments: [download.attachmentId])
             guard revision == download.revision else {
                 throw ServiceError.notFound("Attachment \(download.attachmentId) changed during the download.")
             }
@@ -165,7 +170,9 @@ extension FeatureStore {
         guard let layer = schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
         guard layer.info.hasAttachments == true else {
             throw ServiceError(
-                ArcGISError(code: 400, message: ServiceError.unableToComplete, details: ["Layer \(layerId) does not support attachments (hasAttachments is false)."]))
+                ArcGISError(
+                    code: 400, message: ServiceError.unableToComplete,
+                    details: ["Layer \(layerId) does not support attachments (hasAttachments is false)."]))
         }
         return layer
     }
@@ -177,6 +184,7 @@ extension FeatureStore {
     private static let selectInfos = "SELECT id, global_id, name, content_type, size, keywords FROM \(AttachmentSchema.attachments)"
 
     private static func info(_ row: Row, parentGlobalId: String?) -> AttachmentInfo {
-        AttachmentInfo(id: row[0], globalId: row[1], parentGlobalId: parentGlobalId, name: row[2], contentType: row[3], size: row[4], keywords: row[5])
+        AttachmentInfo(
+            id: row[0], globalId: row[1], parentGlobalId: parentGlobalId, name: row[2], contentType: row[3], size: row[4], keywords: row[5])
     }
 }

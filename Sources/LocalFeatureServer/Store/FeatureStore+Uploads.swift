@@ -11,7 +11,8 @@ enum UploadItemID {
 
     /// Whether `text` can be an item ID: 1 to 64 letters, digits, `-`, `{` or `}` (so `../`, `/` and `%` never pass).
     static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.count <= 64 && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-{}".unicodeScalars.contains($0)) }
+        !text.isEmpty && text.count <= 64
+            && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-{}".unicodeScalars.contains($0)) }
     }
 
     /// `text` for an error message: itself when valid, otherwise a short escaped form.
@@ -43,7 +44,8 @@ extension FeatureStore {
         let source = part.blobSource
         _ = try writeInTransaction(movingBlobs: true) { db -> (Void, Void, rollback: Bool) in
             try db.execute(
-                sql: "INSERT INTO \(AttachmentSchema.uploads) (item_id, item_name, description, date, committed, size, data) VALUES (?, ?, ?, ?, 1, ?, zeroblob(?))",
+                sql:
+                    "INSERT INTO \(AttachmentSchema.uploads) (item_id, item_name, description, date, committed, size, data) VALUES (?, ?, ?, ?, 1, ?, zeroblob(?))",
                 arguments: [item.itemID, item.itemName, item.description, item.date, part.size, part.size])
             try BlobIO.write(source, size: part.size, db: db, table: AttachmentSchema.uploads, column: "data", rowid: db.lastInsertedRowID)
             return ((), (), false)
@@ -90,9 +92,13 @@ extension FeatureStore {
     func commitUpload(itemId: String, parts requested: [Int]?, limit: Int) throws -> UploadItem {
         try checkOpen()
         let (item, _) = try writeInTransaction(movingBlobs: true) { db -> (UploadItem, Void, rollback: Bool) in
-            guard try !Self.uploadState(db, itemId) else { throw ServiceError.invalidParameter("itemID", reason: "item '\(itemId)' is already committed") }
+            guard try !Self.uploadState(db, itemId) else {
+                throw ServiceError.invalidParameter("itemID", reason: "item '\(itemId)' is already committed")
+            }
             var stored: [Int: (rowid: Int64, size: Int)] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT part_id, rowid, size FROM \(AttachmentSchema.uploadParts) WHERE item_id = ?", arguments: [itemId]) {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT part_id, rowid, size FROM \(AttachmentSchema.uploadParts) WHERE item_id = ?", arguments: [itemId])
+            {
                 stored[row[0]] = (row[1], row[2])
             }
             let order = requested ?? stored.keys.sorted()
@@ -104,8 +110,10 @@ extension FeatureStore {
                 guard total <= limit else { throw AttachmentLimit.tooLarge(limit: limit) }
             }
             try db.execute(
-                sql: "UPDATE \(AttachmentSchema.uploads) SET committed = 1, size = ?, data = zeroblob(?) WHERE item_id = ?", arguments: [total, total, itemId])
-            guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM \(AttachmentSchema.uploads) WHERE item_id = ?", arguments: [itemId]) else {
+                sql: "UPDATE \(AttachmentSchema.uploads) SET committed = 1, size = ?, data = zeroblob(?) WHERE item_id = ?",
+                arguments: [total, total, itemId])
+            guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM \(AttachmentSchema.uploads) WHERE item_id = ?", arguments: [itemId])
+            else {
                 throw ServiceError.notFound("Upload item '\(itemId)' does not exist.")
             }
             var offset = 0

@@ -94,7 +94,9 @@ actor FeatureStore {
             if let existing = try String.fetchOne(db, sql: "SELECT value FROM featureload_meta WHERE key = 'dataset'") {
                 guard existing == definition.name else {
                     throw StoreOpenError(
-                        reason: "the file holds dataset '\(existing)', not '\(definition.name)'. Fix: use another data file for '\(definition.name)', or use this one with dataset '\(existing)'")
+                        reason:
+                            "the file holds dataset '\(existing)', not '\(definition.name)'. Fix: use another data file for '\(definition.name)', or use this one with dataset '\(existing)'"
+                    )
                 }
                 for schema in schemas.values {
                     let columns = try db.columns(in: "layer_\(schema.info.id)").map(\.name)

@@ -70,7 +70,9 @@ enum GeometryCoercion {
             return failure("expected x/y, points, paths, rings or xmin… with numeric coordinates")
         }
         if let type, decoded.geometryType != type {
-            return failure("expected a \(type.rawValue.dropFirst("esriGeometry".count).lowercased()), got a \(decoded.geometryType.rawValue.dropFirst("esriGeometry".count).lowercased())")
+            return failure(
+                "expected a \(type.rawValue.dropFirst("esriGeometry".count).lowercased()), got a \(decoded.geometryType.rawValue.dropFirst("esriGeometry".count).lowercased())"
+            )
         }
         let reference: QuerySpatialReference
         switch Self.reference(members) {
@@ -93,7 +95,10 @@ enum GeometryCoercion {
     private static func reference(_ members: [String: JSONValue]) -> Result<QuerySpatialReference, EditFailure> {
         guard let wkid = members["spatialReference"].flatMap(QuerySpatialReference.wkid(in:)) else { return .success(.wgs84) }
         guard let reference = QuerySpatialReference(wkid: wkid) else {
-            return .failure(EditFailure(code: EditErrorCode.geometryNotSet, description: "Geometry could not be set: spatial reference \(wkid) is not supported (use 4326 or 102100)."))
+            return .failure(
+                EditFailure(
+                    code: EditErrorCode.geometryNotSet,
+                    description: "Geometry could not be set: spatial reference \(wkid) is not supported (use 4326 or 102100)."))
         }
         return .success(reference)
     }

@@ -78,13 +78,16 @@ struct RelationshipPath: Sendable {
 /// The definition expression compiles to unqualified column names, which can only mean the related layer's
 /// columns: the joined subquery exposes nothing but `__source_oid` and `__source_key`.
 enum RelatedRecordsReader {
-    static func run(_ query: RelatedRecordsQuery, source: LayerSchema, path: RelationshipPath, related: LayerSchema, db: Database) throws
+    static func run(
+        _ query: RelatedRecordsQuery, source: LayerSchema, path: RelationshipPath, related: LayerSchema, db: Database
+    ) throws
         -> RelatedRecordsAnswer
     {
         let sourceOid = "s.\(source.column(source.objectIdField))"
         var keys = "SELECT \(sourceOid) AS \"__source_oid\", "
         if let link = path.link {
-            keys += "l.\(link.relatedColumn) AS \"__source_key\" FROM \(source.table) AS s JOIN \(link.table) AS l ON l.\(link.sourceColumn) = s.\(path.sourceKey)"
+            keys +=
+                "l.\(link.relatedColumn) AS \"__source_key\" FROM \(source.table) AS s JOIN \(link.table) AS l ON l.\(link.sourceColumn) = s.\(path.sourceKey)"
         } else {
             keys += "s.\(path.sourceKey) AS \"__source_key\" FROM \(source.table) AS s"
         }
@@ -107,7 +110,8 @@ enum RelatedRecordsReader {
             }
             var order = ["k.\"__source_oid\""] + query.orderBy.map { "r.\(related.column($0.field))\($0.descending ? " DESC" : "")" }
             order.append("r.\(related.column(related.objectIdField))")
-            let sql = "SELECT k.\"__source_oid\", \(columns.isEmpty ? "NULL" : columns.joined(separator: ", ")) \(from) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
+            let sql =
+                "SELECT k.\"__source_oid\", \(columns.isEmpty ? "NULL" : columns.joined(separator: ", ")) \(from) ORDER BY \(order.joined(separator: ", ")) LIMIT ? OFFSET ?"
             arguments += [.integer(Int64(limit) + 1), .integer(Int64(offset))]
             let fields = query.outFields.map { related.fields[$0] }
             var records: [(objectId: Int64, feature: Feature)] = []

@@ -92,9 +92,12 @@ struct ServerTLS: Sendable {
             // middleware) for each HTTP/2 stream as for an HTTP/1.1 request. Each stream ends its response on the last
             // DATA frame, so that clients do not reset answered streams into the rapid-reset limit.
             let http1 = HTTP1Channel.Configuration(idleTimeout: TimeAmount(idleTimeout))
-            let streams = HTTP1Channel.Configuration(additionalChannelHandlers: [HTTP2EndStreamCoalescerInstaller()], idleTimeout: TimeAmount(idleTimeout))
-            builder = offersHTTP2
-                ? try .http2Upgrade(tlsConfiguration: configuration, configuration: HTTP2ChannelConfiguration(idleTimeout: idleTimeout, streamConfiguration: streams))
+            let streams = HTTP1Channel.Configuration(
+                additionalChannelHandlers: [HTTP2EndStreamCoalescerInstaller()], idleTimeout: TimeAmount(idleTimeout))
+            builder =
+                offersHTTP2
+                ? try .http2Upgrade(
+                    tlsConfiguration: configuration, configuration: HTTP2ChannelConfiguration(idleTimeout: idleTimeout, streamConfiguration: streams))
                 : try .tls(.http1(configuration: http1), tlsConfiguration: configuration)
         } catch {
             throw LocalFeatureServerError.tls("the certificate \(certificatePath) and key \(privateKeyPath) cannot be used: \(error)")

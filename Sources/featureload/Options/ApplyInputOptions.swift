@@ -7,10 +7,15 @@ import Logging
 
 /// How `apply` reads its input: the format and each format's options.
 struct ApplyInputOptions: ParsableArguments {
-    @Option(name: .customLong("input-format"), help: ArgumentHelp("The input's format when its extension does not say: geojson, geojsonSeq, esriJSON, csv, geoPackage.", valueName: "format"))
+    @Option(
+        name: .customLong("input-format"),
+        help: ArgumentHelp("The input's format when its extension does not say: geojson, geojsonSeq, esriJSON, csv, geoPackage.", valueName: "format")
+    )
     var formatName: String?
 
-    @Option(name: .long, help: ArgumentHelp("A property or column whose value (add, update, delete) gives each record's kind; default: all adds.", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("A property or column whose value (add, update, delete) gives each record's kind; default: all adds.", valueName: "name"))
     var kindField: String?
 
     @Option(name: .long, help: ArgumentHelp("CSV: rename columns to fields, e.g. name=NAME,st=STATE.", valueName: "column=field,…"))
@@ -49,15 +54,18 @@ struct ApplyInputOptions: ParsableArguments {
 
     /// The options given, by name (a resumed run reads its input as the journal recorded).
     var given: [String] {
-        [("--input-format", formatName != nil), ("--kind-field", kindField != nil), ("--map", map != nil), ("--x", x != nil), ("--y", y != nil),
-         ("--wkt", wkt != nil), ("--wkid", wkid != nil), ("--table", table != nil), ("--max-record-size", maxRecordSize != nil)].filter(\.1).map(\.0)
+        [
+            ("--input-format", formatName != nil), ("--kind-field", kindField != nil), ("--map", map != nil), ("--x", x != nil), ("--y", y != nil),
+            ("--wkt", wkt != nil), ("--wkid", wkid != nil), ("--table", table != nil), ("--max-record-size", maxRecordSize != nil),
+        ].filter(\.1).map(\.0)
     }
 
     var format: InputFormat? {
         get throws {
             guard let formatName else { return nil }
             guard let format = InputFormat.allCases.first(where: { $0.rawValue.lowercased() == formatName.lowercased() }) else {
-                throw ValidationError("--input-format must be one of \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")); got '\(formatName)'")
+                throw ValidationError(
+                    "--input-format must be one of \(InputFormat.allCases.map(\.rawValue).joined(separator: ", ")); got '\(formatName)'")
             }
             return format
         }
@@ -67,6 +75,7 @@ struct ApplyInputOptions: ParsableArguments {
         var csv = CSVOptions(x: x, y: y, wkt: wkt, wkid: wkid ?? 4326)
         if let map { csv.mapping = try CSVOptions.parseMapping(map) }
         return InputOptions(
-            kindField: kindField, csv: csv, geoPackage: GeoPackageOptions(table: table), maxRecordSize: maxRecordSize ?? InputOptions.defaultMaxRecordSize)
+            kindField: kindField, csv: csv, geoPackage: GeoPackageOptions(table: table),
+            maxRecordSize: maxRecordSize ?? InputOptions.defaultMaxRecordSize)
     }
 }

@@ -49,7 +49,8 @@ enum TargetResolution {
             settings.localConfiguration = try LocalServiceSettings.configuration(plan.local, dataset: dataset, dataPath: dataPath, file: file)
             settings.localNotes = LocalServiceSettings.note(plan.local).map { [$0] } ?? []
         }
-        settings.maxConnections = plan.isSequential
+        settings.maxConnections =
+            plan.isSequential
             ? max(plan.scenarios.map(\.vus).max() ?? 1, 1)
             : max(plan.scenarios.reduce(0) { $0 + $1.vus }, 1)
         return settings
@@ -62,7 +63,8 @@ enum TargetResolution {
         to: String, dataset: String, options: TargetOptions, recorded: JournalHeader.Access? = nil, concurrency: Int,
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> TargetSettings {
-        let location: TargetSettings.Location = to == "local" ? .local(dataset: dataset, dataPath: options.data) : .url(try serviceURL(to, option: "--to"))
+        let location: TargetSettings.Location =
+            to == "local" ? .local(dataset: dataset, dataPath: options.data) : .url(try serviceURL(to, option: "--to"))
         // The command line's variables, else the journal's; none for the embedded service.
         var variables: (token: String?, username: String?, password: String?) = (nil, nil, nil)
         if case .url = location {
@@ -111,7 +113,8 @@ enum TargetResolution {
             settings.authentication = .token(try variable(name, option: "--token-env"))
         } else if let user = variables.username, let password = variables.password {
             settings.authentication = .credentials(
-                username: try variable(user, option: "--username-env"), password: try variable(password, option: "--password-env"), tokenURL: tokenURL)
+                username: try variable(user, option: "--username-env"), password: try variable(password, option: "--password-env"), tokenURL: tokenURL
+            )
         } else {
             settings.authentication = otherwise
         }

@@ -33,7 +33,9 @@ func withTarget<T: Sendable>(
             let service = FeatureService(url: url, transport: transport, authentication: authentication)
             var notes: [String] = []
             if settings.tls.isInsecure { notes.append("TLS certificates were not verified (--insecure)") }
-            if let authentication { notes.append("authenticated with \(authentication.provider is StaticTokenProvider ? "a fixed token" : "generated tokens")") }
+            if let authentication {
+                notes.append("authenticated with \(authentication.provider is StaticTokenProvider ? "a fixed token" : "generated tokens")")
+            }
             return try await body(
                 ConnectedTarget(
                     service: service, serviceURL: url, isLocal: false, dataset: nil, notes: notes, transport: transport,

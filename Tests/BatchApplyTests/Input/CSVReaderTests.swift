@@ -3,7 +3,9 @@ import FeatureModel
 import Testing
 
 @Suite struct CSVReaderTests {
-    private func read(_ text: String, csv: CSVOptions = CSVOptions(), kindField: String? = nil, chunkSize: Int = 4) -> (
+    private func read(
+        _ text: String, csv: CSVOptions = CSVOptions(), kindField: String? = nil, chunkSize: Int = 4
+    ) -> (
         edits: [InputEdit], problems: [InputProblem]
     ) {
         var reader = CSVReader(bytes: Array(text.utf8), options: InputTestSupport.options(chunkSize: chunkSize, kindField: kindField, csv: csv))

@@ -70,7 +70,8 @@ import Testing
         try GeoPackageFixture.create(at: path) { db in
             try db.execute(sql: "CREATE TABLE parks_data (fid INTEGER PRIMARY KEY, geom POLYGON, name TEXT)")
             for index in 1...5 {
-                try db.execute(sql: "INSERT INTO parks_data (geom, name) VALUES (?, ?)", arguments: [GeoPackageFixture.squareBlob(), "park \(index)"])
+                try db.execute(
+                    sql: "INSERT INTO parks_data (geom, name) VALUES (?, ?)", arguments: [GeoPackageFixture.squareBlob(), "park \(index)"])
             }
             try db.execute(
                 sql: """

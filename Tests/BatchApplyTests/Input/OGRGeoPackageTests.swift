@@ -37,7 +37,7 @@ import Testing
             ]}
             """, extension: "geojson")
         let output = InputTestSupport.temporaryPath("gpkg")
-        defer { [points, parks, output].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        defer { for path in [points, parks, output] { try? FileManager.default.removeItem(atPath: path) } }
         try run(["-f", "GPKG", "-nln", "points", output, points])
         try run(["-f", "GPKG", "-update", "-nln", "parks", output, parks])
 

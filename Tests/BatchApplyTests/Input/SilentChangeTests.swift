@@ -4,12 +4,14 @@ import Testing
 
 /// Inputs that used to be changed or emptied silently (issue 32, item 7): each is now a problem with its reason.
 @Suite struct SilentChangeTests {
-    @Test("a FeatureCollection without a features array is a problem, not 0 of 0", arguments: [
-        (#"{"type": "FeatureCollection"}"#, "no \"features\" array"),
-        (#"{"type": "FeatureCollection", "Features": []}"#, "\"Features\" but no \"features\""),
-        (#"{"type": "FeatureCollection", "features": {}}"#, "\"features\" is an object"),
-        (#"{"type": "FeatureCollection", "features": 3}"#, "\"features\" is not an array"),
-    ])
+    @Test(
+        "a FeatureCollection without a features array is a problem, not 0 of 0",
+        arguments: [
+            (#"{"type": "FeatureCollection"}"#, "no \"features\" array"),
+            (#"{"type": "FeatureCollection", "Features": []}"#, "\"Features\" but no \"features\""),
+            (#"{"type": "FeatureCollection", "features": {}}"#, "\"features\" is an object"),
+            (#"{"type": "FeatureCollection", "features": 3}"#, "\"features\" is not an array"),
+        ])
     func missingFeatures(text: String, reason: String) {
         var reader = GeoJSONReader(bytes: Array(text.utf8), options: InputTestSupport.options())
         let (edits, problems) = reader.readAll()

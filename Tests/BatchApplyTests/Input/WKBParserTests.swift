@@ -25,14 +25,14 @@ struct WKBBuilder {
 
     mutating func positions(_ positions: [[Double]]) {
         uint32(UInt32(positions.count))
-        for position in positions { position.forEach { double($0) } }
+        for position in positions { for value in position { double(value) } }
     }
 
     static func polygon(_ rings: [[[Double]]], type: UInt32 = 3, littleEndian: Bool) -> [UInt8] {
         var builder = WKBBuilder(littleEndian: littleEndian)
         builder.header(type)
         builder.uint32(UInt32(rings.count))
-        rings.forEach { builder.positions($0) }
+        for ring in rings { builder.positions(ring) }
         return builder.bytes
     }
 
@@ -64,7 +64,7 @@ struct WKBBuilder {
     func dimensions() throws {
         var z = WKBBuilder(littleEndian: true)
         z.header(1001)
-        [1, 2, 3].forEach { z.double($0) }
+        for value in [1.0, 2, 3] { z.double(value) }
         #expect(try WKBParser.parse(z.bytes) == .point([1, 2, 3]))
         var m = WKBBuilder(littleEndian: false)
         m.header(2002)
@@ -72,12 +72,12 @@ struct WKBBuilder {
         #expect(try WKBParser.parse(m.bytes) == .lineString([[0, 0], [1, 1]]))
         var zm = WKBBuilder(littleEndian: true)
         zm.header(3001)
-        [1, 2, 3, 4].forEach { zm.double($0) }
+        for value in [1.0, 2, 3, 4] { zm.double(value) }
         #expect(try WKBParser.parse(zm.bytes) == .point([1, 2, 3]))
         var ewkb = WKBBuilder(littleEndian: true)
         ewkb.header(0x8000_0000 | 0x2000_0000 | 1)
         ewkb.uint32(4326)
-        [1, 2, 3].forEach { ewkb.double($0) }
+        for value in [1.0, 2, 3] { ewkb.double(value) }
         #expect(try WKBParser.parse(ewkb.bytes) == .point([1, 2, 3]))
     }
 

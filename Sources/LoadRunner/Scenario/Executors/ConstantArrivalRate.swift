@@ -88,7 +88,11 @@ enum ArrivalRatePool {
 
     static func problems(preAllocatedVUs: Int, maxVUs: Int) -> [ExecutorProblem] {
         maxVUs < preAllocatedVUs
-            ? [.init(field: "maxVUs", problem: "is below preAllocatedVUs (\(preAllocatedVUs))", fix: "make maxVUs at least preAllocatedVUs, or leave it out")]
+            ? [
+                .init(
+                    field: "maxVUs", problem: "is below preAllocatedVUs (\(preAllocatedVUs))",
+                    fix: "make maxVUs at least preAllocatedVUs, or leave it out")
+            ]
             : []
     }
 

@@ -16,7 +16,8 @@ package struct SharedIterations: ExecutorKindSettings {
     static func missingKeyHint(_ key: String) -> String { key == "duration" ? ": it runs its iterations, within maxDuration" : "" }
 
     static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self? {
-        let settings = Self(vus: input.read(.vus, &reader), iterations: input.read(.iterations, &reader), maxDuration: input.read(.maxDuration, &reader))
+        let settings = Self(
+            vus: input.read(.vus, &reader), iterations: input.read(.iterations, &reader), maxDuration: input.read(.maxDuration, &reader))
         return input.has(ScenarioKey.iterations.name) ? settings : nil
     }
 

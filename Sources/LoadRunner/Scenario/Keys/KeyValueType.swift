@@ -38,7 +38,8 @@ extension KeyValueType where Value == Int {
     /// A whole number in `range`.
     static func integer(_ range: ClosedRange<Int>) -> Self {
         Self(
-            schema: [ref("integer"), .init("minimum", .integer(range.lowerBound)), .init("maximum", .integer(range.upperBound))], read: { key, reader in reader.int(key.node, field: key.field, range: range, example: key.example) },
+            schema: [ref("integer"), .init("minimum", .integer(range.lowerBound)), .init("maximum", .integer(range.upperBound))],
+            read: { key, reader in reader.int(key.node, field: key.field, range: range, example: key.example) },
             render: { .integer($0) }, yaml: { "\($0)" })
     }
 }
@@ -113,10 +114,14 @@ extension KeyValueType where Value: RawRepresentable & CaseIterable & Sendable, 
         return Self(
             schema: [.init("anyOf", [["type": "string", "enum": .array(names.map { .string($0) })], ["$ref": "#/$defs/env"]])],
             read: { key, reader in
-                guard let text = reader.string(key.node, field: key.field, required: false, parent: key.node, example: key.example) else { return nil }
+                guard let text = reader.string(key.node, field: key.field, required: false, parent: key.node, example: key.example) else {
+                    return nil
+                }
                 if let value = Value(rawValue: text) { return value }
                 let suggestion = closest(to: text, in: names).map { "did you mean `\($0)`? " } ?? ""
-                reader.issue(key.node, field: key.field, problem: "unknown \(key.name) '\(text)'", fix: "\(suggestion)use one of: \(names.joined(separator: ", "))")
+                reader.issue(
+                    key.node, field: key.field, problem: "unknown \(key.name) '\(text)'",
+                    fix: "\(suggestion)use one of: \(names.joined(separator: ", "))")
                 return nil
             },
             render: { .string($0.rawValue) }, yaml: { $0.rawValue })

@@ -4,7 +4,8 @@ extension ScenarioKey where Value == Int {
     static var vus: Self {
         Self(
             "vus", .integer(1...10_000), default: 1, examples: [8],
-            "shared-iterations, per-vu-iterations, constant-vus: virtual users (concurrent connections) running iterations at once, 1 to 10,000; default 1.")
+            "shared-iterations, per-vu-iterations, constant-vus: virtual users (concurrent connections) running iterations at once, 1 to 10,000; default 1."
+        )
     }
     static var iterations: Self {
         Self(
@@ -35,7 +36,8 @@ extension ScenarioKey where Value == Int? {
     static var maxVUs: Self {
         Self(
             "maxVUs", .integer(1...10_000), examples: [100],
-            "constant-arrival-rate, ramping-arrival-rate: most VUs the pool may grow to when iterations outpace it (an iteration that finds no free VU is dropped and counted), 1 to 10,000, at least preAllocatedVUs; default preAllocatedVUs.")
+            "constant-arrival-rate, ramping-arrival-rate: most VUs the pool may grow to when iterations outpace it (an iteration that finds no free VU is dropped and counted), 1 to 10,000, at least preAllocatedVUs; default preAllocatedVUs."
+        )
     }
 }
 
@@ -77,7 +79,9 @@ extension KeyValueType where Value == [Stage] {
         Self(
             schema: [ref("stages")], read: { key, reader in ScenarioParser.readStages(key.node, field: key.field, &reader) },
             render: { _ in nil },
-            yaml: { stages in "[" + stages.map { "{ duration: \(DurationText.format($0.duration)), target: \($0.target) }" }.joined(separator: ", ") + "]" })
+            yaml: { stages in
+                "[" + stages.map { "{ duration: \(DurationText.format($0.duration)), target: \($0.target) }" }.joined(separator: ", ") + "]"
+            })
     }
 }
 

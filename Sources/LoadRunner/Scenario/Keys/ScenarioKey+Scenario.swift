@@ -18,10 +18,14 @@ extension ScenarioKey where Value == Duration {
             "Longest wait before the first retry, doubling with each retry up to maxBackoff; default 100ms.")
     }
     static var maxBackoff: Self {
-        Self("maxBackoff", .duration(), default: ScenarioSpec.Retry().maxBackoff, "Longest wait between two attempts, at least initialBackoff; default 10s.")
+        Self(
+            "maxBackoff", .duration(), default: ScenarioSpec.Retry().maxBackoff,
+            "Longest wait between two attempts, at least initialBackoff; default 10s.")
     }
     static var retryBudget: Self {
-        Self("budget", .duration(), default: ScenarioSpec.Retry().budget, "Total time one request may spend retrying before it is given up; default 60s.")
+        Self(
+            "budget", .duration(), default: ScenarioSpec.Retry().budget,
+            "Total time one request may spend retrying before it is given up; default 60s.")
     }
 }
 
@@ -41,7 +45,8 @@ extension ScenarioKey where Value == Int {
     static var setupSample: Self {
         Self(
             "sample", .integer(0...1_000_000), default: 10_000,
-            "Existing object ids read from the layer into the pool that updates, deletes, related queries and attachments draw from, 0 to 1,000,000; default 10000.")
+            "Existing object ids read from the layer into the pool that updates, deletes, related queries and attachments draw from, 0 to 1,000,000; default 10000."
+        )
     }
     static var maxAttempts: Self {
         Self(
@@ -57,7 +62,9 @@ let otherScenarioKeys: [any ScenarioKeyDeclaration] = [
 /// The keys of `setup:`.
 let setupKeys: [any ScenarioKeyDeclaration] = [ScenarioKey.setupSeed, ScenarioKey.setupSample]
 /// The keys of `retry:`.
-let retrySettingKeys: [any ScenarioKeyDeclaration] = [ScenarioKey.maxAttempts, ScenarioKey.initialBackoff, ScenarioKey.maxBackoff, ScenarioKey.retryBudget]
+let retrySettingKeys: [any ScenarioKeyDeclaration] = [
+    ScenarioKey.maxAttempts, ScenarioKey.initialBackoff, ScenarioKey.maxBackoff, ScenarioKey.retryBudget,
+]
 
 // The file's own keys, and the numbers inside a stage and a sweep.
 
@@ -65,12 +72,14 @@ extension ScenarioKey where Value == Int? {
     static var version: Self {
         Self(
             "version", .integer(1...2),
-            "Format version: 1 runs the scenarios one after another in file order, 2 runs them at the same time, each from its startTime or after its startAfter scenario, as k6 does; required, since the two run the same file differently.")
+            "Format version: 1 runs the scenarios one after another in file order, 2 runs them at the same time, each from its startTime or after its startAfter scenario, as k6 does; required, since the two run the same file differently."
+        )
     }
     static var rows: Self {
         Self(
             "rows", .integer(0...10_000_000), examples: [500],
-            "Generated rows added to every layer whose dataset has a generator, as `serve --rows`, 0 to 10,000,000; default none (the dataset's own rows only).")
+            "Generated rows added to every layer whose dataset has a generator, as `serve --rows`, 0 to 10,000,000; default none (the dataset's own rows only)."
+        )
     }
     static var stageTarget: Self {
         Self(
@@ -94,7 +103,9 @@ extension ScenarioKey where Value == Int {
 
 extension ScenarioKey where Value == Bool {
     static var verify: Self {
-        Self("verify", .boolean, default: true, "Whether to query the service after the run to check that it holds exactly the features added; default true.")
+        Self(
+            "verify", .boolean, default: true,
+            "Whether to query the service after the run to check that it holds exactly the features added; default true.")
     }
 }
 

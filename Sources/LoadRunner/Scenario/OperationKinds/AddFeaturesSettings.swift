@@ -23,7 +23,9 @@ package struct AddFeaturesSettings: OperationKindSettings {
 
     static let kind = OperationKind.addFeatures
     static let summary = "addFeatures: batchSize new features per request"
-    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.batchSize, ScenarioKey.rollbackOnFailure, ScenarioKey.clientGlobalIds, ScenarioKey.invalidRate]
+    static let keys: [any ScenarioKeyDeclaration] = [
+        ScenarioKey.batchSize, ScenarioKey.rollbackOnFailure, ScenarioKey.clientGlobalIds, ScenarioKey.invalidRate,
+    ]
 
     static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         Self(

@@ -16,7 +16,9 @@ package struct ApplyEditsSettings: OperationKindSettings {
     /// refuses them (counted in `edits_invalid`), as the ArcGIS Maps SDKs do, and they are never sent.
     package var invalidRate: Double
 
-    package init(adds: Int = 0, updates: Int = 0, deletes: Int = 0, rollbackOnFailure: Bool = true, clientGlobalIds: Bool = false, invalidRate: Double = 0) {
+    package init(
+        adds: Int = 0, updates: Int = 0, deletes: Int = 0, rollbackOnFailure: Bool = true, clientGlobalIds: Bool = false, invalidRate: Double = 0
+    ) {
         self.adds = adds
         self.updates = updates
         self.deletes = deletes
@@ -45,7 +47,8 @@ package struct ApplyEditsSettings: OperationKindSettings {
             [
                 "if": ["anyOf": .array(counts.map { ["required": [.string($0)]] })],
                 "then": [
-                    "anyOf": .array(counts.map { ["required": [.string($0)], "properties": .object([.init($0, ["not": ["$ref": "#/$defs/zero"]])])] }),
+                    "anyOf": .array(
+                        counts.map { ["required": [.string($0)], "properties": .object([.init($0, ["not": ["$ref": "#/$defs/zero"]])])] }),
                     "errorMessage": "an applyEdits with no edits: give adds, updates or deletes a count above 0",
                 ],
             ],
@@ -66,7 +69,8 @@ package struct ApplyEditsSettings: OperationKindSettings {
                 fix: "remove batchSize, or the adds/updates/deletes counts", &reader)
         }
         if settings.editsPerIteration == 0 {
-            reader.issue(input.node, field: "\(input.path).adds", problem: "an applyEdits with no edits", fix: "give adds, updates or deletes a count above 0")
+            reader.issue(
+                input.node, field: "\(input.path).adds", problem: "an applyEdits with no edits", fix: "give adds, updates or deletes a count above 0")
         }
         settings.invalidRate = input.read(.invalidRate, &reader)
         return settings
@@ -106,9 +110,11 @@ extension ScenarioKey where Value == Int {
             "applyEdits: new features added per request, 0 to 10,000; default 0 (batchSize when adds, updates and deletes are all left out).")
     }
     static var updates: Self {
-        Self("updates", .integer(0...10_000), default: 0, examples: [10], "applyEdits: existing features updated per request, 0 to 10,000; default 0.")
+        Self(
+            "updates", .integer(0...10_000), default: 0, examples: [10], "applyEdits: existing features updated per request, 0 to 10,000; default 0.")
     }
     static var deletes: Self {
-        Self("deletes", .integer(0...10_000), default: 0, examples: [10], "applyEdits: existing features deleted per request, 0 to 10,000; default 0.")
+        Self(
+            "deletes", .integer(0...10_000), default: 0, examples: [10], "applyEdits: existing features deleted per request, 0 to 10,000; default 0.")
     }
 }

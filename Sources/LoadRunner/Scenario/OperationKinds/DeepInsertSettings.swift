@@ -32,7 +32,8 @@ package struct DeepInsertSettings: OperationKindSettings {
 
     static let kind = OperationKind.deepInsert
     static let summary = "deepInsert: a new parent with `children` related records and `attachments` files in one service-level applyEdits"
-    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.children, ScenarioKey.attachments] + attachmentFileKeys + [ScenarioKey.rollbackOnFailure]
+    static let keys: [any ScenarioKeyDeclaration] =
+        [ScenarioKey.relationship, ScenarioKey.children, ScenarioKey.attachments] + attachmentFileKeys + [ScenarioKey.rollbackOnFailure]
     static let requiredKeys = ["relationship"]
 
     static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
@@ -64,14 +65,17 @@ package struct DeepInsertSettings: OperationKindSettings {
 
     func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
         let child = environment.relatedTable(of: spec.layer, relationship: relationshipId) ?? spec.layer
-        let generator = environment.layers[child].map { FeatureGenerator(layer: $0, seed: environment.generator.seed ^ 0xC41D) } ?? environment.generator
+        let generator =
+            environment.layers[child].map { FeatureGenerator(layer: $0, seed: environment.generator.seed ^ 0xC41D) } ?? environment.generator
         return DeepInsertOperation(spec: spec, settings: self, environment: environment, childTable: child, childGenerator: generator)
     }
 }
 
 extension ScenarioKey where Value == Int {
     static var children: Self {
-        Self("children", .integer(0...1_000), default: 2, examples: [3], "deepInsert: related records added together with each parent, 0 to 1,000; default 2.")
+        Self(
+            "children", .integer(0...1_000), default: 2, examples: [3],
+            "deepInsert: related records added together with each parent, 0 to 1,000; default 2.")
     }
     static var attachments: Self {
         Self("attachments", .integer(0...100), default: 0, examples: [1], "deepInsert: files attached to each parent, 0 to 100; default 0.")

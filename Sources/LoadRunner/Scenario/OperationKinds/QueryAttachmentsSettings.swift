@@ -43,5 +43,7 @@ package struct QueryAttachmentsSettings: OperationKindSettings {
 }
 
 extension ScenarioKey where Value == Bool {
-    static var download: Self { Self("download", .boolean, default: false, "queryAttachments: also download every attachment listed; default false.") }
+    static var download: Self {
+        Self("download", .boolean, default: false, "queryAttachments: also download every attachment listed; default false.")
+    }
 }

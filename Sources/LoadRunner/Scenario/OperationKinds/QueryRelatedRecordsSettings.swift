@@ -26,7 +26,9 @@ package struct QueryRelatedRecordsSettings: OperationKindSettings {
 
     static let kind = OperationKind.queryRelatedRecords
     static let summary = "queryRelatedRecords: the records related to batchSize existing features through `relationship`"
-    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.batchSize, ScenarioKey.outFields, ScenarioKey.returnGeometry, ScenarioKey.pageSize]
+    static let keys: [any ScenarioKeyDeclaration] = [
+        ScenarioKey.relationship, ScenarioKey.batchSize, ScenarioKey.outFields, ScenarioKey.returnGeometry, ScenarioKey.pageSize,
+    ]
 
     static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
         var settings = Self()

@@ -88,10 +88,14 @@ extension ScenarioKey where Value == String {
 
 extension ScenarioKey where Value == Bool {
     static var returnCountOnly: Self {
-        Self("returnCountOnly", .boolean, default: false, "query: ask only for the number of matching features; default false; not together with returnIdsOnly.")
+        Self(
+            "returnCountOnly", .boolean, default: false,
+            "query: ask only for the number of matching features; default false; not together with returnIdsOnly.")
     }
     static var returnIdsOnly: Self {
-        Self("returnIdsOnly", .boolean, default: false, "query: ask only for the matching object ids; default false; not together with returnCountOnly.")
+        Self(
+            "returnIdsOnly", .boolean, default: false,
+            "query: ask only for the matching object ids; default false; not together with returnCountOnly.")
     }
 }
 
@@ -99,6 +103,7 @@ extension ScenarioKey where Value == Double? {
     static var envelope: Self {
         Self(
             "envelope", .fraction(aboveZero: true), examples: [0.1],
-            "query: also filter by a random envelope covering this fraction (above 0, at most 1) of the layer's extent in each direction; default none (no spatial filter); layers only, not tables.")
+            "query: also filter by a random envelope covering this fraction (above 0, at most 1) of the layer's extent in each direction; default none (no spatial filter); layers only, not tables."
+        )
     }
 }

@@ -32,8 +32,11 @@ package struct RelateSettings: OperationKindSettings {
     package init() { self.init(relationship: 0) }
 
     static let kind = OperationKind.relate
-    static let summary = "relate: links, unlinks or moves (`action`) an existing record through `relationship`, checked against the relationship's rules first"
-    static let keys: [any ScenarioKeyDeclaration] = [ScenarioKey.relationship, ScenarioKey.relateAction, ScenarioKey.validate, ScenarioKey.rollbackOnFailure]
+    static let summary =
+        "relate: links, unlinks or moves (`action`) an existing record through `relationship`, checked against the relationship's rules first"
+    static let keys: [any ScenarioKeyDeclaration] = [
+        ScenarioKey.relationship, ScenarioKey.relateAction, ScenarioKey.validate, ScenarioKey.rollbackOnFailure,
+    ]
     static let requiredKeys = ["relationship"]
 
     static func read(_ input: MappingInput, _ reader: inout NodeReader) -> Self {
@@ -54,7 +57,8 @@ package struct RelateSettings: OperationKindSettings {
     func operation(_ spec: OperationSpec, environment: OperationEnvironment) -> any LoadOperation {
         let partner = environment.relatedTable(of: spec.layer, relationship: relationshipId) ?? spec.layer
         return RelateOperation(
-            spec: spec, settings: self, environment: environment, partnerTable: partner, partners: environment.partnerPool ?? IdPool(ids: [], seed: 0))
+            spec: spec, settings: self, environment: environment, partnerTable: partner, partners: environment.partnerPool ?? IdPool(ids: [], seed: 0)
+        )
     }
 }
 
@@ -62,7 +66,8 @@ extension ScenarioKey where Value == RelateSettings.Action {
     static var relateAction: Self {
         Self(
             "action", .choice, default: .relate,
-            "relate: `relate` links the record to a partner as well, `unrelate` removes its link to its current partner, `move` moves the link from its current partner to another; default relate.")
+            "relate: `relate` links the record to a partner as well, `unrelate` removes its link to its current partner, `move` moves the link from its current partner to another; default relate."
+        )
     }
 }
 
@@ -70,6 +75,7 @@ extension ScenarioKey where Value == Bool {
     static var validate: Self {
         Self(
             "validate", .boolean, default: true,
-            "relate: check each change against the relationship's rules (cardinality, orphans) before sending it, as the ArcGIS Maps SDKs do, and count a change that breaks them instead of sending it; default true.")
+            "relate: check each change against the relationship's rules (cardinality, orphans) before sending it, as the ArcGIS Maps SDKs do, and count a change that breaks them instead of sending it; default true."
+        )
     }
 }

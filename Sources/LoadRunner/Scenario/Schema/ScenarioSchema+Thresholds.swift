@@ -25,7 +25,8 @@ extension ScenarioSchema {
                 "default": "editsPerSecond",
             ],
             "min": [
-                "description": "Smallest candidate / baseline ratio that passes, above 0, e.g. 10 for ten times; default none (the ratio is reported, not gated).",
+                "description":
+                    "Smallest candidate / baseline ratio that passes, above 0, e.g. 10 for ten times; default none (the ratio is reported, not gated).",
                 "$ref": "#/$defs/number",
                 "exclusiveMinimum": 0,
                 "examples": [10],
@@ -62,12 +63,14 @@ extension ScenarioSchema {
         let pattern = SchemaValue.string("^\\s*(?:\(aggregations))\\s*(?:<=|>=|==|!=|<|>)\\s*\(number)\\s*$|\\$\\{")
         var names = kind.aggregations
         let last = names.removeLast()
-        let listed = (names.isEmpty ? last : names.joined(separator: ", ") + " or " + last)
+        let listed =
+            (names.isEmpty ? last : names.joined(separator: ", ") + " or " + last)
             + (kind.aggregations.contains("p(N)") ? " with N from 0 to 100" : "")
         let message = SchemaValue.string("write `aggregation operator number` with \(listed) and one of < <= > >= == !=, e.g. `\(examples[0])`")
         return [
             "description": .string(
-                "A condition on a \(kind.rawValue) metric, `aggregation operator number` with \(listed), as a text or as `{ threshold, abortOnFail, delayAbortEval }`."),
+                "A condition on a \(kind.rawValue) metric, `aggregation operator number` with \(listed), as a text or as `{ threshold, abortOnFail, delayAbortEval }`."
+            ),
             "type": ["string", "object"],
             "pattern": pattern,
             "patternErrorMessage": message,

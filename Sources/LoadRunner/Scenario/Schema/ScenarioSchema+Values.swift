@@ -4,7 +4,8 @@ extension ScenarioSchema {
 
     static let envDefinition: SchemaValue = [
         "title": "environment variable",
-        "description": "A value taken from the environment, or from `-e NAME=VALUE` on the command line, when the file is loaded: `${NAME}`, or `${NAME:-default}` when NAME may be unset or empty. A name containing TOKEN, PASSWORD, KEY or SECRET may fill only auth.token, auth.username or auth.password.",
+        "description":
+            "A value taken from the environment, or from `-e NAME=VALUE` on the command line, when the file is loaded: `${NAME}`, or `${NAME:-default}` when NAME may be unset or empty. A name containing TOKEN, PASSWORD, KEY or SECRET may fill only auth.token, auth.username or auth.password.",
         "type": "string",
         "pattern": "^\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}$",
         "patternErrorMessage": "write ${NAME} or ${NAME:-default}",
@@ -12,7 +13,8 @@ extension ScenarioSchema {
 
     static let integerDefinition: SchemaValue = [
         "title": "whole number",
-        "description": "A whole number; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded; a quoted number is read as the number, with its range checked only by featureload.",
+        "description":
+            "A whole number; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded; a quoted number is read as the number, with its range checked only by featureload.",
         "type": ["integer", "string"],
         "pattern": "^(?:[+-]?[0-9_]*[0-9][0-9_]*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
         "patternErrorMessage": "write a whole number, or ${NAME} / ${NAME:-default} to take it from the environment",
@@ -28,7 +30,8 @@ extension ScenarioSchema {
 
     static let fractionDefinition: SchemaValue = [
         "title": "fraction",
-        "description": "A fraction from 0 to 1, e.g. 0.01 for 1 %; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
+        "description":
+            "A fraction from 0 to 1, e.g. 0.01 for 1 %; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
         "type": ["number", "string"],
         "minimum": 0,
         "maximum": 1,
@@ -38,9 +41,11 @@ extension ScenarioSchema {
 
     static let booleanDefinition: SchemaValue = [
         "title": "true or false",
-        "description": "true or false (yes/no and on/off are read too, in any case); `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
+        "description":
+            "true or false (yes/no and on/off are read too, in any case); `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
         "type": ["boolean", "string"],
-        "pattern": "^(?:[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss]|[Oo][Nn]|[Ff][Aa][Ll][Ss][Ee]|[Nn][Oo]|[Oo][Ff][Ff]|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
+        "pattern":
+            "^(?:[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss]|[Oo][Nn]|[Ff][Aa][Ll][Ss][Ee]|[Nn][Oo]|[Oo][Ff][Ff]|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
         "patternErrorMessage": "write true or false",
     ]
 
@@ -49,7 +54,9 @@ extension ScenarioSchema {
         "anyOf": [["const": true], ["type": "string", "pattern": "^(?:[Tt][Rr][Uu][Ee]|[Yy][Ee][Ss]|[Oo][Nn])$"]],
     ]
 
-    static let zeroDefinition: SchemaValue = ["description": "A count featureload reads as 0.", "anyOf": [["const": 0], ["type": "string", "pattern": "^[+-]?[0_]*0[0_]*$"]]]
+    static let zeroDefinition: SchemaValue = [
+        "description": "A count featureload reads as 0.", "anyOf": [["const": 0], ["type": "string", "pattern": "^[+-]?[0_]*0[0_]*$"]],
+    ]
 
     static let textDefinition: SchemaValue = [
         "title": "text",
@@ -59,34 +66,40 @@ extension ScenarioSchema {
 
     static let optionalTextDefinition: SchemaValue = [
         "title": "text",
-        "description": "Text (any scalar, read as text; left empty it is the empty text); `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
+        "description":
+            "Text (any scalar, read as text; left empty it is the empty text); `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
         "type": ["string", "number", "boolean", "null"],
     ]
 
     static let durationDefinition: SchemaValue = [
         "title": "duration",
-        "description": "A duration with a unit, k6-style: ms, s, m or h, combined like 1m30s, e.g. 500ms, 30s, 5m, 1h; 0s is allowed; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
+        "description":
+            "A duration with a unit, k6-style: ms, s, m or h, combined like 1m30s, e.g. 500ms, 30s, 5m, 1h; 0s is allowed; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
         "type": "string",
-        "pattern": "^(?:\\s*(?:(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})(?:ms|s|m|h))+\\s*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
+        "pattern":
+            "^(?:\\s*(?:(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})(?:ms|s|m|h))+\\s*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
         "patternErrorMessage": "write a duration with a unit (ms, s, m, h; combined like 1m30s), e.g. 500ms, 30s, 5m, 1h",
         "examples": ["500ms", "30s", "5m", "1h", "1m30s"],
     ]
 
     static let positiveDurationDefinition: SchemaValue = [
         "title": "duration above 0",
-        "description": "A duration above 0 with a unit, k6-style: ms, s, m or h, combined like 1m30s, e.g. 500ms, 30s, 5m, 1h; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
+        "description":
+            "A duration above 0 with a unit, k6-style: ms, s, m or h, combined like 1m30s, e.g. 500ms, 30s, 5m, 1h; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
         "type": "string",
-        "pattern": "^(?!\\s*(?:(?:0+\\.?0*|\\.0+)(?:ms|s|m|h))+\\s*$)(?:\\s*(?:(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})(?:ms|s|m|h))+\\s*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
+        "pattern":
+            "^(?!\\s*(?:(?:0+\\.?0*|\\.0+)(?:ms|s|m|h))+\\s*$)(?:\\s*(?:(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})(?:ms|s|m|h))+\\s*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
         "patternErrorMessage": "write a duration above 0 with a unit (ms, s, m, h; combined like 1m30s), e.g. 500ms, 30s, 5m, 1h",
         "examples": ["500ms", "30s", "5m", "1h", "1m30s"],
     ]
 
     static let sizeDefinition: SchemaValue = [
         "title": "size",
-        "description": "A size above 0, up to 1 TB: a whole number of bytes, or with KB, MB or GB (powers of 1024, any case), e.g. 512, 64KB, 10MB; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
+        "description":
+            "A size above 0, up to 1 TB: a whole number of bytes, or with KB, MB or GB (powers of 1024, any case), e.g. 512, 64KB, 10MB; `${NAME}` or `${NAME:-default}` is read from the environment when the file is loaded.",
         "type": ["integer", "string"],
         "minimum": 1,
-        "maximum": 1099511627776,
+        "maximum": 1_099_511_627_776,
         "pattern": "^ *(?:\\+?[0 ]*[1-9][0-9 ]*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}) *(?:[GgMmKk] *[Bb]?|[Bb])? *$",
         "patternErrorMessage": "write a whole number of bytes with KB, MB or GB, e.g. 64KB or 10MB",
         "examples": [512, "64KB", "10MB", "1GB"],
@@ -97,7 +110,7 @@ extension ScenarioSchema {
         "description": "A size (512, 64KB, 10MB), or `{ min, max }` for sizes spread evenly between the two.",
         "type": ["integer", "string", "object"],
         "minimum": 1,
-        "maximum": 1099511627776,
+        "maximum": 1_099_511_627_776,
         "pattern": "^ *(?:\\+?[0 ]*[1-9][0-9 ]*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\}) *(?:[GgMmKk] *[Bb]?|[Bb])? *$",
         "patternErrorMessage": "write a whole number of bytes with KB, MB or GB, e.g. 64KB, or { min: 10KB, max: 2MB }",
         "properties": [
@@ -113,7 +126,10 @@ extension ScenarioSchema {
         "description": "One step of a ramping executor: move linearly to `target` over `duration`.",
         "type": "object",
         "properties": [
-            "duration": ["description": "How long the move to target takes (0s jumps at once); required.", "$ref": "#/$defs/duration", "examples": ["30s", "1m"]],
+            "duration": [
+                "description": "How long the move to target takes (0s jumps at once); required.", "$ref": "#/$defs/duration",
+                "examples": ["30s", "1m"],
+            ],
             "target": ScenarioKey.stageTarget.schema,
         ],
         "required": ["duration", "target"],
@@ -121,7 +137,8 @@ extension ScenarioSchema {
     ]
 
     static let stagesDefinition: SchemaValue = [
-        "description": "ramping-vus, ramping-arrival-rate: the steps that move the VU count (ramping-vus) or the start rate (ramping-arrival-rate) linearly to each stage's target over its duration; required, at least one.",
+        "description":
+            "ramping-vus, ramping-arrival-rate: the steps that move the VU count (ramping-vus) or the start rate (ramping-arrival-rate) linearly to each stage's target over its duration; required, at least one.",
         "type": "array",
         "minItems": 1,
         "items": ["$ref": "#/$defs/stage"],
@@ -129,7 +146,8 @@ extension ScenarioSchema {
     ]
 
     static let tagsDefinition: SchemaValue = [
-        "description": "Tags added to every metric of the scenario, as name: value; scenario, operation and status are set by featureload and cannot be used.",
+        "description":
+            "Tags added to every metric of the scenario, as name: value; scenario, operation and status are set by featureload and cannot be used.",
         "type": "object",
         "propertyNames": [
             "minLength": 1,
@@ -141,7 +159,8 @@ extension ScenarioSchema {
     ]
 
     static let retryDefinition: SchemaValue = [
-        "description": "Retry failed requests with capped exponential backoff and full jitter, honouring Retry-After; default: no retries, each request is sent once.",
+        "description":
+            "Retry failed requests with capped exponential backoff and full jitter, honouring Retry-After; default: no retries, each request is sent once.",
         "type": "object",
         "properties": [
             "maxAttempts": ScenarioKey.maxAttempts.schema,
@@ -155,9 +174,11 @@ extension ScenarioSchema {
 
     static let thinkTimeDefinition: SchemaValue = [
         "title": "duration or { min, max }",
-        "description": "Pause each VU takes after every iteration: a duration, or `{ min, max }` for a random pause between the two (seeded, so reruns pause alike); default none.",
+        "description":
+            "Pause each VU takes after every iteration: a duration, or `{ min, max }` for a random pause between the two (seeded, so reruns pause alike); default none.",
         "type": ["string", "object"],
-        "pattern": "^(?:\\s*(?:(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})(?:ms|s|m|h))+\\s*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
+        "pattern":
+            "^(?:\\s*(?:(?:(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})(?:ms|s|m|h))+\\s*|\\$\\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\\})$",
         "patternErrorMessage": "write a duration with a unit, e.g. 1s, or { min: 500ms, max: 2s }",
         "properties": [
             "min": ["description": "Shortest pause, 0s or more; required.", "$ref": "#/$defs/duration"],
@@ -180,7 +201,8 @@ extension ScenarioSchema {
 
     static let sweepDefinition: SchemaValue = [
         "title": "sweep",
-        "description": "Run the scenario once per value of one parameter, one point after another, each after a warm-up left out of its figures; the report shows every point and, for vus and rate, fits the Universal Scalability Law (capacity). Points are named like `name[vus=8]`, which is how thresholds and compare gates name them.",
+        "description":
+            "Run the scenario once per value of one parameter, one point after another, each after a warm-up left out of its figures; the report shows every point and, for vus and rate, fits the Universal Scalability Law (capacity). Points are named like `name[vus=8]`, which is how thresholds and compare gates name them.",
         "type": "object",
         "properties": [
             "vus": [
@@ -194,12 +216,14 @@ extension ScenarioSchema {
                 "examples": [[50, 100, 200, 400]],
             ],
             "batchSize": [
-                "description": "Edits or features per request of each point (`adds` of applyEdits, `batchSize` of the other operations; one operation only), distinct, 1 to 1,000,000.",
+                "description":
+                    "Edits or features per request of each point (`adds` of applyEdits, `batchSize` of the other operations; one operation only), distinct, 1 to 1,000,000.",
                 "$ref": "#/$defs/sweepValues",
                 "examples": [[1, 10, 100, 1000]],
             ],
             "warmUp": [
-                "description": "How long each point runs before it is measured (constant-vus and constant-arrival-rate only); default 2s for those, 0s otherwise.",
+                "description":
+                    "How long each point runs before it is measured (constant-vus and constant-arrival-rate only); default 2s for those, 0s otherwise.",
                 "$ref": "#/$defs/duration",
                 "default": "2s",
                 "examples": ["1s"],
@@ -215,5 +239,7 @@ extension ScenarioSchema {
         "errorMessage": "sweep exactly one of vus, rate or batchSize",
     ]
 
-    static let sweepValuesDefinition: SchemaValue = ["type": "array", "minItems": 1, "uniqueItems": true, "items": .object(KeyValueType.sweepValue.schema)]
+    static let sweepValuesDefinition: SchemaValue = [
+        "type": "array", "minItems": 1, "uniqueItems": true, "items": .object(KeyValueType.sweepValue.schema),
+    ]
 }

@@ -39,7 +39,8 @@ package enum ScenarioSchema {
         entry[path: ["properties", "operation", "anyOf"]] = [["type": "string", "enum": names], ["$ref": "#/$defs/env"]]
         entry[path: ["properties", "operation", "examples"]] = names
         for property in properties { entry[path: ["properties", property.key]] = property.value }
-        entry["allOf"] = .array(kinds.map { kind in ["if": chosen("operation", kind), "then": ["$ref": .string("#/$defs/operation/\(kind.rawValue)")]] })
+        entry["allOf"] = .array(
+            kinds.map { kind in ["if": chosen("operation", kind), "then": ["$ref": .string("#/$defs/operation/\(kind.rawValue)")]] })
         definitions["mixEntry"] = entry
 
         schema["$defs"] = definitions
@@ -58,14 +59,17 @@ package enum ScenarioSchema {
             ["if": chosen("executor", kind.rawValue), "then": ["$ref": .string("#/$defs/executorRules/\(kind.rawValue)")]]
         }
         scenario["allOf"] = .array(choices + (scenario["allOf"].flatMap(\.arrayValue) ?? []))
-        definitions["notForExecutor"] = .object(kinds.map { kind in
-            let own = kind.settingsType.keyNames.sorted().joined(separator: ", ")
-            return .init(kind.rawValue, [
-                "description": .string("Not a setting of executor \(kind.rawValue)."),
-                "not": [:],
-                "errorMessage": .string("does not apply to executor \(kind.rawValue), which takes \(own)"),
-            ])
-        })
+        definitions["notForExecutor"] = .object(
+            kinds.map { kind in
+                let own = kind.settingsType.keyNames.sorted().joined(separator: ", ")
+                return .init(
+                    kind.rawValue,
+                    [
+                        "description": .string("Not a setting of executor \(kind.rawValue)."),
+                        "not": [:],
+                        "errorMessage": .string("does not apply to executor \(kind.rawValue), which takes \(own)"),
+                    ])
+            })
         definitions["executorRules"] = .object(kinds.map { .init($0.rawValue, rules(of: $0.settingsType)) })
     }
 
@@ -106,7 +110,9 @@ package enum ScenarioSchema {
     /// A scenario's operation rules: settings beside `mix` go in its entries; `exec` names the kind whose rules apply
     /// (applyEdits when neither `exec` nor `mix` is given).
     static func scenarioRules(_ kinds: [OperationKind]) -> [SchemaValue] {
-        let beside: SchemaValue = ["description": "Not allowed beside `mix`.", "not": [:], "errorMessage": "a scenario has either `exec` or `mix`: keep one of them"]
+        let beside: SchemaValue = [
+            "description": "Not allowed beside `mix`.", "not": [:], "errorMessage": "a scenario has either `exec` or `mix`: keep one of them",
+        ]
         var rules: [SchemaValue] = [
             [
                 "if": ["required": ["mix"]],
