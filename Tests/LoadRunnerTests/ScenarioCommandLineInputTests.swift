@@ -149,6 +149,44 @@ import Testing
         #expect(issues.allSatisfy { !$0.description.contains("k-999") })
     }
 
+    @Test("a variable that fills auth.password or auth.token is a secret whatever its name: its value is not recorded, shown, or given a default")
+    func credentialFieldsMakeSecrets() throws {
+        func yaml(auth: String, name: String = "c") -> String {
+            "version: 2\nname: \(name)\ntarget: local\nauth: \(auth)\nscenarios:\n  s:\n    executor: shared-iterations\n    iterations: 1\n"
+        }
+        let environment = ["ARCGIS_USER": "qa", "ARCGIS_PWD": "pw-1", "ARCGIS_PASS": "pw-2", "API": "tok-3"]
+        let plan = try Self.parse(yaml(auth: #"{ username: "${ARCGIS_USER}", password: "${ARCGIS_PWD}" }"#), environment: environment)
+        #expect(plan.auth?.password == "pw-1")
+        #expect(
+            plan.variablesUsed == [
+                VariableUse(name: "ARCGIS_USER", source: .environment, value: "qa"),
+                VariableUse(name: "ARCGIS_PWD", source: .environment, value: nil),
+            ])
+        let token = try Self.parse(yaml(auth: #"{ token: "${API}" }"#), environment: environment)
+        #expect(token.variablesUsed == [VariableUse(name: "API", source: .environment, value: nil)])
+
+        // A default there is a credential in the file, whether or not the variable is set.
+        for environment in [environment, [:]] {
+            let defaulted = Self.problems { () throws(ScenarioFileError) in
+                try Self.parse(yaml(auth: #"{ username: qa, password: "${ARCGIS_PASS:-Hunter2}" }"#), environment: environment)
+            }
+            #expect(defaulted.map(\.field) == ["auth.password"], "\(defaulted)")
+            #expect(defaulted.first?.problem.contains("default") == true && defaulted.allSatisfy { !$0.description.contains("pw-2") })
+        }
+        // The same variable in a field reports show is refused there, before or after the credential, without its value.
+        let after = Self.problems { () throws(ScenarioFileError) in
+            try Self.parse(yaml(auth: #"{ username: qa, password: "${ARCGIS_PASS}" }"#, name: "${ARCGIS_PASS}"), environment: environment)
+        }
+        #expect(after.map(\.field) == ["name"] && after.first?.line == 2, "\(after)")
+        let before = Self.problems { () throws(ScenarioFileError) in
+            try Self.parse(
+                "version: 2\nname: c\ntarget: local\nauth: { username: qa, password: \"${ARCGIS_PASS}\" }\ndescription: ${ARCGIS_PASS}\n"
+                    + "scenarios:\n  s:\n    executor: shared-iterations\n    iterations: 1\n", environment: environment)
+        }
+        #expect(before.map(\.field) == ["description"] && before.first?.line == 5, "\(before)")
+        #expect((after + before).allSatisfy { !$0.description.contains("pw-2") })
+    }
+
     @Test("run tags go on every metric under the scenario's own")
     func runTags() throws {
         let plan = try Self.parse(tags: ["branch": "main"])

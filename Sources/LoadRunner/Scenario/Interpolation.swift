@@ -10,7 +10,10 @@ enum Interpolation {
         var name: String
         /// The text put in its place.
         var value: String
+        /// Whether `value` is the default because the variable was unset or empty.
         var defaulted: Bool
+        /// Whether the text wrote a default (`${NAME:-default}`), used or not.
+        var writesDefault = false
     }
 
     /// A text with its variables replaced, and the variables it named, in order.
@@ -41,10 +44,10 @@ enum Interpolation {
                 let name = parts[0]
                 if let value = lookup(name), !(parts.count == 2 && value.isEmpty) {
                     out += value
-                    uses.append(Use(name: name, value: value, defaulted: false))
+                    uses.append(Use(name: name, value: value, defaulted: false, writesDefault: parts.count == 2))
                 } else if parts.count == 2 {
                     out += parts[1]
-                    uses.append(Use(name: name, value: parts[1], defaulted: true))
+                    uses.append(Use(name: name, value: parts[1], defaulted: true, writesDefault: true))
                 } else {
                     return .failure(Missing(name: name))
                 }

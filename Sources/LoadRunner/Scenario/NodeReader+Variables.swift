@@ -1,8 +1,13 @@
 import Yams
 
 extension NodeReader {
-    /// The fields whose values no report or log shows: the only ones a variable whose name looks secret may fill.
-    static let secretFields: Set<String> = ["auth.token", "auth.username", "auth.password"]
+    /// The fields that hold a credential. Whatever fills one is a secret, whatever its variable's name: its value is
+    /// never recorded or shown, the variable may fill no field that reports show, and `${NAME:-default}` is refused
+    /// there (the default would be a credential written in the file). A new credential key joins this list.
+    static let credentialFields: Set<String> = ["auth.token", "auth.password"]
+
+    /// The fields a variable whose name looks secret may fill: the credentials and the user name beside them.
+    static let secretFields: Set<String> = credentialFields.union(["auth.username"])
 
     /// A scalar's text with `${NAME}`, `${NAME:-default}` and `$$` interpolated, each variable used recorded in
     /// ``variablesUsed``; nil for other nodes. A variable that is set nowhere and has no default is reported here
@@ -17,18 +22,12 @@ extension NodeReader {
         case .success(let expansion):
             var leaks = false
             for use in expansion.uses {
-                record(use)
-                if ScenarioVariables.looksSecret(use.name) && !Self.secretFields.contains(field) {
-                    leaks = true
-                    issue(
-                        node, field: field,
-                        problem:
-                            "uses ${\(use.name)}, whose name looks secret (it contains one of \(ScenarioVariables.secretWords.joined(separator: ", "))), "
-                            + "in a value that reports show",
-                        fix:
-                            "use such variables only in \(Self.secretFields.sorted().joined(separator: ", ")); if the value is no secret, rename the variable"
-                    )
+                if Self.credentialFields.contains(field) {
+                    fillsCredential(use, node: node, field: field)
+                } else {
+                    leaks = fillsShownField(use, node: node, field: field) || leaks
                 }
+                record(use)
             }
             // Read as empty, so that no later message about the value can show it.
             return leaks ? "" : expansion.text
@@ -40,12 +39,54 @@ extension NodeReader {
         }
     }
 
-    /// Records a variable's first use: where its value came from, and the value unless the name looks secret.
+    /// Marks `use`'s variable as a credential: refuses a default written in the file, and a use of the same variable
+    /// in a field that reports show, wherever in the file that is.
+    private mutating func fillsCredential(_ use: Interpolation.Use, node: Node, field: String) {
+        credentialVariables.insert(use.name)
+        if use.writesDefault {
+            issue(
+                node, field: field, problem: "gives ${\(use.name)} a default, which would be a credential written in the file as plain text",
+                fix: "write `${\(use.name)}` and export \(use.name) in the environment (or pass `-e \(use.name)=…`)")
+        }
+        if let shown = shownVariableFields[use.name] {
+            issue(
+                shown.node, field: shown.field, problem: "uses ${\(use.name)}, which also fills \(field), in a value that reports show",
+                fix: "give \(field) a variable of its own")
+        }
+    }
+
+    /// Checks a variable that fills a field reports show. Returns whether the value must not be read, because the
+    /// variable is (or looks) secret.
+    private mutating func fillsShownField(_ use: Interpolation.Use, node: Node, field: String) -> Bool {
+        if shownVariableFields[use.name] == nil { shownVariableFields[use.name] = (node, field) }
+        if credentialVariables.contains(use.name) {
+            issue(
+                node, field: field,
+                problem:
+                    "uses ${\(use.name)}, which fills a credential (\(Self.credentialFields.sorted().joined(separator: ", "))), in a value that reports show",
+                fix: "give this field a variable of its own")
+            return true
+        }
+        guard ScenarioVariables.looksSecret(use.name) && !Self.secretFields.contains(field) else { return false }
+        issue(
+            node, field: field,
+            problem:
+                "uses ${\(use.name)}, whose name looks secret (it contains one of \(ScenarioVariables.secretWords.joined(separator: ", "))), "
+                + "in a value that reports show",
+            fix: "use such variables only in \(Self.secretFields.sorted().joined(separator: ", ")); if the value is no secret, rename the variable")
+        return true
+    }
+
+    /// Records a variable's first use: where its value came from, and the value unless it is secret (by its name, or
+    /// because it fills a credential field anywhere in the file, before or after this use).
     private mutating func record(_ use: Interpolation.Use) {
-        guard !variablesUsed.contains(where: { $0.name == use.name }) else { return }
+        let secret = ScenarioVariables.looksSecret(use.name) || credentialVariables.contains(use.name)
+        if let index = variablesUsed.firstIndex(where: { $0.name == use.name }) {
+            if secret { variablesUsed[index].value = nil }
+            return
+        }
         let source: VariableUse.Source = use.defaulted ? .default : variables.value(of: use.name)?.source ?? .environment
-        let value = ScenarioVariables.looksSecret(use.name) ? nil : use.value
-        variablesUsed.append(VariableUse(name: use.name, source: source, value: value))
+        variablesUsed.append(VariableUse(name: use.name, source: source, value: secret ? nil : use.value))
     }
 
     /// Reports a problem unless one was reported for this value since `count` issues (an unset variable, say), so one

@@ -9,6 +9,10 @@ struct NodeReader {
     private(set) var issues: [ScenarioIssue] = []
     /// The variables the file's values used, in order of first use (see ``NodeReader+Variables``).
     var variablesUsed: [VariableUse] = []
+    /// The variables that fill a credential field (``credentialFields``): their values are never recorded or shown.
+    var credentialVariables: Set<String> = []
+    /// The first field each variable filled that reports show, to refuse a variable that also fills a credential.
+    var shownVariableFields: [String: (node: Node, field: String)] = [:]
 
     init(file: String, variables: ScenarioVariables = ScenarioVariables()) {
         self.file = file
@@ -174,11 +178,11 @@ struct NodeReader {
         }
     }
 
-    /// A scalar as written, with what it read as when a variable changed it and none looks secret.
+    /// A scalar as written, with what it read as when a variable changed it and none is secret.
     func describe(_ node: Node) -> String {
         guard case .scalar(let scalar) = node, scalar.string.contains("${"),
             case .success(let expansion) = Interpolation.expand(scalar.string, lookup: { variables.value(of: $0)?.value }),
-            !expansion.uses.contains(where: { ScenarioVariables.looksSecret($0.name) })
+            !expansion.uses.contains(where: { ScenarioVariables.looksSecret($0.name) || credentialVariables.contains($0.name) })
         else { return kind(node) }
         return "\(kind(node)) (read as '\(expansion.text)')"
     }

@@ -30,7 +30,7 @@ package struct ScenarioVariables: Sendable, Hashable {
 }
 
 /// A variable a scenario file used, as the report records it: its name, where its value came from, and the value
-/// itself only when the name does not look secret.
+/// itself only when it is no secret.
 package struct VariableUse: Sendable, Codable, Hashable {
     /// Where a variable's value came from.
     package enum Source: String, Sendable, Codable, Hashable {
@@ -46,7 +46,8 @@ package struct VariableUse: Sendable, Codable, Hashable {
     package var name: String
     /// Where its value came from.
     package var source: Source
-    /// The value used; nil when the name looks secret (``ScenarioVariables/looksSecret(_:)``).
+    /// The value used; nil for a secret: a name that looks secret (``ScenarioVariables/looksSecret(_:)``) or a
+    /// variable that fills a credential field.
     package var value: String?
 
     package init(name: String, source: Source, value: String?) {
@@ -57,7 +58,7 @@ package struct VariableUse: Sendable, Codable, Hashable {
 
     /// `NAME=value (environment)`, or `NAME (environment, secret: not shown)`.
     package var summary: String {
-        guard let value else { return "\(name) (\(source.rawValue), value not shown: the name looks secret)" }
+        guard let value else { return "\(name) (\(source.rawValue), secret: value not shown)" }
         return "\(name)=\(value) (\(source.rawValue))"
     }
 }

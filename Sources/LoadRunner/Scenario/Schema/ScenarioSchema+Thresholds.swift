@@ -42,6 +42,12 @@ extension ScenarioSchema {
         "type": "string",
         "pattern": "^$|\\$\\{",
         "patternErrorMessage": "do not write the secret in the file: write ${ENV_NAME} and export it in the environment",
+        "allOf": [
+            [
+                "not": ["pattern": "\\$\\{[^}]*:-"],
+                "errorMessage": "a ${ENV_NAME:-default} here would be a secret written in the file: write ${ENV_NAME} and export it",
+            ]
+        ],
     ]
 
     /// A threshold condition per metric kind, its aggregations those the threshold parser takes
