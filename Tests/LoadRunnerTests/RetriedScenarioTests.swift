@@ -11,12 +11,16 @@ import Testing
     static func run(_ spec: ScenarioSpec, faults: [FaultRule]) async throws -> RunReport {
         var configuration = LocalFeatureServerConfiguration()
         configuration.faults = LocalFeatureServerConfiguration.Faults(seed: 7, rules: faults)
-        let plan = ScenarioPlan(name: "faults", target: .local(dataset: "parks"), seed: 5, scenarios: [spec])
+        var plan = ScenarioPlan(name: "faults", target: .local(dataset: "parks"), seed: 5, scenarios: [spec])
+        // The injected faults fail a third of the attempts on purpose; the retries recover them, and the edits'
+        // gates and verification judge the outcome, so the failed-request gate is turned off as a file would.
+        plan.maxFailedRequestRate = 1
+        let planned = plan
         return try await withLocalFeatureServer(configuration, logger: Logger(label: "test")) { endpoint in
             try await withCurlTransport(configuration: CurlTransportConfiguration(maxConnections: 8)) { transport in
                 let url = endpoint.serviceURL("parks")
                 let runner = ScenarioRunner(
-                    plan: plan, planFile: "faults.yaml", connection: ServiceConnection(url: url, transport: transport),
+                    plan: planned, planFile: "faults.yaml", connection: ServiceConnection(url: url, transport: transport),
                     target: RunReport.TargetInfo(kind: "local", serviceURL: url), clock: ContinuousClock(), toolVersion: "test")
                 return try await runner.run()
             }

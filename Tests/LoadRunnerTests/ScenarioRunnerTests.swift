@@ -26,11 +26,14 @@ import Testing
         let loseEveryAdd: Int
         /// Every n-th applyEdits request is applied, then the connection drops (0 = never).
         let dropEveryRequest: Int
+        /// Every n-th applyEdits request is refused whole with an HTTP 400 error envelope, nothing applied (0 = never).
+        let refuseEveryRequest: Int
 
-        init(failEveryAdd: Int = 0, loseEveryAdd: Int = 0, dropEveryRequest: Int = 0) {
+        init(failEveryAdd: Int = 0, loseEveryAdd: Int = 0, dropEveryRequest: Int = 0, refuseEveryRequest: Int = 0) {
             self.failEveryAdd = failEveryAdd
             self.loseEveryAdd = loseEveryAdd
             self.dropEveryRequest = dropEveryRequest
+            self.refuseEveryRequest = refuseEveryRequest
         }
 
         var rowCount: Int { state.withLock { $0.rows.count } }
@@ -48,9 +51,15 @@ import Testing
                 return try .json(encoding: CountResult(count: count))
             }
             if path.hasSuffix("/0/applyEdits") {
+                let number = state.withLock { state in
+                    state.requestsSeen += 1
+                    return state.requestsSeen
+                }
+                if refuseEveryRequest > 0 && number % refuseEveryRequest == 0 {
+                    return .json(#"{"error":{"code":400,"message":"Unable to complete operation.","details":[]}}"#, status: 400)
+                }
                 let adds = try WireJSON.decode([Feature].self, from: request.formValue("adds") ?? "[]")
                 let (results, drop) = state.withLock { state -> ([EditResult], Bool) in
-                    state.requestsSeen += 1
                     let results = adds.map { _ -> EditResult in
                         state.addsSeen += 1
                         if failEveryAdd > 0, state.addsSeen % failEveryAdd == 0 {
@@ -60,7 +69,7 @@ import Testing
                         if loseEveryAdd == 0 || state.addsSeen % loseEveryAdd != 0 { state.rows.insert(state.nextObjectId) }
                         return EditResult(objectId: state.nextObjectId, success: true)
                     }
-                    return (results, dropEveryRequest > 0 && state.requestsSeen % dropEveryRequest == 0)
+                    return (results, dropEveryRequest > 0 && number % dropEveryRequest == 0)
                 }
                 if drop {
                     throw TransportError(.receiveFailed, url: request.url, curlCode: 56, message: "connection reset", mayHaveBeenSent: true)
@@ -118,6 +127,28 @@ import Testing
 
         let lenient = try await Self.run(Self.plan(maxFailedEditRate: 0.1), service: FakeService(failEveryAdd: 10))
         #expect(lenient.verdict.passed, "\(lenient.verdict.failures)")
+    }
+
+    @Test(
+        "failed requests fail the run by the implicit gate, whatever the edits allow, unless maxFailedRequestRate allows them",
+        .timeLimit(.minutes(1)))
+    func failedRequestGate() async throws {
+        var plan = Self.plan(maxFailedEditRate: 1)
+        plan.comparisons = []
+        let strict = try await Self.run(plan, service: FakeService(refuseEveryRequest: 4))
+        #expect(!strict.verdict.passed)
+        let single = try #require(strict.views.first)
+        #expect(single.requests == 40 && single.failedRequests == 10, "\(strict.verdict.failures)")
+        #expect(strict.verdict.failures.contains("single: 10 of 40 requests failed (25 %), above the allowed 1 % (maxFailedRequestRate)"))
+        #expect(strict.plan.gates.summary.contains("failed requests ≤ 1 % (maxFailedRequestRate)"))
+
+        plan.maxFailedRequestRate = 0.5
+        let lenient = try await Self.run(plan, service: FakeService(refuseEveryRequest: 4))
+        #expect(lenient.verdict.passed, "\(lenient.verdict.failures)")
+        plan.maxFailedRequestRate = 1
+        let off = try await Self.run(plan, service: FakeService(refuseEveryRequest: 1))
+        #expect(off.verdict.passed && off.views.allSatisfy { $0.requests == $0.failedRequests }, "\(off.verdict.failures)")
+        #expect(off.plan.gates.summary.contains("no failed-request gate"))
     }
 
     @Test("an add the service reports but does not hold fails verification", .timeLimit(.minutes(1)))

@@ -70,8 +70,9 @@ import Testing
         #expect(result.output.contains("report: \(folder)/report.junit.xml"))
         let parsed = try Self.junitparser(folder + "/report.junit.xml")
         let lines = parsed.split(separator: "\n").map(String.init)
-        // fast: 2 thresholds, its failed-edit gate, its verification; reads: nothing to verify; run: http_reqs.
-        #expect(lines.first == "3 5 1", "\(parsed)")
+        // fast: 2 thresholds, its failed-edit and failed-request gates, its verification; reads: its failed-request
+        // gate (nothing to verify); run: http_reqs.
+        #expect(lines.first == "3 7 1", "\(parsed)")
         let failure = try #require(lines.first { $0.hasPrefix("fast |") })
         #expect(failure.contains("http_req_duration{scenario:fast}: p(95)<0.001 failed, measured"), "\(failure)")
 

@@ -106,6 +106,7 @@ enum HTMLRenderer {
         ]
         rows += report.target.notes.map { ("note", $0) }
         rows += report.conditions.map { ($0.label, $0.text) }
+        rows.append(("implicit gates", report.plan.gates.summary))
         return "<section><h2>Run</h2><table>" + rows.map { #"<tr><th>\#(escape($0.0))</th><td class="text">\#(escape($0.1))</td></tr>"# }.joined()
             + "</table></section>"
     }

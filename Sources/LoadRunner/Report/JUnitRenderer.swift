@@ -40,7 +40,7 @@ package enum JUnitRenderer {
                 claimed.insert(threshold.key + threshold.condition)
                 cases.append(thresholdCase(threshold, className: className))
             }
-            cases += scenarioCases(view, className: className, maxFailedEditRate: report.plan.maxFailedEditRate)
+            cases += scenarioCases(view, className: className, gates: report.plan.gates)
             suites.append(Suite(name: view.name, seconds: view.record.durationSeconds, cases: cases, output: view.cutOffText))
         }
         // A planned scenario that never started (the run was interrupted or aborted first) is a failed case, not a
@@ -73,19 +73,9 @@ package enum JUnitRenderer {
         return suites
     }
 
-    /// A scenario's own gates: its failed-edit rate, its verification, and whether it ran to the end.
-    static func scenarioCases(_ view: ScenarioView, className: String, maxFailedEditRate limit: Double) -> [Case] {
-        var cases: [Case] = []
-        let attempted = view.editsApplied + view.editsFailed
-        if attempted > 0 {
-            let rate = Double(view.editsFailed) / Double(attempted)
-            cases.append(
-                Case(
-                    name: "failed edits ≤ \(percent(limit))", className: className,
-                    failure: rate > limit
-                        ? "\(view.editsFailed) of \(attempted) edits failed (\(percent(rate))), above the allowed \(percent(limit))" : nil,
-                    detail: "\(view.editsFailed) of \(attempted) edits failed"))
-        }
+    /// A scenario's own gates: its failed-edit and failed-request rates, its verification, and whether it ran to the end.
+    static func scenarioCases(_ view: ScenarioView, className: String, gates: ScenarioGates) -> [Case] {
+        var cases = gates.checks(view).map { Case(name: $0.name, className: className, failure: $0.failure, detail: $0.detail) }
         if let verification = view.record.verification, verification.checkedAnything {
             cases.append(
                 Case(
@@ -180,7 +170,6 @@ package enum JUnitRenderer {
     }
 
     private static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
-    private static func percent(_ value: Double) -> String { String(format: "%.2f %%", value * 100) }
     private static func number(_ value: Double) -> String {
         Figures.number(value)
     }

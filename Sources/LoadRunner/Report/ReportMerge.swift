@@ -144,8 +144,7 @@ package enum ReportMerge {
             ScenarioPlan.Comparison(baseline: $0.baseline, candidate: $0.candidate, metric: $0.metric, minRatio: $0.minRatio)
         }
         merged.comparisons = ReportAssembly.compare(comparisons, views: views)
-        var verdict = ReportAssembly.verdict(
-            report: merged, views: views, measuredScenarios: first.scenarios.count, maxFailedEditRate: first.plan.maxFailedEditRate)
+        var verdict = ReportAssembly.verdict(report: merged, views: views, measuredScenarios: first.scenarios.count)
         if covered != .one {
             verdict.failures.insert(
                 "the merged reports cover \(covered) of the test (segments \(merged.segment)); merge every generator's report", at: 0)

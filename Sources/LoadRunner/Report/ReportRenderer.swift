@@ -49,6 +49,7 @@ package enum ReportRenderer {
         }
         for note in report.notes { lines.append("note: \(note)") }
         for row in report.conditions { lines.append("\(row.label): \(row.text)") }
+        lines.append("implicit gates: \(report.plan.gates.summary)")
         lines.append(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         return lines.joined(separator: "\n")
     }
@@ -94,6 +95,7 @@ package enum ReportRenderer {
         out.append("| tool | \(report.tool.name) \(report.tool.version), report schema \(report.schemaVersion) |")
         for note in report.target.notes { out.append("| note | \(MarkdownText.text(note)) |") }
         for row in report.conditions { out.append("| \(row.label) | \(MarkdownText.text(row.text)) |") }
+        out.append("| implicit gates | \(MarkdownText.text(report.plan.gates.summary)) |")
         out.append("")
         if !report.verdict.failures.isEmpty || !report.thresholds.isEmpty {
             out.append("## Verdict\n")

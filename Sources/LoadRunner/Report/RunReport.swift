@@ -56,6 +56,8 @@ package struct RunReport: Sendable, Codable, Equatable {
         package var description: String?
         package var seed: UInt64
         package var maxFailedEditRate: Double
+        /// The failed-request gate's limit (``ScenarioGates``); nil in reports from before it existed.
+        package var maxFailedRequestRate: Double? = nil
         /// The scenario file's format version (1: scenarios in sequence; 2: concurrent).
         package var version: Int?
         /// Every scenario the file planned (warm-ups left out), so that one that never started — the run was

@@ -36,7 +36,8 @@ struct ReportAssembly {
             tool: .init(name: "featureload", version: toolVersion),
             plan: .init(
                 name: plan.name, file: planFile, description: plan.description, seed: plan.seed, maxFailedEditRate: plan.maxFailedEditRate,
-                version: plan.version, scenarioNames: plan.scenarios.filter { !$0.isWarmUp }.map(\.name)),
+                maxFailedRequestRate: plan.maxFailedRequestRate, version: plan.version,
+                scenarioNames: plan.scenarios.filter { !$0.isWarmUp }.map(\.name)),
             target: target, machine: Self.machine(), startedAt: startedAt.formatted(.iso8601), finishedAt: finishedAt.formatted(.iso8601),
             startedAtEpochMilliseconds: Int64((startedAt.timeIntervalSince1970 * 1000).rounded()), durationSeconds: seconds,
             scenarios: records, metrics: metrics, timeSeries: timeSeries, thresholds: thresholds, comparisons: [], notes: notes,
@@ -93,15 +94,15 @@ struct ReportAssembly {
         }
     }
 
-    /// The verdict: thresholds, failed-edit rates, verifications, comparisons, and whether the run completed. Pure.
+    /// The verdict: thresholds, the implicit gates (failed edits and requests), verifications, comparisons, and
+    /// whether the run completed. Pure.
     static func verdict(report: RunReport, views: [ScenarioView], plan: ScenarioPlan) -> RunReport.Verdict {
         // Warm-ups are left out of the report.
-        verdict(
-            report: report, views: views, measuredScenarios: plan.scenarios.filter { !$0.isWarmUp }.count, maxFailedEditRate: plan.maxFailedEditRate)
+        verdict(report: report, views: views, measuredScenarios: plan.scenarios.filter { !$0.isWarmUp }.count)
     }
 
-    /// The verdict of a report whose run measured `measured` scenarios, allowing `maxFailedEditRate` of edits to fail.
-    static func verdict(report: RunReport, views: [ScenarioView], measuredScenarios measured: Int, maxFailedEditRate: Double) -> RunReport.Verdict {
+    /// The verdict of a report whose run measured `measured` scenarios, holding each to the report's plan's gates.
+    static func verdict(report: RunReport, views: [ScenarioView], measuredScenarios measured: Int) -> RunReport.Verdict {
         var failures: [String] = []
         let interrupted = report.scenarios.filter { $0.stopReason == .cancelled }.count
         if interrupted > 0 || report.scenarios.count < measured {
@@ -112,10 +113,10 @@ struct ReportAssembly {
             let measured = threshold.value.map { Figures.measured($0, key: threshold.key, condition: threshold.condition) } ?? "no samples"
             failures.append("threshold \(threshold.key): \(threshold.condition) failed (measured \(measured))")
         }
+        let gates = report.plan.gates
         for view in views {
-            let sent = view.editsApplied + view.editsFailed
-            if sent > 0, Double(view.editsFailed) / Double(sent) > maxFailedEditRate {
-                failures.append("\(view.name): \(view.editsFailed) of \(sent) edits failed (allowed: \(percent(maxFailedEditRate)))")
+            for check in gates.checks(view) {
+                if let failure = check.failure { failures.append("\(view.name): \(failure)") }
             }
             if let verification = view.record.verification, !verification.passed {
                 failures.append("\(view.name): verification failed: " + verification.notes.joined(separator: "; "))
@@ -128,8 +129,6 @@ struct ReportAssembly {
         }
         return RunReport.Verdict(passed: failures.isEmpty, failures: failures)
     }
-
-    static func percent(_ fraction: Double) -> String { "\(ReportRenderer.number(fraction * 100)) %" }
 
     static func machine() -> RunReport.Machine {
         let process = ProcessInfo.processInfo

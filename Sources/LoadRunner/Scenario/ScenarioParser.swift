@@ -58,8 +58,8 @@ package enum ScenarioParser {
     }
 
     static let topLevelKeys = [
-        "version", "name", "description", "target", "local", "seed", "verify", "maxFailedEditRate", "scenarios", "compare", "thresholds",
-        "auth", "tls", "requestTimeout",
+        "version", "name", "description", "target", "local", "seed", "verify", "maxFailedEditRate", "maxFailedRequestRate", "scenarios", "compare",
+        "thresholds", "auth", "tls", "requestTimeout",
     ]
     static let retryKeys = retrySettingKeys.map(\.name)
     static let compareKeys = ["baseline", "candidate", "metric", "min"]
@@ -81,6 +81,7 @@ package enum ScenarioParser {
         let seed = ScenarioKey.seed.read(top, path: "", &reader)
         let verify = ScenarioKey.verify.read(top, path: "", &reader)
         let maxFailedEditRate = ScenarioKey.maxFailedEditRate.read(top, path: "", &reader)
+        let maxFailedRequestRate = ScenarioKey.maxFailedRequestRate.read(top, path: "", &reader)
         let target = readTarget(top, root: root, &reader)
 
         // Every scenario of the file (sweeps expanded) is checked; those the command line selects run.
@@ -106,6 +107,7 @@ package enum ScenarioParser {
             version: version, name: name, description: description, target: target, seed: UInt64(seed),
             scenarios: scenarios, comparisons: comparisons, verify: verify,
             maxFailedEditRate: maxFailedEditRate, thresholds: thresholds)
+        plan.maxFailedRequestRate = maxFailedRequestRate
         plan.auth = auth
         plan.tls = tls
         plan.requestTimeout = requestTimeout

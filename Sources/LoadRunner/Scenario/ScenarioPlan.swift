@@ -29,6 +29,9 @@ package struct ScenarioPlan: Sendable, Hashable {
     package var verify: Bool
     /// The largest fraction of edits that may fail before the run fails (0 = none may fail).
     package var maxFailedEditRate: Double
+    /// The largest fraction of HTTP requests (attempts, as `http_req_failed` counts them) that may fail in each
+    /// scenario before the run fails; 1 turns the gate off (see ``ScenarioGates``).
+    package var maxFailedRequestRate = ScenarioKey<Double>.maxFailedRequestRate.defaultValue
     /// The command line's overrides (`--vus`, `--duration`, `--iterations`, `--scenario`) already applied here.
     package var overrides = ScenarioOverrides()
     /// The run's own tags (`run --tag key=value`), added to every metric of the run: the one place they are held.

@@ -115,6 +115,14 @@ extension ScenarioKey where Value == Double {
             "maxFailedEditRate", .fraction(), default: 0, examples: [0, 0.01],
             "Largest share of edits, 0 to 1, that may fail without failing the run, e.g. 0.01 for 1 %; default 0 (any failed edit fails the run).")
     }
+
+    static var maxFailedRequestRate: Self {
+        Self(
+            "maxFailedRequestRate", .fraction(), default: 0.01, examples: [0.05, 1],
+            "Largest share of each scenario's HTTP requests, 0 to 1, that may fail (no answer, HTTP 400 or above, or an ArcGIS error; every "
+                + "attempt counts, retries included, as http_req_failed counts them) without failing the run: the gate every scenario has "
+                + "without a threshold, so that a target that answers nothing but errors never passes; default 0.01 (1 %); 1 turns it off.")
+    }
 }
 
 extension KeyValueType where Value == Int {
@@ -123,5 +131,7 @@ extension KeyValueType where Value == Int {
 }
 
 /// The keys at the top of a scenario file and under `local:` that are declared as keys.
-let fileKeys: [any ScenarioKeyDeclaration] = [ScenarioKey.version, ScenarioKey.seed, ScenarioKey.verify, ScenarioKey.maxFailedEditRate]
+let fileKeys: [any ScenarioKeyDeclaration] = [
+    ScenarioKey.version, ScenarioKey.seed, ScenarioKey.verify, ScenarioKey.maxFailedEditRate, ScenarioKey.maxFailedRequestRate,
+]
 let localServiceKeys: [any ScenarioKeyDeclaration] = [ScenarioKey.rows, ScenarioKey.faultSeed]

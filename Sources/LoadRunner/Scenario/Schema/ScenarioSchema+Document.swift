@@ -72,6 +72,7 @@ extension ScenarioSchema {
             "seed": ScenarioKey.seed.schema,
             "verify": ScenarioKey.verify.schema,
             "maxFailedEditRate": ScenarioKey.maxFailedEditRate.schema,
+            "maxFailedRequestRate": ScenarioKey.maxFailedRequestRate.schema,
             "requestTimeout": [
                 "description": "Longest time one HTTP request may take before it is abandoned; default 60s (--request-timeout overrides it).",
                 "$ref": "#/$defs/positiveDuration",
