@@ -58,6 +58,19 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // GEOS, the geometry engine (spatial predicates and simplification of the local service's queries).
+        .systemLibrary(
+            name: "CGEOS",
+            pkgConfig: "geos",
+            providers: [.apt(["libgeos-dev"])]
+        ),
+        // What the local service and its tile benchmark share of GEOS: ArcGIS geometries in and out, prepared
+        // predicates, simplification, on one context per thread.
+        .target(
+            name: "GEOSSupport",
+            dependencies: ["FeatureModel", "CGEOS"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FeatureServiceClient",
             dependencies: [
@@ -153,6 +166,11 @@ let package = Package(
                 "LocalFeatureServer",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GEOSSupportTests",
+            dependencies: ["GEOSSupport", "FeatureModel"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
