@@ -213,7 +213,8 @@ struct RunCommand: AsyncParsableCommand {
         let display = ProgressDisplay(mode: ProgressDisplay.automatic(quiet: quiet, interval: progressInterval))
         let planFile = scenarioFile
         let segment = (try? segmentTuple()) ?? .whole
-        let runId = metricsOptions.resolvedRunId(startAt: startAt.flatMap(Self.date))
+        let start = startAt.flatMap(Self.date)
+        let runId = metricsOptions.resolvedRunId(startAt: start)
         let liveMetrics = metrics.map { LiveRunMetrics(factory: $0.factory, runId: runId, generator: segment.segment.description) }
         liveMetrics?.announce(plan)
         let progressFile = self.progressFile.map(GeneratorProgressFile.init(path:))
@@ -239,9 +240,9 @@ struct RunCommand: AsyncParsableCommand {
                     runner.segment = segment
                     runner.rawOutput = rawOutput
                     runner.liveMetrics = liveMetrics
-                    try await Self.waitForStart(startAt, display: display)
+                    try await Self.waitForStart(start, as: startAt, display: display)
                     var report = try await runner.run { Self.show($0, on: display, keeping: progressFile) }
-                    if let start = startAt.flatMap(Self.date) {
+                    if let start {
                         let late = Double(report.startedAtEpochMilliseconds) / 1000 - start.timeIntervalSince1970
                         report.notes.append(String(format: "started %.3f s after --start-at %@", late, startAt ?? ""))
                     }
@@ -259,11 +260,11 @@ struct RunCommand: AsyncParsableCommand {
         try await metricsOptions.lingering(metrics?.endpoint) { try await finish(report, interrupted: interrupted, rawOutput: rawOutput) }
     }
 
-    /// Sleeps until `--start-at`'s time, if it is still ahead, saying so.
-    private static func waitForStart(_ startAt: String?, display: ProgressDisplay) async throws {
-        guard let start = startAt.flatMap(date), start.timeIntervalSinceNow > 0 else { return }
+    /// Sleeps until `--start-at`'s time, if it is still ahead, saying so with the time as `text` wrote it.
+    private static func waitForStart(_ start: Date?, as text: String?, display: ProgressDisplay) async throws {
+        guard let start, start.timeIntervalSinceNow > 0 else { return }
         let wait = start.timeIntervalSinceNow
-        display.message("waiting \(String(format: "%.1f", wait)) s for --start-at \(startAt ?? "")")
+        display.message("waiting \(String(format: "%.1f", wait)) s for --start-at \(text ?? "")")
         try await Task.sleep(for: .seconds(wait))
     }
 

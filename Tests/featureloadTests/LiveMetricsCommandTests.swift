@@ -69,7 +69,7 @@ import Testing
         defer { serve.stop() }
         let started = serve.read { $0.contains("listening on ") && $0.contains("metrics: ") }
         let service = try #require(
-            started.split(separator: "\n").first { $0.contains("listening on ") }.map { String($0.split(separator: " ").last!) },
+            BackgroundCommand.serviceURL(in: started),
             Comment(rawValue: started))
         let url = try #require(Self.metricsURL(in: started), Comment(rawValue: started))
         let file = directory.path + "/live.yaml"
@@ -202,6 +202,11 @@ final class BackgroundCommand: @unchecked Sendable {
             seen += String(decoding: data, as: UTF8.self)
         }
         return seen
+    }
+
+    /// The feature service URL of `serve`'s `listening on …` line in `output`.
+    static func serviceURL(in output: String) -> String? {
+        output.split(separator: "\n").first { $0.contains("listening on ") }.flatMap { $0.split(separator: " ").last.map(String.init) }
     }
 
     /// Stops it (SIGTERM) and waits for it to end.

@@ -18,7 +18,7 @@ import Testing
         defer { serve.stop() }
         let started = serve.read { $0.contains("listening on ") }
         let service = try #require(
-            started.split(separator: "\n").first { $0.contains("listening on ") }.map { String($0.split(separator: " ").last!) },
+            BackgroundCommand.serviceURL(in: started),
             Comment(rawValue: started + serve.errorOutput))
         let environment = ["ARCGIS_USER": "qa", "ARCGIS_PASS": Self.password]
         var outputs: [(String, String)] = []

@@ -80,13 +80,18 @@ extension NodeReader {
     /// Records a variable's first use: where its value came from, and the value unless it is secret (by its name, or
     /// because it fills a credential field anywhere in the file, before or after this use).
     private mutating func record(_ use: Interpolation.Use) {
-        let secret = ScenarioVariables.looksSecret(use.name) || credentialVariables.contains(use.name)
+        let secret = isSecret(use.name)
         if let index = variablesUsed.firstIndex(where: { $0.name == use.name }) {
             if secret { variablesUsed[index].value = nil }
             return
         }
         let source: VariableUse.Source = use.defaulted ? .default : variables.value(of: use.name)?.source ?? .environment
         variablesUsed.append(VariableUse(name: use.name, source: source, value: secret ? nil : use.value))
+    }
+
+    /// Whether a variable's value must never be shown: its name looks secret, or it fills a credential field.
+    func isSecret(_ name: String) -> Bool {
+        ScenarioVariables.looksSecret(name) || credentialVariables.contains(name)
     }
 
     /// Reports a problem unless one was reported for this value since `count` issues (an unset variable, say), so one

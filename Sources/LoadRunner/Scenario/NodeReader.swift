@@ -182,7 +182,7 @@ struct NodeReader {
     func describe(_ node: Node) -> String {
         guard case .scalar(let scalar) = node, scalar.string.contains("${"),
             case .success(let expansion) = Interpolation.expand(scalar.string, lookup: { variables.value(of: $0)?.value }),
-            !expansion.uses.contains(where: { ScenarioVariables.looksSecret($0.name) || credentialVariables.contains($0.name) })
+            !expansion.uses.contains(where: { isSecret($0.name) })
         else { return kind(node) }
         return "\(kind(node)) (read as '\(expansion.text)')"
     }
