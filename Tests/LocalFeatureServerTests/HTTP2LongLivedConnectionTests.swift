@@ -83,7 +83,8 @@ import Testing
     }
 }
 
-/// The `curl` command, run on a thread of its own so that waiting for it holds none of Swift concurrency's threads.
+/// The `curl` command, run on a thread of its own so that waiting for it holds none of Swift concurrency's threads
+/// (by ``ChildProcess``: this process holds well over a thousand descriptors while the suites run in parallel).
 enum CurlCommand {
     struct Result: Sendable {
         var status: Int32
@@ -94,28 +95,15 @@ enum CurlCommand {
     static func run(_ arguments: [String]) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = ["curl"] + arguments
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                process.standardInput = FileHandle.nullDevice
                 do {
-                    try process.run()
+                    let result = try ChildProcess.run(["curl"] + arguments)
+                    continuation.resume(
+                        returning: Result(
+                            status: result.status, output: String(decoding: result.output, as: UTF8.self),
+                            errorOutput: String(decoding: result.errors, as: UTF8.self)))
                 } catch {
                     continuation.resume(throwing: error)
-                    return
                 }
-                // Standard error is small (the tests send curl's own messages to a file); read it after standard output.
-                let out = output.fileHandleForReading.readDataToEndOfFile()
-                let err = errors.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(
-                    returning: Result(
-                        status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-                        errorOutput: String(decoding: err, as: UTF8.self)))
             }.start()
         }
     }

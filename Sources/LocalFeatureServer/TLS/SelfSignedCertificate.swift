@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Why `openssl` rather than swift-certificates and swift-crypto: they would add about 1–1.5 minutes to every clean
 /// build for a development convenience, while `openssl` ships with macOS and practically every Linux image (and
-/// whoever lacks it can pass their own PEM files). The command is found through `PATH` by `/usr/bin/env`.
+/// whoever lacks it can pass their own PEM files). The command is found through `PATH` and run by
+/// ``ChildProcess``.
 enum SelfSignedCertificate {
     /// Days the generated certificate is valid.
     static let validityDays = 30
@@ -33,27 +34,16 @@ enum SelfSignedCertificate {
     static func generate(in directory: URL, host: String) throws -> (certificate: String, privateKey: String) {
         let certificate = directory.appendingPathComponent("certificate.pem").path
         let privateKey = directory.appendingPathComponent("key.pem").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments(certificatePath: certificate, privateKeyPath: privateKey, host: host)
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+        let result: ChildProcess.Result
         do {
-            try process.run()
+            result = try ChildProcess.run(arguments(certificatePath: certificate, privateKeyPath: privateKey, host: host))
         } catch {
-            throw LocalFeatureServerError.tls(
-                "cannot run openssl to make a self-signed certificate (\(error)); install openssl or pass --tls-cert and --tls-key"
-            )
+            throw LocalFeatureServerError.tls("\(error) to make a self-signed certificate; install openssl or pass --tls-cert and --tls-key")
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, FileManager.default.fileExists(atPath: certificate) else {
-            let reason = message.split(separator: "\n").prefix(3).joined(separator: "; ")
-            let hint = process.terminationStatus == 127 ? "openssl is not installed" : "openssl exited with status \(process.terminationStatus)"
+        guard result.status == 0, FileManager.default.fileExists(atPath: certificate) else {
+            let reason = String(decoding: result.errors, as: UTF8.self).split(separator: "\n").prefix(3).joined(separator: "; ")
             throw LocalFeatureServerError.tls(
-                "\(hint) while making a self-signed certificate: \(reason); install openssl or pass --tls-cert and --tls-key"
+                "openssl exited with status \(result.status) while making a self-signed certificate: \(reason); install openssl or pass --tls-cert and --tls-key"
             )
         }
         return (certificate, privateKey)
