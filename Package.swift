@@ -95,6 +95,8 @@ let package = Package(
             dependencies: [
                 "FeatureModel",
                 "SQLiteSupport",
+                // Spatial filters' exact predicates.
+                "GEOSSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API as GRDB links it, to bind values of the batched insert path directly.

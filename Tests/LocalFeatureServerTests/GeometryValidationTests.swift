@@ -43,7 +43,7 @@ import Testing
     @Test("lines and polygons: every vertex checked, Web Mercator unprojected to WGS 84, the layer's kind enforced")
     func shapes() throws {
         let square: JSONValue = ["rings": [[[-105.0, 40.0], [-104.0, 40.0], [-104.0, 41.0], [-105.0, 40.0]]]]
-        guard case .json(let kept) = try GeometryCoercion.coerce(square, storage: .json, type: .polygon).get() else {
+        guard case .json(let kept, _) = try GeometryCoercion.coerce(square, storage: .json, type: .polygon).get() else {
             Issue.record("not stored")
             return
         }
@@ -52,7 +52,7 @@ import Testing
         let mercator: JSONValue = [
             "paths": [[[0.0, 0.0], [111_319.490_793_273_57, 0.0, 7.5]]], "spatialReference": ["wkid": 102100, "latestWkid": 3857],
         ]
-        guard case .json(let unprojected) = try GeometryCoercion.coerce(mercator, storage: .json, type: .polyline).get(),
+        guard case .json(let unprojected, _) = try GeometryCoercion.coerce(mercator, storage: .json, type: .polyline).get(),
             case .polyline(let paths, let reference) = try WireJSON.decode(Geometry.self, from: unprojected)
         else {
             Issue.record("not a stored polyline")

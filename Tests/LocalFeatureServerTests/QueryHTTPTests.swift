@@ -160,7 +160,10 @@ import Testing
 
                 let (response, polygon) = try await Self.get(
                     transport, server.serviceURL + "/0/query",
-                    [("geometry", #"{"rings":[[[-125,30],[-100,30],[-100,45],[-125,30]]]}"#), ("geometryType", "esriGeometryPolygon"), ("f", "json")]
+                    [
+                        ("geometry", #"{"rings":[[[-125,30],[-100,30],[-100,45],[-125,30]]]}"#), ("geometryType", "esriGeometryEnvelope"),
+                        ("f", "json"),
+                    ]
                 )
                 let error = try #require(WireJSON.error(in: response.body), "\(polygon)")
                 #expect(error.code == 400)

@@ -4,7 +4,7 @@ extension LayerQuery {
     /// Reads a layer query from request parameters.
     ///
     /// Filters (ANDed): `where` (default all rows; dialect on ``WhereParser``), `objectIds` (comma list), and
-    /// `geometry` with `geometryType`, `inSR` and `spatialRel` (see ``EnvelopeFilter``).
+    /// `geometry` with `geometryType`, `inSR` and `spatialRel` (see ``SpatialFilter``).
     /// Output: `outFields` (`*` or a comma list; default the object ID only, as ArcGIS), `returnGeometry` (default
     /// true), `outSR` (4326 or 102100/3857; default 4326) and `geometryPrecision` (0…17 decimals), `orderByFields`
     /// (`a ASC, b DESC`), `resultOffset` and `resultRecordCount` (default and cap `maxRecordCount`).
@@ -32,7 +32,7 @@ extension LayerQuery {
             throw ServiceError.invalidWhere
         }
         let objectIds = try parameters["objectIds"].map { text throws(ServiceError) in try parseObjectIds(text) }
-        let envelope = try EnvelopeFilter.parse(parameters, storage: layer.geometry)
+        let spatial = try SpatialFilter.parse(parameters, storage: layer.geometry)
         let geometryOutput = try parseGeometryOutput(parameters)
         let outFields = try layer.outFieldIndexes(parameters["outFields"])
         let orderTerms = try parameters["orderByFields"].map { text throws(ServiceError) in try parseOrderTerms(text) } ?? []
@@ -77,7 +77,7 @@ extension LayerQuery {
         return LayerQuery(
             filter: filter,
             objectIds: objectIds,
-            envelope: envelope,
+            spatial: spatial,
             outFields: outFields,
             returnGeometry: returnGeometry,
             orderBy: orderBy,

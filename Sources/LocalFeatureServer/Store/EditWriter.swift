@@ -140,13 +140,16 @@ struct EditWriter {
             }
             values[insertPosition[globalIdField]!] = .text(globalId!)
         }
+        var bounds: ShapeBounds?
         if let geometry = edit.geometry, layer.geometry != .none {
             switch GeometryCoercion.coerce(geometry, storage: layer.geometry, type: layer.info.geometryType) {
             case .failure(let failure): return fail(label, failure.error, globalId: globalId)
             case .success(.point(let x, let y)):
                 values[values.count - 2] = .real(x)
                 values[values.count - 1] = .real(y)
-            case .success(.json(let text)): values[values.count - 1] = .text(text)
+            case .success(.json(let text, let box)):
+                values[values.count - 1] = .text(text)
+                bounds = box
             case .success(.empty): break
             }
         }
@@ -161,7 +164,9 @@ struct EditWriter {
                 globalId: globalId
             )
         }
-        return EditResult(objectId: db.lastInsertedRowID, globalId: globalId, success: true)
+        let objectId = db.lastInsertedRowID
+        if bounds != nil { try ShapeIndex.write(bounds, objectId: objectId, layer: layer, db: db) }
+        return EditResult(objectId: objectId, globalId: globalId, success: true)
     }
 
     // MARK: updates
@@ -207,23 +212,12 @@ struct EditWriter {
         assignments.sort { $0.field < $1.field }
         var columns = assignments.map { layer.column($0.field) }
         var values = assignments.map(\.value)
+        /// The new bounds when the geometry changes (the outer nil: it does not).
+        var bounds: ShapeBounds??
         if let geometry = edit.geometry, layer.geometry != .none {
             switch GeometryCoercion.coerce(geometry, storage: layer.geometry, type: layer.info.geometryType) {
             case .failure(let failure): return fail(label, failure.error, objectId: objectId)
-            case .success(.point(let x, let y)):
-                columns += [LayerSchema.xColumn, LayerSchema.yColumn]
-                values += [.real(x), .real(y)]
-            case .success(.json(let text)):
-                columns.append(LayerSchema.jsonColumn)
-                values.append(.text(text))
-            case .success(.empty):
-                if layer.geometry == .point {
-                    columns += [LayerSchema.xColumn, LayerSchema.yColumn]
-                    values += [.null, .null]
-                } else {
-                    columns.append(LayerSchema.jsonColumn)
-                    values.append(.null)
-                }
+            case .success(let stored): bounds = assign(stored, columns: &columns, values: &values)
             }
         }
         guard let (condition, keyValue) = keyCondition(key) else {
@@ -240,7 +234,31 @@ struct EditWriter {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) else {
             return fail(label, EditErrorCode.objectMissing, "Object is missing.", objectId: objectId, globalId: key.globalId)
         }
+        if let bounds, ShapeIndex.isIndexed(layer) { try ShapeIndex.write(bounds, objectId: row[0], layer: layer, db: db) }
         return EditResult(objectId: row[0], globalId: row[1], success: true)
+    }
+
+    /// Adds the geometry columns of `stored` to an update; returns its new bounds for the spatial index (nil: no
+    /// index entry changes, a point layer's).
+    private func assign(_ stored: GeometryCoercion.Stored, columns: inout [String], values: inout [SQLValue]) -> ShapeBounds?? {
+        switch stored {
+        case .point(let x, let y):
+            columns += [LayerSchema.xColumn, LayerSchema.yColumn]
+            values += [.real(x), .real(y)]
+            return nil
+        case .json(let text, let box):
+            columns.append(LayerSchema.jsonColumn)
+            values.append(.text(text))
+            return .some(box)
+        case .empty where layer.geometry == .point:
+            columns += [LayerSchema.xColumn, LayerSchema.yColumn]
+            values += [.null, .null]
+            return nil
+        case .empty:
+            columns.append(LayerSchema.jsonColumn)
+            values.append(.null)
+            return .some(nil)
+        }
     }
 
     // MARK: attachments

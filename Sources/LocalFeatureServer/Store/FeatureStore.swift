@@ -106,6 +106,7 @@ actor FeatureStore {
                                 "table layer_\(schema.info.id) has columns \(columns), expected \(schema.expectedColumns) (was it made by another version?)"
                         )
                     }
+                    try ShapeIndex.prepare(schema, db: db)
                 }
                 return
             }

@@ -19,7 +19,8 @@ enum GeometryCoercion {
     enum Stored: Sendable, Hashable {
         case empty
         case point(x: Double, y: Double)
-        case json(String)
+        /// JSON text in WGS 84, and its bounds for the spatial index (nil for a geometry without vertices).
+        case json(String, ShapeBounds?)
     }
 
     /// Whether (`x`, `y`) is a finite WGS 84 coordinate: longitude −180…180, latitude −90…90.
@@ -86,9 +87,9 @@ enum GeometryCoercion {
             return (outX, outY)
         }
         if let (x, y) = bad { return outOfRange(x, y) }
-        if reference == .wgs84 { return .success(.json(text)) }
+        if reference == .wgs84 { return .success(.json(text, ShapeBounds(stored))) }
         guard let normalized = try? WireJSON.string(stored) else { return failure("geometry is not encodable") }
-        return .success(.json(normalized))
+        return .success(.json(normalized, ShapeBounds(stored)))
     }
 
     /// The geometry's spatial reference: WGS 84 when it names none.

@@ -2,7 +2,7 @@ import FeatureModel
 
 /// A checked layer query, ready for the store: compiled filters, chosen fields, order, page and output form.
 ///
-/// Every output form reads the same rows: those matching ``filter`` AND ``objectIds`` AND ``envelope``. So a
+/// Every output form reads the same rows: those matching ``filter`` AND ``objectIds`` AND ``spatial``. So a
 /// count, the ids, the extent and the statistics always agree with the features a client pages through.
 struct LayerQuery: Sendable, Hashable {
     /// What the query answers with.
@@ -33,8 +33,8 @@ struct LayerQuery: Sendable, Hashable {
     var filter: SQLFragment
     /// `objectIds`, ANDed with the filter.
     var objectIds: [Int64]?
-    /// The `geometry` envelope filter (point layers), ANDed with the filter.
-    var envelope: EnvelopeFilter?
+    /// The `geometry` filter, ANDed with the filter.
+    var spatial: SpatialFilter?
     /// Indexes into ``LayerSchema/fields`` of the fields to return, in order.
     var outFields: [Int]
     var returnGeometry: Bool

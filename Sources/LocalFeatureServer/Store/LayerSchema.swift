@@ -4,7 +4,8 @@ import FeatureModel
 ///
 /// Table `layer_<id>`: `OBJECTID INTEGER PRIMARY KEY AUTOINCREMENT` (object IDs are never reused), one column
 /// per field (same name), and for point layers the geometry as `__shape_x`/`__shape_y` (WGS 84); other geometry
-/// types are stored as JSON text in `__shape`. GlobalID has a unique index; relationship foreign keys an index.
+/// types are stored as JSON text in `__shape`, with an R*Tree of their bounds (``ShapeIndex``). GlobalID has a
+/// unique index; relationship foreign keys an index.
 struct LayerSchema: Sendable {
     /// How geometry is stored.
     enum GeometryStorage: Sendable, Hashable {
@@ -163,7 +164,7 @@ struct LayerSchema: Sendable {
                 "CREATE INDEX IF NOT EXISTS \(SQLFragment.quoted("layer_\(info.id)_\(name.lowercased())")) ON \(table)(\(SQLFragment.quoted(name)))"
             )
         }
-        return statements
+        return statements + ShapeIndex.createStatements(self)
     }
 
     /// The column names a table for this schema must have, in order (checked when a database file is reopened).

@@ -5,7 +5,7 @@ import GRDB
 ///
 /// ```
 /// SELECT <outFields> [, x, y] FROM layer_<id>
-///  WHERE (<where>) [AND OBJECTID IN (SELECT value FROM json_each(?))] [AND x BETWEEN ? AND ? AND y BETWEEN ? AND ?]
+///  WHERE (<where>) [AND OBJECTID IN (SELECT value FROM json_each(?))] [AND <SpatialFilter.condition>]
 ///  ORDER BY <orderByFields>, OBJECTID LIMIT <limit + 1> OFFSET <offset>
 /// ```
 /// One extra row is read to tell whether more rows exist past the page (`exceededTransferLimit`). Counts, ids,
@@ -15,6 +15,10 @@ enum QueryReader {
     /// The answer to `query` on `layer`.
     /// - Throws: `DatabaseError` when SQLite fails.
     static func run(_ query: LayerQuery, layer: LayerSchema, db: Database) throws -> QueryAnswer {
+        try SpatialPredicate.registered(query.spatial, layer: layer, on: db) { try answer(query, layer: layer, db: db) }
+    }
+
+    private static func answer(_ query: LayerQuery, layer: LayerSchema, db: Database) throws -> QueryAnswer {
         let condition = self.condition(query, layer: layer)
         var order = query.orderBy.map { "\(layer.column($0.field))\($0.descending ? " DESC" : "")" }
         if !query.orderBy.contains(where: { $0.field == layer.objectIdField }) { order.append(layer.column(layer.objectIdField)) }
@@ -50,8 +54,7 @@ enum QueryReader {
             condition.sql = "(\(condition.sql)) AND \(layer.column(layer.objectIdField)) IN (SELECT value FROM json_each(?))"
             condition.bindings.append(.text("[" + objectIds.map(String.init).joined(separator: ",") + "]"))
         }
-        if let envelope = query.envelope {
-            let spatial = envelope.sql
+        if let spatial = query.spatial?.condition(layer) {
             condition.sql = "(\(condition.sql)) AND \(spatial.sql)"
             condition.bindings += spatial.bindings
         }
