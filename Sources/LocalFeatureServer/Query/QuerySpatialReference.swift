@@ -72,11 +72,14 @@ enum QuerySpatialReference: Sendable, Hashable {
     }
 }
 
-/// How answer geometries are written: the output spatial reference and `geometryPrecision` (decimal places).
+/// How answer geometries are written: the output spatial reference, `maxAllowableOffset` and `geometryPrecision`
+/// (decimal places).
 struct GeometryOutput: Sendable, Hashable {
     var spatialReference: QuerySpatialReference = .wgs84
     /// Decimal places to round coordinates to; nil keeps full precision.
     var precision: Int?
+    /// `maxAllowableOffset`, in the output spatial reference's units; nil (or 0) answers shapes as stored.
+    var maxAllowableOffset: Double?
 
     /// A stored WGS 84 point, as answered.
     func point(x: Double, y: Double) -> Geometry {
@@ -84,10 +87,18 @@ struct GeometryOutput: Sendable, Hashable {
         return .point(x: outX, y: outY)
     }
 
-    /// A stored geometry (coordinates in WGS 84), as answered.
-    func transform(_ geometry: Geometry) -> Geometry {
-        if spatialReference == .wgs84 && precision == nil { return geometry }
-        return geometry.mappingCoordinates(coordinate)
+    /// A stored geometry (coordinates in WGS 84), as answered: projected, then generalized (`generalizer`, for
+    /// ``maxAllowableOffset``), then rounded.
+    func transform(_ geometry: Geometry, generalizer: Generalizer? = nil) -> Geometry {
+        guard let generalizer else {
+            if spatialReference == .wgs84 && precision == nil { return geometry }
+            return geometry.mappingCoordinates(coordinate)
+        }
+        var projected = geometry
+        if spatialReference == .webMercator { projected = geometry.mappingCoordinates { QuerySpatialReference.project(longitude: $0, latitude: $1) } }
+        let generalized = generalizer.generalize(projected)
+        guard let precision else { return generalized }
+        return generalized.mappingCoordinates { (Self.round($0, precision), Self.round($1, precision)) }
     }
 
     /// A WGS 84 coordinate projected and rounded as asked.

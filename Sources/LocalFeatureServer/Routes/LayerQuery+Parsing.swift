@@ -112,6 +112,12 @@ extension LayerQuery {
             guard (0...17).contains(precision) else { throw ServiceError.invalidParameter("geometryPrecision", reason: "must be 0…17") }
             output.precision = precision
         }
+        if let text = parameters["maxAllowableOffset"], !text.trimmed.isEmpty {
+            guard let offset = Double(text.trimmed), offset.isFinite, offset >= 0 else {
+                throw ServiceError.invalidParameter("maxAllowableOffset", reason: "must be a number of output units, 0 or more")
+            }
+            output.maxAllowableOffset = offset > 0 ? offset : nil
+        }
         return output
     }
 

@@ -78,6 +78,7 @@ enum QueryReader {
             "SELECT \(columns.joined(separator: ", ")) FROM \(layer.table) WHERE \(condition.sql) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
         let arguments = condition.bindings + [.integer(Int64(limit) + 1), .integer(Int64(offset))]
         let fields = query.outFields.map { layer.fields[$0] }
+        let generalizer = query.geometryOutput.maxAllowableOffset.map(Generalizer.init(offset:))
         var features: [Feature] = []
         features.reserveCapacity(min(limit, 2_000))
         var exceeded = false
@@ -88,7 +89,9 @@ enum QueryReader {
                 break
             }
             var geometry: Geometry?
-            if withGeometry { geometry = readGeometry(row, at: geometryColumn, storage: layer.geometry, output: query.geometryOutput) }
+            if withGeometry {
+                geometry = readGeometry(row, at: geometryColumn, storage: layer.geometry, output: query.geometryOutput, generalizer: generalizer)
+            }
             features.append(Feature(attributes: attributes(row, fields: fields), geometry: geometry))
         }
         return .features(features, exceededTransferLimit: exceeded)
@@ -131,7 +134,9 @@ enum QueryReader {
 
     /// The answered geometry of a row; nil when it has none. A stored coordinate outside WGS 84 (written before
     /// edits were checked, or by another program) answers as no geometry, so one bad row never fails a whole query.
-    static func readGeometry(_ row: Row, at column: Int, storage: LayerSchema.GeometryStorage, output: GeometryOutput) -> Geometry? {
+    static func readGeometry(
+        _ row: Row, at column: Int, storage: LayerSchema.GeometryStorage, output: GeometryOutput, generalizer: Generalizer? = nil
+    ) -> Geometry? {
         switch storage {
         case .none: return nil
         case .point:
@@ -139,7 +144,7 @@ enum QueryReader {
             return output.point(x: x, y: y)
         case .json:
             guard let text = row[column] as String?, let geometry = try? WireJSON.decode(Geometry.self, from: text) else { return nil }
-            return geometry.allCoordinates(GeometryCoercion.isGeographic) ? output.transform(geometry) : nil
+            return geometry.allCoordinates(GeometryCoercion.isGeographic) ? output.transform(geometry, generalizer: generalizer) : nil
         }
     }
 
