@@ -162,7 +162,8 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
             return "\(subject) failed with HTTP \(status)\(contentType.map { " (\($0))" } ?? ""). \(advice)"
         case .arcgis(let error, let httpStatus):
             let status = httpStatus == 200 ? "" : " (HTTP \(httpStatus))"
-            return "\(subject) returned ArcGIS error \(error.code)\(status): \(Self.summary(of: error)). \(Self.advice(for: error))"
+            return
+                "\(subject) returned ArcGIS error \(error.code)\(status): \(Self.summary(of: error)). \(Self.advice(for: error, operation: operation))"
         case .undecodable(let expected, let byteCount, let contentType, let problem):
             return
                 "\(subject) answered with \(byteCount) bytes\(contentType.map { " of \($0)" } ?? "") that are not \(expected) JSON "
@@ -181,7 +182,7 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
-    private static func advice(for error: ArcGISError) -> String {
+    private static func advice(for error: ArcGISError, operation: String) -> String {
         switch error.code {
         case 498: "The token is invalid or expired; get a new one."
         case 499: "The service needs a token; supply one."
@@ -190,8 +191,12 @@ public struct FeatureServiceError: Error, Sendable, CustomStringConvertible {
         case 429, 502, 503, 504:
             "The service is throttling or unavailable; lower the request rate, or let the requests be retried (`retry:` in a "
                 + "scenario file; featureload apply retries by itself)."
+        case 400 where operation.contains("query"):
+            "Check the query's parameters (where clause, field names, geometry and spatialRel, outSR)."
+        case 400 where operation.contains("metadata"):
+            "Check the layer id and the service URL."
         case 400:
-            "Check the request's parameters (where clause, field names, edit values); with rollbackOnFailure=true one bad edit rolls back the whole batch."
+            "Check the request's parameters (field names, edit values, GlobalIDs); with rollbackOnFailure=true one bad edit rolls back the whole batch."
         default: "Check the service's logs."
         }
     }

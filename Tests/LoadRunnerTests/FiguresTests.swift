@@ -52,17 +52,25 @@ import Testing
 }
 
 @Suite struct ErrorKindTests {
-    @Test("a long transport error keeps its curl code and advice: it is cut in the middle, not at the end")
-    func keepsTheCode() {
+    @Test("a long error keeps the server's reason, its curl code and advice whole: the URL is shortened, not the message")
+    func keepsTheReason() {
         let url =
             "http://127.0.0.1:8080/arcgis/rest/services/" + String(repeating: "very-long-service-name/", count: 8) + "FeatureServer/0/applyEdits"
         let message =
             "receiving failed: \(url) (curl 56: Recv failure: Connection reset by peer). The connection broke mid-request; the server may have crashed."
-        #expect(message.count > 200)
-        let kind = ScenarioAccumulator.errorKind(message)
-        #expect(kind.count == 200)
-        #expect(kind.hasPrefix("receiving failed: http://127.0.0.1:8080/"))
-        #expect(kind.contains("(curl 56: Recv failure: Connection reset by peer)"), "\(kind)")
+        #expect(
+            ScenarioAccumulator.errorKind(message)
+                == "receiving failed: http://127.0.0.1:8080/…/FeatureServer/0/applyEdits (curl 56: Recv failure: Connection reset by peer). The connection broke mid-request; the server may have crashed."
+        )
+        let query =
+            "count query at http://127.0.0.1:8080/arcgis/rest/services/parkboundaries/FeatureServer/0/query?f=json&where=1%3D1&geometry=%7B%22rings%22 "
+            + "returned ArcGIS error 400: Unable to complete operation. ['geometry' parameter is invalid; a ring needs at least four points (closed), got 3]. "
+            + "Check the query's parameters (where clause, field names, geometry and spatialRel, outSR)."
+        let kind = ScenarioAccumulator.errorKind(query)
+        #expect(kind.hasPrefix("count query at http://127.0.0.1:8080/…/FeatureServer/0/query returned ArcGIS error 400"), "\(kind)")
+        #expect(kind.contains("a ring needs at least four points (closed), got 3]. Check the query's parameters"), "\(kind)")
+        let endless = "failed: " + String(repeating: "x", count: 1_000) + " (curl 7: Couldn't connect)"
+        #expect(ScenarioAccumulator.errorKind(endless).count == 400 && ScenarioAccumulator.errorKind(endless).hasSuffix("(curl 7: Couldn't connect)"))
         #expect(ScenarioAccumulator.errorKind("short") == "short")
     }
 }

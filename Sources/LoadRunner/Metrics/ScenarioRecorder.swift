@@ -228,11 +228,24 @@ package struct ScenarioAccumulator: Sendable {
         }
     }
 
-    /// A failure message as an error kind: at most 200 characters, cut in the middle (a URL, usually) so that the
-    /// end, where a transport error gives its curl code and advice, is kept.
+    /// A failure message as an error kind: each URL shortened to its host and last three path components (no query
+    /// string), so the server's reason and the advice are kept whole; a message still over 400 characters is cut in
+    /// the middle, keeping the start and the end (a transport error's curl code and advice).
     static func errorKind(_ message: String) -> String {
-        guard message.count > 200 else { return message }
-        return String(message.prefix(80)) + "…" + String(message.suffix(119))
+        let shortened = message.replacing(/https?:\/\/[^\s()\]\[]+/) { match in shortURL(String(match.output)) }
+        guard shortened.count > 400 else { return shortened }
+        return String(shortened.prefix(160)) + "…" + String(shortened.suffix(239))
+    }
+
+    /// `url` as `scheme://host[:port]/…/last/three/components`, without its query string or fragment.
+    static func shortURL(_ url: String) -> String {
+        let withoutQuery = url.prefix { $0 != "?" && $0 != "#" }
+        guard let schemeEnd = withoutQuery.firstRange(of: "://") else { return String(withoutQuery) }
+        let afterScheme = withoutQuery[schemeEnd.upperBound...]
+        let components = afterScheme.split(separator: "/", omittingEmptySubsequences: false)
+        guard components.count > 5 else { return String(withoutQuery) }
+        let host = withoutQuery[..<schemeEnd.upperBound] + components[0]
+        return host + "/…/" + components.suffix(3).joined(separator: "/")
     }
 
     private static func fold(_ sample: IterationSample, busy: Int, into bucket: inout TimeBucketCounts) {
