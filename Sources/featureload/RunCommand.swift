@@ -198,9 +198,7 @@ struct RunCommand: AsyncParsableCommand {
         let metrics: (endpoint: MetricsEndpoint, factory: PrometheusMetricsFactory)?
         do {
             var resolved = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
-            try ReportWriter.checkWritable(reportDirectory)
-            // Opened now, so that a file that cannot be created stops the run before any load.
-            rawOutput = rawOutputs.isEmpty ? nil : try RawSampleWriter(destinations: rawOutputs)
+            rawOutput = try openOutputs()
             metrics = try await metricsOptions.start(logger: logger)
             // The embedded service's own view, on the same endpoint.
             resolved.localMetrics = metrics.map { ServerMetrics(factory: $0.factory) }
@@ -284,7 +282,9 @@ struct RunCommand: AsyncParsableCommand {
             print(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         }
         for format in written { print("report: \(folder)/\(format.fileName)") }
-        for destination in rawOutputs { print("requests: \(destination.path)") }
+        for destination in rawOutputs {
+            print("requests: \(OutputFile(destination.path, option: "--out").isStandardOutput ? "standard output" : destination.path)")
+        }
         CIReporting.publish(report, folder: folder)
         if interrupted { throw ExitStatus.interrupted.code }
         if !report.verdict.passed { throw ExitStatus.failed.code }
