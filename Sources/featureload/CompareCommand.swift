@@ -19,10 +19,11 @@ struct CompareCommand: ParsableCommand {
             two-proportion test. Two runs of the same build therefore do not flag each other, and a \
             clear regression is flagged at any run length.
 
-            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output).
+            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output), \
+            and never over BASE.json or NEW.json.
 
             Exit codes: 0 no regression; 1 a regression; 2 a file is missing, not a featureload run report, the \
-            runs do not have the same scenarios, or -o cannot be written; 64 usage error.
+            runs do not have the same scenarios, or -o cannot be written or names a report compared; 64 usage error.
             """
     )
 
@@ -65,6 +66,13 @@ struct CompareCommand: ParsableCommand {
 
     func run() throws {
         let output = self.output.map { OutputFile($0, option: "-o") }
+        do {
+            try OutputPaths.check(
+                output.map { [$0] } ?? [], against: [("the baseline", baseline), ("the run to judge", candidate)], command: "compare")
+        } catch {
+            printError("featureload compare: \(UserMessage.describe(error))")
+            throw ExitStatus.invalidInput.code
+        }
         func load(_ path: String) throws -> RunReport {
             do {
                 return try RunReport.decode(try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -33,9 +33,11 @@ struct RenderReportCommand: ParsableCommand {
             renders the same way; rendering the same file twice gives the same bytes. JSON output is the run in the \
             current schema (version 2), which is how a version-1 file is upgraded.
 
-            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output).
+            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output), \
+            never over the report it renders.
 
-            Exit codes: 0 rendered; 2 the file is missing or not a featureload run report, or -o cannot be written.
+            Exit codes: 0 rendered; 2 the file is missing or not a featureload run report, or -o cannot be written or \
+            names it.
             """
     )
 
@@ -52,6 +54,12 @@ struct RenderReportCommand: ParsableCommand {
 
     func run() throws {
         let output = self.output.map { OutputFile($0, option: "-o") }
+        do {
+            try OutputPaths.check(output.map { [$0] } ?? [], against: [("the report rendered", file)], command: "report")
+        } catch {
+            printError("featureload report: \(UserMessage.describe(error))")
+            throw ExitStatus.invalidInput.code
+        }
         let report: RunReport
         do {
             report = try RunReport.decode(try Data(contentsOf: URL(fileURLWithPath: file)))
@@ -77,10 +85,11 @@ struct MergeReportCommand: ParsableCommand {
             after the first. Reports of different scenario files or seeds, of schema version 1, or of overlapping \
             segments are refused; segments that leave part of the test out fail the verdict.
 
-            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output).
+            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output), \
+            never over a report it merges.
 
             Exit codes: 0 merged, and the merged run passed; 1 merged, and it failed; 2 the reports cannot be merged, \
-            or -o cannot be written.
+            or -o cannot be written or names one of them.
 
             Example:
               featureload report merge g0/*/report.json g1/*/report.json g2/*/report.json g3/*/report.json -o merged.json
@@ -105,6 +114,12 @@ struct MergeReportCommand: ParsableCommand {
 
     func run() throws {
         let output = self.output.map { OutputFile($0, option: "-o") }
+        do {
+            try OutputPaths.check(output.map { [$0] } ?? [], against: files.map { ("a report merged", $0) }, command: "report merge")
+        } catch {
+            printError("featureload report merge: \(UserMessage.describe(error))")
+            throw ExitStatus.invalidInput.code
+        }
         var reports: [(path: String, report: RunReport)] = []
         for file in files {
             do {
