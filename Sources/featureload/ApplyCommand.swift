@@ -348,15 +348,16 @@ struct ApplyCommand: AsyncParsableCommand {
             serviceWait: waitForService)
     }
 
-    /// Refuses a rejects file (or its reasons file) or report that is the input, the journal or the data file.
+    /// Refuses a rejects file (or its reasons file) or report that is the input, the journal or the data file, or
+    /// one another.
     /// - Throws: ``TargetError`` naming the option.
     func checkOutputs(rejectsPath: String, input: String, journal: String, data: String?) throws {
-        var outputs = [(option: "--rejects", path: rejectsPath), (option: "--rejects", path: rejectsPath + ".reasons.tsv")]
-        if let report { outputs.append((option: "--report", path: report)) }
+        var outputs = [OutputFile(rejectsPath, option: "--rejects"), OutputFile(rejectsPath + ".reasons.tsv", option: "--rejects")]
+        if let report { outputs.append(OutputFile(report, option: "--report")) }
         var kept = [(what: "the input", path: input)]
         for suffix in ["", "-wal", "-shm"] { kept.append((what: "the journal", path: journal + suffix)) }
         if let data { for suffix in ["", "-wal", "-shm"] { kept.append((what: "the data file", path: data + suffix)) } }
-        try OutputPaths.check(outputs, against: kept)
+        try OutputPaths.check(outputs, against: kept, command: "apply")
     }
 
     /// The service URL and layer id of a layer's URL (`…/FeatureServer/3`); nil for anything else.

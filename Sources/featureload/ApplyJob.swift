@@ -57,7 +57,7 @@ struct ApplyJob: Sendable {
                 target: target, layer: layer, planned: counts?.planned ?? plan?.editCount ?? 0, counts: counts, invalid: invalid, summary: summary,
                 verification: verification, rejects: rejects?.path, status: Int(status.rawValue), files: files)
             let text = path.hasSuffix(".md") ? report.markdown : try report.json()
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            try OutputFile(path, option: "--report").write(text.utf8)
         }
     }
 
@@ -94,7 +94,9 @@ struct ApplyJob: Sendable {
             localData: start.to == "local" ? start.localData : nil, localDataset: start.to == "local" ? start.dataset : nil, layer: layer.id,
             objectIdField: layer.objectIdField, globalIdField: layer.globalIdField ?? "GlobalID", settings: start.settings, access: start.access,
             reading: JournalHeader.Reading(format: start.format, options: start.readOptions, skipInvalid: start.skipInvalid),
-            rejects: URL(fileURLWithPath: rejectsPath).standardizedFileURL.path)
+            // `-` and /dev/fd/N are kept as given: they name this process's descriptors, not files in this folder.
+            rejects: OutputFile(rejectsPath, option: "--rejects").isDescriptor
+                ? rejectsPath : URL(fileURLWithPath: rejectsPath).standardizedFileURL.path)
         result.layer = "\(layer.id) \(layer.name)"
         try Self.check(start, layer: layer, layers: layers, serviceURL: connected.serviceURL)
         if start.dryRun { return try dryRun(start, header: header, layers: layers, into: result) }
@@ -302,7 +304,8 @@ struct ApplyJob: Sendable {
             )
         }
         if let rejects = result.rejects {
-            result.lines.append("rejects: \(Self.counted(rejects.count, "record")) in \(rejects.path) (reasons: \(rejects.reasonsPath))")
+            result.lines.append(
+                "rejects: \(Self.counted(rejects.count, "record")) in \(rejects.path)" + (rejects.reasonsPath.map { " (reasons: \($0))" } ?? ""))
         }
         if counts.open > 0 || counts.rejected > 0 || problems > 0 { result.status = .failed }
         if verify {

@@ -1,3 +1,4 @@
+import FeatureServiceClient
 import Foundation
 import LoadRunner
 
@@ -11,22 +12,17 @@ enum CIReporting {
             do {
                 try append(CISummary.markdown(report, reportFolder: folder), to: path)
             } catch {
-                printError("featureload: warning: could not append the job summary to GITHUB_STEP_SUMMARY (\(path)): \(UserMessage.describe(error))")
+                printError(
+                    "featureload: warning: could not append the job summary to GITHUB_STEP_SUMMARY (\(path)): \(UserMessage.describe(error, naming: path))"
+                )
             }
         }
         for line in CISummary.annotations(report, environment: environment) { print(line) }
     }
 
-    /// Appends `text` to the file at `path`, creating it when missing (other steps write to the same summary).
+    /// Appends `text` to the file at `path`, creating it when missing (other steps write to the same summary); a
+    /// link is followed and nothing is replaced.
     static func append(_ text: String, to path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-            }
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(text.utf8))
+        try OutputFile(path, option: "GITHUB_STEP_SUMMARY").append(text.utf8)
     }
 }

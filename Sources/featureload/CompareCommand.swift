@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeatureServiceClient
 import Foundation
 import LoadRunner
 
@@ -18,8 +19,11 @@ struct CompareCommand: ParsableCommand {
             two-proportion test. Two runs of the same build therefore do not flag each other, and a \
             clear regression is flagged at any run length.
 
-            Exit codes: 0 no regression; 1 a regression; 2 a file is missing, not a featureload run report, or the \
-            runs do not have the same scenarios; 64 usage error.
+            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output), \
+            and never over BASE.json or NEW.json.
+
+            Exit codes: 0 no regression; 1 a regression; 2 a file is missing, not a featureload run report, the \
+            runs do not have the same scenarios, or -o cannot be written or names a report compared; 64 usage error.
             """
     )
 
@@ -61,6 +65,14 @@ struct CompareCommand: ParsableCommand {
     }
 
     func run() throws {
+        let output = self.output.map { OutputFile($0, option: "-o") }
+        do {
+            try OutputPaths.check(
+                output.map { [$0] } ?? [], against: [("the baseline", baseline), ("the run to judge", candidate)], command: "compare")
+        } catch {
+            printError("featureload compare: \(UserMessage.describe(error))")
+            throw ExitStatus.invalidInput.code
+        }
         func load(_ path: String) throws -> RunReport {
             do {
                 return try RunReport.decode(try Data(contentsOf: URL(fileURLWithPath: path)))
@@ -88,11 +100,7 @@ struct CompareCommand: ParsableCommand {
         case .json: data = try comparison.json()
         case .html: data = Data(comparison.html.utf8)
         }
-        if let output {
-            try data.write(to: URL(fileURLWithPath: output))
-        } else {
-            FileHandle.standardOutput.write(data)
-        }
+        try (output ?? OutputFile("-", option: "-o")).write(data, for: "compare")
         if comparison.regressed { throw ExitStatus.failed.code }
     }
 }

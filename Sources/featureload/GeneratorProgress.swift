@@ -1,3 +1,4 @@
+import FeatureServiceClient
 import Foundation
 import LoadRunner
 import Synchronization
@@ -60,14 +61,14 @@ struct GeneratorProgress: Codable, Sendable, Equatable {
     }
 }
 
-/// A generator's ``GeneratorProgress``, rewritten whole (write, then rename) at every change, so that its parent
-/// never reads half a file.
+/// A generator's ``GeneratorProgress``, rewritten whole (``OutputFile``: beside, then renamed) at every change, so
+/// that its parent never reads half a file.
 final class GeneratorProgressFile: Sendable {
-    let url: URL
+    let file: OutputFile
     private let progress = Mutex(GeneratorProgress())
 
     init(path: String) {
-        url = URL(fileURLWithPath: path)
+        file = OutputFile(path, option: "--progress-file")
     }
 
     /// Folds `event` in and rewrites the file when it changed; a file that cannot be written costs the parent its
@@ -75,7 +76,7 @@ final class GeneratorProgressFile: Sendable {
     func record(_ event: RunEvent) {
         progress.withLock { progress in
             guard progress.record(event), let data = try? JSONEncoder().encode(progress) else { return }
-            try? data.write(to: url, options: .atomic)
+            try? file.write(data)
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeatureServiceClient
 import Foundation
 import LoadRunner
 
@@ -32,7 +33,11 @@ struct RenderReportCommand: ParsableCommand {
             renders the same way; rendering the same file twice gives the same bytes. JSON output is the run in the \
             current schema (version 2), which is how a version-1 file is upgraded.
 
-            Exit codes: 0 rendered; 2 the file is missing or not a featureload run report.
+            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output), \
+            never over the report it renders.
+
+            Exit codes: 0 rendered; 2 the file is missing or not a featureload run report, or -o cannot be written or \
+            names it.
             """
     )
 
@@ -48,6 +53,13 @@ struct RenderReportCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
+        let output = self.output.map { OutputFile($0, option: "-o") }
+        do {
+            try OutputPaths.check(output.map { [$0] } ?? [], against: [("the report rendered", file)], command: "report")
+        } catch {
+            printError("featureload report: \(UserMessage.describe(error))")
+            throw ExitStatus.invalidInput.code
+        }
         let report: RunReport
         do {
             report = try RunReport.decode(try Data(contentsOf: URL(fileURLWithPath: file)))
@@ -56,12 +68,7 @@ struct RenderReportCommand: ParsableCommand {
             printError("featureload report: \(file): \(reason). Fix: give the report.json of a run")
             throw ExitStatus.invalidInput.code
         }
-        let data = try format.render(report)
-        if let output {
-            try data.write(to: URL(fileURLWithPath: output))
-        } else {
-            FileHandle.standardOutput.write(data)
-        }
+        try (output ?? OutputFile("-", option: "-o")).write(format.render(report), for: "report")
     }
 }
 
@@ -78,7 +85,11 @@ struct MergeReportCommand: ParsableCommand {
             after the first. Reports of different scenario files or seeds, of schema version 1, or of overlapping \
             segments are refused; segments that leave part of the test out fail the verdict.
 
-            Exit codes: 0 merged, and the merged run passed; 1 merged, and it failed; 2 the reports cannot be merged.
+            -o FILE writes into what FILE names (a device or a FIFO is written, not replaced; - is standard output), \
+            never over a report it merges.
+
+            Exit codes: 0 merged, and the merged run passed; 1 merged, and it failed; 2 the reports cannot be merged, \
+            or -o cannot be written or names one of them.
 
             Example:
               featureload report merge g0/*/report.json g1/*/report.json g2/*/report.json g3/*/report.json -o merged.json
@@ -102,6 +113,13 @@ struct MergeReportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let output = self.output.map { OutputFile($0, option: "-o") }
+        do {
+            try OutputPaths.check(output.map { [$0] } ?? [], against: files.map { ("a report merged", $0) }, command: "report merge")
+        } catch {
+            printError("featureload report merge: \(UserMessage.describe(error))")
+            throw ExitStatus.invalidInput.code
+        }
         var reports: [(path: String, report: RunReport)] = []
         for file in files {
             do {
@@ -124,13 +142,11 @@ struct MergeReportCommand: ParsableCommand {
             printError("featureload report merge: \(UserMessage.describe(error))")
             throw ExitStatus.invalidInput.code
         }
-        let data = try format.render(merged)
-        if let output {
-            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
+        let destination = output ?? OutputFile("-", option: "-o")
+        try destination.write(format.render(merged), for: "report merge")
+        if !destination.isStandardOutput {
             printError(
                 merged.verdict.passed ? "merged: PASS" : "merged: FAIL\n" + merged.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
-        } else {
-            FileHandle.standardOutput.write(data)
         }
         if !merged.verdict.passed { throw ExitStatus.failed.code }
     }

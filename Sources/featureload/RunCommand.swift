@@ -134,11 +134,6 @@ struct RunCommand: AsyncParsableCommand {
         if out.filter({ RawSampleDestination(option: $0) == nil }).count > 1 {
             throw ValidationError("--out names more than one report directory; give one, and csv=FILE or json=FILE for request samples")
         }
-        let paths = rawOutputs.map { URL(fileURLWithPath: $0.path).standardizedFileURL.path }
-        if Set(paths).count < paths.count { throw ValidationError("--out names the same request-sample file twice") }
-        if paths.contains(URL(fileURLWithPath: scenarioFile).standardizedFileURL.path) {
-            throw ValidationError("--out \(scenarioFile) would overwrite the scenario file; name another file")
-        }
         guard (1...64).contains(generators) else { throw ValidationError("--generators must be 1…64, got \(generators)") }
         if generators > 1 && (executionSegment != nil || executionSegmentSequence != nil || startAt != nil) {
             throw ValidationError(
@@ -198,9 +193,7 @@ struct RunCommand: AsyncParsableCommand {
         let metrics: (endpoint: MetricsEndpoint, factory: PrometheusMetricsFactory)?
         do {
             var resolved = try TargetResolution.settings(plan: plan, file: scenarioFile, targetOverride: target, options: targetOptions)
-            try ReportWriter.checkWritable(reportDirectory)
-            // Opened now, so that a file that cannot be created stops the run before any load.
-            rawOutput = rawOutputs.isEmpty ? nil : try RawSampleWriter(destinations: rawOutputs)
+            rawOutput = try openOutputs(reading: resolved)
             metrics = try await metricsOptions.start(logger: logger)
             // The embedded service's own view, on the same endpoint.
             resolved.localMetrics = metrics.map { ServerMetrics(factory: $0.factory) }
@@ -284,7 +277,9 @@ struct RunCommand: AsyncParsableCommand {
             print(report.verdict.passed ? "result: PASS" : "result: FAIL\n" + report.verdict.failures.map { "  - \($0)" }.joined(separator: "\n"))
         }
         for format in written { print("report: \(folder)/\(format.fileName)") }
-        for destination in rawOutputs { print("requests: \(destination.path)") }
+        for destination in rawOutputs {
+            print("requests: \(OutputFile(destination.path, option: "--out").isStandardOutput ? "standard output" : destination.path)")
+        }
         CIReporting.publish(report, folder: folder)
         if interrupted { throw ExitStatus.interrupted.code }
         if !report.verdict.passed { throw ExitStatus.failed.code }

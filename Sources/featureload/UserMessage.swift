@@ -1,4 +1,5 @@
 import FeatureModel
+import FeatureServiceClient
 import Foundation
 
 /// Any error in the words of the person at the terminal: what went wrong in the file, option or service they named,
@@ -22,8 +23,10 @@ enum UserMessage {
         }
     }
 
-    /// `error` in words, leaving out the file's path when the caller prints it already.
+    /// `error` in words, leaving out the file's path when the caller prints it already (and, for an output that
+    /// could not be written, the fix, which the caller gives in its own terms).
     static func describe(_ error: any Error, naming file: String) -> String {
+        if let failure = error as? OutputFile.Failure { return failure.reason }
         let text = describe(error)
         for prefix in [file + ": ", URL(fileURLWithPath: file).path + ": "] where text.hasPrefix(prefix) {
             return String(text.dropFirst(prefix.count))

@@ -221,16 +221,21 @@ enum Featureload {
 
     /// Runs the binary on a thread of its own, so waiting for it never holds one of the few threads Swift
     /// concurrency runs every other test on.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
-        try await runTool(binary.path, arguments, environment: environment)
+    /// - Parameter directory: The working directory (default: the tests').
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil) async throws -> Result {
+        try await runTool(binary.path, arguments, environment: environment, directory: directory)
     }
 
     /// Runs any executable the same way (e.g. a Python harness around the binary).
-    static func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+    static func runTool(
+        _ path: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(
-                    with: Result2 { try runBlocking(arguments, environment: environment, executable: URL(fileURLWithPath: path)) }.result)
+                    with: Result2 {
+                        try runBlocking(arguments, environment: environment, executable: URL(fileURLWithPath: path), directory: directory)
+                    }.result)
             }
             thread.start()
         }
@@ -244,10 +249,13 @@ enum Featureload {
         }
     }
 
-    static func runBlocking(_ arguments: [String], environment: [String: String] = [:], executable: URL? = nil) throws -> Result {
+    static func runBlocking(
+        _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil, directory: String? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable ?? binary
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }

@@ -1,3 +1,4 @@
+import FeatureServiceClient
 import Foundation
 
 /// Writes the edits that did not apply — rejected, failed after retries, and input records that could not be read —
@@ -8,11 +9,15 @@ import Foundation
 /// The records are written exactly as they stood in the input; the reasons go to a tab-separated file next to them
 /// (`<rejects>.reasons.tsv`: position, line, status, ArcGIS code, reason), so the rejects file itself stays clean.
 /// GeoPackage rows, which cannot be written back as rows, are written as Esri JSON edits.
+///
+/// Both are written into what `--rejects` names (``OutputFile``): `/dev/null`, a FIFO or `-` is written, not replaced.
+/// Such a path has no folder to put a reasons file in, so none is written beside it (the journal keeps every reason).
 package enum RejectsWriter {
     /// What was written.
     package struct Written: Sendable, Hashable {
         package var path: String
-        package var reasonsPath: String
+        /// Where the reasons went; nil when the rejects went to a device, a FIFO or standard output.
+        package var reasonsPath: String?
         package var count: Int
     }
 
@@ -44,9 +49,12 @@ package enum RejectsWriter {
                 ))
         }
         records.sort { $0.position.index < $1.position.index }
+        let rejects = OutputFile(path, option: "--rejects")
+        let reasonsFile = OutputFile(reasonsPath, option: "--rejects")
         guard !records.isEmpty else {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: reasonsPath)
+            // A stale regular file goes; `/dev/null` or a link is left as it is.
+            rejects.removeStale()
+            reasonsFile.removeStale()
             return nil
         }
         // A record whose text could not be cut out of the input has only its reason.
@@ -76,14 +84,17 @@ package enum RejectsWriter {
             }
             text = "[" + entries.joined(separator: ",\n") + "]\n"
         }
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let besideFile: Bool
+        if case .replaced = rejects.destination { besideFile = true } else { besideFile = false }
+        try rejects.write(text.utf8)
+        guard besideFile else { return Written(path: path, reasonsPath: nil, count: records.count) }
         var reasons = "position\tline\tstatus\tcode\treason\n"
         for record in records {
             let reason = record.reason.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ")
             reasons +=
                 "\(record.position.index + 1)\t\(record.position.line.map(String.init) ?? "")\t\(record.status)\t\(record.code.map(String.init) ?? "")\t\(reason)\n"
         }
-        try reasons.write(toFile: reasonsPath, atomically: true, encoding: .utf8)
+        try reasonsFile.write(reasons.utf8)
         return Written(path: path, reasonsPath: reasonsPath, count: records.count)
     }
 }

@@ -117,12 +117,15 @@ package final class RawSampleWriter: Sendable {
     private let anchorWallMicroseconds: Int64
     private let anchor: ContinuousClock.Instant
 
-    /// Opens (creates or truncates) every destination's file and writes the CSV headers.
-    /// - Throws: ``LoadRunnerError`` naming the file when one cannot be created.
-    package init(destinations: [RawSampleDestination]) throws {
+    /// Opens every destination's file for writing (a regular one created or truncated; a FIFO, a device or a link
+    /// written into, not replaced) and writes the CSV headers.
+    /// - Parameter standardOutput: The descriptor `-` and `/dev/stdout` write to (1 unless the command moved its
+    ///   own lines off standard output).
+    /// - Throws: ``LoadRunnerError`` naming the option and the file when one cannot be opened.
+    package init(destinations: [RawSampleDestination], standardOutput: Int32 = 1) throws {
         var opened: [RawSampleFile] = []
         for destination in destinations {
-            opened.append(try RawSampleFile(destination))
+            opened.append(try RawSampleFile(destination, standardOutput: standardOutput))
         }
         files = Mutex(opened)
         anchor = ContinuousClock.now
@@ -208,24 +211,30 @@ package final class RawSampleWriter: Sendable {
     }
 }
 
-/// One destination's open file, compressing when its name ends in `.gz`.
+/// One destination's open file, compressing when its name ends in `.gz`: written into what the path names
+/// (``OutputFile/Stream``), so a FIFO, `/dev/null` or a link stays what it is, and `-` is standard output.
 final class RawSampleFile {
     let destination: RawSampleDestination
-    private let handle: FileHandle
+    private let stream: OutputFile.Stream
     private let gzip: GzipStream?
 
-    init(_ destination: RawSampleDestination) throws {
+    /// - Parameter standardOutput: The descriptor `-` and `/dev/stdout` write to.
+    init(_ destination: RawSampleDestination, standardOutput: Int32) throws {
         self.destination = destination
-        // Its folder is made as the reports' is (`--out perf --out csv=perf/requests.csv` on a fresh checkout).
-        let folder = URL(fileURLWithPath: destination.path).deletingLastPathComponent()
-        guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil,
-            FileManager.default.createFile(atPath: destination.path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: destination.path)
-        else {
-            throw LoadRunnerError(
-                "--out \(destination): cannot create \(destination.path) (may its folder be made and written to?)")
+        let file = OutputFile(destination.path, option: "--out \(destination.format.rawValue)=")
+        if case .replaced = file.destination {
+            // Its folder is made as the reports' is (`--out perf --out csv=perf/requests.csv` on a fresh checkout).
+            let folder = URL(fileURLWithPath: destination.path).deletingLastPathComponent()
+            guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil else {
+                throw LoadRunnerError(
+                    "--out \(destination): cannot create \(destination.path) (may its folder be made and written to?)")
+            }
         }
-        self.handle = handle
+        do {
+            stream = try file.openStream(standardOutput: standardOutput)
+        } catch {
+            throw LoadRunnerError(error.description)
+        }
         gzip = destination.isCompressed ? GzipStream() : nil
         if destination.isCompressed && gzip == nil { throw LoadRunnerError("--out \(destination): zlib could not start a gzip stream") }
         if destination.format == .csv {
@@ -235,14 +244,14 @@ final class RawSampleFile {
 
     func write(_ bytes: [UInt8]) throws {
         guard let gzip else {
-            try handle.write(contentsOf: bytes)
+            try stream.write(bytes)
             return
         }
-        try gzip.write(bytes) { try handle.write(contentsOf: $0) }
+        try gzip.write(bytes) { try stream.write($0) }
     }
 
     func close() throws {
-        try gzip?.finish { try handle.write(contentsOf: $0) }
-        try handle.close()
+        try gzip?.finish { try stream.write($0) }
+        try stream.close()
     }
 }

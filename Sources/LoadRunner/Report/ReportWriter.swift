@@ -1,11 +1,25 @@
+import FeatureServiceClient
 import Foundation
 
 /// Writes a run's report files (``ReportFormat``) into a new folder.
+///
+/// `run --out DIR` names a directory, made when missing (a link to one is followed): each run's reports go into a
+/// folder of their own made in it, and every file there is new, written whole (``OutputFile``: beside, then renamed),
+/// so nothing already in DIR is written over. A report folder cannot be a stream: `-`, a device or a FIFO as DIR is
+/// refused before the run, pointing at `csv=-`/`json=-` for request samples on standard output.
 package enum ReportWriter {
     /// Checks before a run that report folders can be made under `root` (creating it), so a long run never ends
     /// without a place for its report.
     /// - Throws: ``LoadRunnerError`` naming the folder and the fix.
     package static func checkWritable(_ root: String) throws {
+        var isDirectory: ObjCBool = false
+        if OutputFile(root, option: "--out").isDescriptor
+            || (FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) && !isDirectory.boolValue)
+        {
+            throw LoadRunnerError(
+                "--out \(root): not a directory; reports are files written into a new folder under the directory --out names. Fix: give a directory (made if missing), and csv=FILE or json=FILE (- for standard output) to stream the requests"
+            )
+        }
         do {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             let probe = "\(root)/.featureload-write-check-\(ProcessInfo.processInfo.processIdentifier)"
@@ -33,7 +47,7 @@ package enum ReportWriter {
         let views = formats.contains { $0 != .json } ? report.views : nil
         for format in [ReportFormat.json] + formats.filter({ $0 != .json }) {
             // Whole or not at all: a merge waiting for generators never reads half a report.
-            try format.render(report, views: views).write(to: URL(fileURLWithPath: "\(folder)/\(format.fileName)"), options: .atomic)
+            try OutputFile("\(folder)/\(format.fileName)", option: "--out").write(format.render(report, views: views))
         }
         return folder
     }

@@ -21,21 +21,26 @@ package enum DatasetCatalog {
     /// - Throws: ``LocalFeatureServerError`` for an unknown name, an unreadable file or a malformed one.
     package static func resolve(_ reference: String, workingDirectory: String, generatedRows: Int? = nil) throws -> ServiceDefinition {
         let definition: ServiceDefinition
-        if reference.contains("/") || reference.hasSuffix(".json") {
-            let path = reference.hasPrefix("/") ? reference : "\(workingDirectory)/\(reference)"
-            definition = try load(path: path, shownAs: reference)
+        if let path = file(for: reference, workingDirectory: workingDirectory) {
+            definition = try load(path: path, shownAs: isPath(reference) ? reference : "\(directory)/\(reference).json")
+        } else if let builtIn = ServiceDefinition.builtIn(named: reference) {
+            definition = builtIn
         } else {
-            let path = "\(workingDirectory)/\(directory)/\(reference).json"
-            if FileManager.default.fileExists(atPath: path) {
-                definition = try load(path: path, shownAs: "\(directory)/\(reference).json")
-            } else if let builtIn = ServiceDefinition.builtIn(named: reference) {
-                definition = builtIn
-            } else {
-                throw LocalFeatureServerError.unknownDataset(reference, known: knownNames(workingDirectory: workingDirectory))
-            }
+            throw LocalFeatureServerError.unknownDataset(reference, known: knownNames(workingDirectory: workingDirectory))
         }
         return RowGenerator.addingGeneratedRows(to: definition, rowsOverride: generatedRows)
     }
+
+    /// The file `reference` names (rules 1 and 2 above): its path, or nil for a built-in dataset. A command that
+    /// writes files checks that none is this one.
+    package static func file(for reference: String, workingDirectory: String) -> String? {
+        if isPath(reference) { return reference.hasPrefix("/") ? reference : "\(workingDirectory)/\(reference)" }
+        let path = "\(workingDirectory)/\(directory)/\(reference).json"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// Whether `reference` is a path (rule 1) rather than a name.
+    private static func isPath(_ reference: String) -> Bool { reference.contains("/") || reference.hasSuffix(".json") }
 
     /// The definition in the dataset file at `path`.
     /// - Parameters:
