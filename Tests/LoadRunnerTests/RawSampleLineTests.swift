@@ -37,6 +37,18 @@ import Testing
         #expect(lines[1] == #"1764600000.128456,"a,""b""",applyEdits,200,0,2000.001,0.250,11,21,3,0,0,1,branch=main&env=ci&team=qa %26 perf"#)
     }
 
+    @Test(
+        "csv: a field a spreadsheet would run as a formula is quoted behind a '",
+        arguments: [
+            ("=HYPERLINK(\"http://x\")", #""'=HYPERLINK(""http://x"")""#), ("+1", #""'+1""#), ("-2", #""'-2""#), ("@SUM(A1)", #""'@SUM(A1)""#),
+            ("\tcmd", "\"'\tcmd\""), ("load-1", "load-1"), ("a=b", "a=b"),
+        ])
+    func csvFormulas(_ text: String, _ written: String) {
+        var bytes: [UInt8] = []
+        RawSampleLine.csvText(text, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == written)
+    }
+
     @Test("json: one object per request with every column, strings escaped, no server time as null")
     func jsonLines() throws {
         let requests = [RequestSample(status: RequestSample.interrupted, duration: .milliseconds(7), failed: true, started: Self.anchor)]

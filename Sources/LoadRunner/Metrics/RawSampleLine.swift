@@ -123,14 +123,19 @@ enum RawSampleLine {
         }
     }
 
-    /// A CSV field: as it is, or quoted (quotes doubled) when it holds a comma, a quote or a line break.
+    /// A CSV field: as it is, or quoted (quotes doubled) when it holds a comma, a quote or a line break. A field that
+    /// begins with `=`, `+`, `-`, `@`, a tab or a carriage return (a scenario, operation or tag a spreadsheet would
+    /// run as a formula) is quoted with a `'` before it, as OWASP's CSV-injection advice has it.
     static func csvText(_ text: String, to bytes: inout [UInt8]) {
-        let needsQuotes = text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
+        let formula =
+            text.utf8.first.map { [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D].contains($0) } ?? false
+        let needsQuotes = formula || text.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }
         guard needsQuotes else {
             bytes += text.utf8
             return
         }
         bytes.append(UInt8(ascii: "\""))
+        if formula { bytes.append(UInt8(ascii: "'")) }
         for byte in text.utf8 {
             if byte == UInt8(ascii: "\"") { bytes.append(byte) }
             bytes.append(byte)
