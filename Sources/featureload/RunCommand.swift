@@ -150,8 +150,15 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        if let startAt, Self.date(startAt) == nil {
-            throw ValidationError("--start-at \(startAt): write an RFC 3339 time such as 2026-11-25T15:30:00Z")
+        if let startAt {
+            guard let start = Self.date(startAt) else {
+                throw ValidationError("--start-at \(startAt): write an RFC 3339 time such as 2026-11-25T15:30:00Z")
+            }
+            // It lines generators up; a start days away is a typo that would hold a CI job until it times out.
+            guard start.timeIntervalSinceNow <= Self.longestStartWait else {
+                throw ValidationError(
+                    "--start-at \(startAt) is more than 24 hours away; give a time within the next 24 hours (it starts generators together)")
+            }
         }
     }
 
@@ -173,6 +180,9 @@ struct RunCommand: AsyncParsableCommand {
         let sequence = try executionSegmentSequence.map { text throws(ExecutionSegmentError) in try ExecutionSegmentSequence(parsing: text) }
         return try ExecutionTuple(segment: segment, sequence: sequence)
     }
+
+    /// The furthest ahead `--start-at` may be, in seconds.
+    static let longestStartWait: TimeInterval = 24 * 3600
 
     static func date(_ text: String) -> Date? {
         (try? Date(text, strategy: .iso8601)) ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))

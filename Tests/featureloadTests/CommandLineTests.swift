@@ -344,6 +344,17 @@ final class Mutexed<Value: Sendable>: @unchecked Sendable {
         let bad = try await Featureload.run(["validate", file, "--target", "https://gis.example/arcgis"])
         #expect(bad.status == 64 && bad.errorOutput.contains("--target"), "\(bad.errorOutput)")
     }
+
+    @Test("--start-at more than 24 hours away is refused at once, not waited for")
+    func farStart() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/s.yaml"
+        try "scenarios:\n  s:\n    executor: shared-iterations\n    vus: 1\n    iterations: 1\n    exec: query\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        let far = try await Featureload.run(["run", file, "--start-at", "9999-12-31T23:59:59Z", "--out", directory.path + "/out"])
+        #expect(far.status == 64, "\(far.errorOutput)")
+        #expect(far.errorOutput.contains("--start-at 9999-12-31T23:59:59Z is more than 24 hours away"), "\(far.errorOutput)")
+    }
 }
 
 @Suite struct ThresholdCommandTests {
