@@ -200,7 +200,9 @@ struct ApplyCommand: AsyncParsableCommand {
         }
         if let batchSize, !(1...10_000).contains(batchSize) { throw ValidationError("--batch-size must be 1…10000, got \(batchSize)") }
         if let concurrency, !(1...256).contains(concurrency) { throw ValidationError("--concurrency must be 1…256, got \(concurrency)") }
-        if let rate, !(rate >= 0.01) { throw ValidationError("--rate must be at least 0.01 edits per second, got \(rate)") }
+        if let rate, !(rate >= 0.01) || !rate.isFinite {
+            throw ValidationError("--rate must be a number of edits per second, 0.01 or more (leave it out for no limit), got \(rate)")
+        }
         if (attachments == nil) != (attachmentKey == nil) {
             throw ValidationError(
                 "--attachments DIR and --attachment-key FIELD go together: the directory of the files, and the attribute that names them")

@@ -291,7 +291,11 @@ import Testing
         #expect(result.status == 64, "\(result.output)\(result.errorOutput)")
         #expect(result.errorOutput.contains("--wait-for-service 'soon' is not a duration; write e.g. 0, 90s, 15m or 2h"), "\(result.errorOutput)")
         let slow = try await Featureload.run(["apply", "parks.geojson", "--to", "local", "--layer", "0", "--rate", "0.001"])
-        #expect(slow.status == 64 && slow.errorOutput.contains("--rate must be at least 0.01 edits per second"), "\(slow.errorOutput)")
+        #expect(slow.status == 64 && slow.errorOutput.contains("--rate must be a number of edits per second, 0.01 or more"), "\(slow.errorOutput)")
+        for endless in ["inf", "nan"] {
+            let refused = try await Featureload.run(["apply", "parks.geojson", "--to", "local", "--layer", "0", "--rate", endless])
+            #expect(refused.status == 64 && refused.errorOutput.contains("leave it out for no limit"), "\(refused.errorOutput)")
+        }
         let help = try await Featureload.run(["apply", "--help"])
         #expect(help.output.contains("--wait-for-service <duration>"), "\(help.output)")
     }
