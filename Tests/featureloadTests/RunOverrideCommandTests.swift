@@ -190,5 +190,13 @@ import Testing
         let reserved = try await Featureload.run(["run", file, "--tag", "scenario=x", "-e", "FL_VUS=1"], environment: ["FL_API_TOKEN": secret])
         let comment20 = Comment(rawValue: "\(reserved.errorOutput)")
         #expect(reserved.status == 64 && reserved.errorOutput.contains("--tag scenario"), comment20)
+        // Names that would break a scrape (le, __name__) or be dropped from /metrics (run_id, generator, also as run-id).
+        for (tag, says) in [
+            ("le=1", "le is a label"), ("__name__=x", "begins with __"), ("run-id=x", "run-id (the label run_id)"),
+            ("generator=g", "generator is a label"),
+        ] {
+            let refused = try await Featureload.run(["run", file, "--tag", tag, "-e", "FL_VUS=1"], environment: ["FL_API_TOKEN": secret])
+            #expect(refused.status == 64 && refused.errorOutput.contains(says), "\(tag): \(refused.errorOutput)")
+        }
     }
 }

@@ -22,9 +22,6 @@ package enum LiveMetricName {
         .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
         .seconds(30), .seconds(60),
     ]
-
-    /// Built-in label names; a run tag of the same name is left out rather than override one.
-    static let reservedLabels: Set<String> = ["scenario", "operation", "status", "generator", "run_id"]
 }
 
 /// Counts what a run does through swift-metrics as it happens, for a scrape while the run lasts.
@@ -63,9 +60,9 @@ package final class LiveRunMetrics: Sendable {
         var result: [(String, String)] = []
         var names: Set<String> = []
         for (key, value) in tags.sorted(by: { $0.key < $1.key }) {
-            var name = String(key.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") ? $0 : "_" })
-            if name.first.map({ $0.isNumber }) ?? true { name = "_" + name }
-            guard !LiveMetricName.reservedLabels.contains(name), names.insert(name).inserted else { continue }
+            let name = TagName.label(key)
+            // Refused where tags are read (``TagName/problem(_:)``); left out here should one come another way.
+            guard TagName.problem(key) == nil, names.insert(name).inserted else { continue }
             result.append((name, value))
         }
         return result

@@ -27,8 +27,9 @@ extension ScenarioParser {
                     spec.tags[key] = text
                 }
             }
-            for reserved in ["scenario", "operation", "status"] where spec.tags[reserved] != nil {
-                reader.issue(tagsNode, field: "\(path).tags.\(reserved)", problem: "is set by featureload", fix: "choose another tag name")
+            for key in spec.tags.keys.sorted() {
+                guard let problem = TagName.problem(key) else { continue }
+                reader.issue(tagsNode, field: "\(path).tags.\(key)", problem: "cannot be a tag: \(problem)", fix: "rename the tag")
             }
         }
         if let retryNode = map["retry"] { spec.retry = readRetry(retryNode, field: "\(path).retry", &reader) }

@@ -99,8 +99,6 @@ struct RunTagOptions: ParsableArguments {
             valueName: "key=value"))
     var entries: [String] = []
 
-    static let reserved = ["scenario", "operation", "status"]
-
     func validate() throws { _ = try tags() }
 
     /// The tags as a dictionary.
@@ -112,9 +110,7 @@ struct RunTagOptions: ParsableArguments {
             guard parts.count == 2, !parts[0].isEmpty, !parts[0].contains(where: { "{},:".contains($0) }) else {
                 throw ValidationError("--tag '\(entry)': write key=value, the key without { } , or :")
             }
-            guard !Self.reserved.contains(parts[0]) else {
-                throw ValidationError("--tag \(parts[0]): featureload sets \(Self.reserved.joined(separator: ", ")) itself; choose another name")
-            }
+            if let problem = TagName.problem(parts[0]) { throw ValidationError("--tag \(parts[0]): \(problem)") }
             guard result[parts[0]] == nil else { throw ValidationError("--tag \(parts[0]) is given twice; keep one") }
             result[parts[0]] = parts[1]
         }

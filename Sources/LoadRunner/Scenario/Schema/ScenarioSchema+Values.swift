@@ -147,12 +147,13 @@ extension ScenarioSchema {
 
     static let tagsDefinition: SchemaValue = [
         "description":
-            "Tags added to every metric of the scenario, as name: value; scenario, operation and status are set by featureload and cannot be used.",
+            "Tags added to every metric of the scenario, as name: value; the labels featureload and Prometheus set (scenario, operation, status, generator, run_id, le, quantile) and names beginning with __ cannot be used.",
         "type": "object",
         "propertyNames": [
             "minLength": 1,
-            "not": ["enum": ["scenario", "operation", "status"]],
-            "errorMessage": "scenario, operation and status are set by featureload: choose another tag name",
+            "not": ["anyOf": [["enum": .array(TagName.reserved.map { .string($0) })], ["pattern": "^__"]]],
+            "errorMessage":
+                "scenario, operation, status, generator, run_id, le and quantile are labels featureload or Prometheus sets, and __ begins Prometheus' own: choose another tag name",
         ],
         "additionalProperties": ["description": "The tag's value; required, not empty.", "$ref": "#/$defs/text", "minLength": 1],
         "examples": [["build": "${BUILD_ID}", "team": "qa"]],
