@@ -23,19 +23,7 @@ enum LocalFile {
         let partial = path + ".partial"
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BodyReader.Failure(description: "cannot create \(partial) (errno \(errno))") }
-        var written = 0
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = systemWrite(descriptor, buffer.baseAddress! + written, min(buffer.count - written, 1 << 20))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                written += count
-            }
-        }
+        var failure = bytes.withUnsafeBytes { OutputFile.writeAll(descriptor, $0) } ?? 0
         if failure == 0 && fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
         guard failure == 0, rename(partial, path) == 0 else {
@@ -66,13 +54,4 @@ extension LocalFile {
     static func remove(_ path: String) {
         unlink(path)
     }
-}
-
-/// `write(2)`, named apart from ``LocalFile/write(_:to:)``.
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, buffer, count)
-    #else
-    Darwin.write(descriptor, buffer, count)
-    #endif
 }

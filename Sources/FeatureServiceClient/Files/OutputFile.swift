@@ -213,7 +213,8 @@ package struct OutputFile: Sendable, Hashable {
     }
 }
 
-/// `write(2)`, named apart from ``OutputFile/write(_:)``.
+/// `write(2)`, named apart from ``OutputFile/write(_:)`` (and ``LocalFile/write(_:to:)``, which writes through
+/// ``OutputFile/writeAll(_:_:)``).
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
     Glibc.write(descriptor, buffer, count)

@@ -51,24 +51,14 @@ struct SpatialFilter: Sendable, Hashable {
     static func parse(_ parameters: RequestParameters, storage: LayerSchema.GeometryStorage) throws(ServiceError) -> SpatialFilter? {
         guard let text = parameters["geometry"] else { return nil }
         if storage == .none { throw ServiceError.invalidParameter("geometry", reason: "a table has no geometry to filter on") }
-        var type: GeometryType?
-        if let given = parameters["geometryType"] {
-            guard let known = geometryTypes[given.trimmed.lowercased()] else {
-                throw ServiceError.invalidParameter(
-                    "geometryType",
-                    reason: "supported: esriGeometryEnvelope, esriGeometryPoint, esriGeometryMultipoint, esriGeometryPolyline, esriGeometryPolygon")
-            }
-            type = known
-        }
-        var relation = Relation.intersects
-        if let given = parameters["spatialRel"] {
-            guard let known = relations[given.trimmed.lowercased()] else {
-                throw ServiceError.invalidParameter(
-                    "spatialRel",
-                    reason: "supported: esriSpatialRelIntersects, esriSpatialRelEnvelopeIntersects, esriSpatialRelContains, esriSpatialRelWithin")
-            }
-            relation = known
-        }
+        let type = try option(
+            parameters, "geometryType", in: geometryTypes,
+            supported: "esriGeometryEnvelope, esriGeometryPoint, esriGeometryMultipoint, esriGeometryPolyline, esriGeometryPolygon")
+        let relation =
+            try option(
+                parameters, "spatialRel", in: relations,
+                supported: "esriSpatialRelIntersects, esriSpatialRelEnvelopeIntersects, esriSpatialRelContains, esriSpatialRelWithin")
+            ?? .intersects
         let (given, embedded) = try geometry(text, type: type)
         let reference = try spatialReference(parameters["inSR"], embedded: embedded)
         var geometry = closingRings(given)
@@ -87,6 +77,16 @@ struct SpatialFilter: Sendable, Hashable {
             throw ServiceError.invalidParameter("geometry", reason: error.message)
         }
         return SpatialFilter(geometry: geometry, relation: relation, bounds: bounds)
+    }
+
+    /// The value `table` has for parameter `name` (compared lower-cased), nil when it is not given.
+    /// - Throws: ``ServiceError`` (400) naming `name` and what is `supported`, for any other value.
+    private static func option<Value>(
+        _ parameters: RequestParameters, _ name: String, in table: [String: Value], supported: String
+    ) throws(ServiceError) -> Value? {
+        guard let given = parameters[name] else { return nil }
+        guard let value = table[given.trimmed.lowercased()] else { throw ServiceError.invalidParameter(name, reason: "supported: \(supported)") }
+        return value
     }
 
     /// The geometry of `text` (JSON or a comma list) and its embedded spatial reference's wkid, checked against `type`.

@@ -165,7 +165,7 @@ struct EditWriter {
             )
         }
         let objectId = db.lastInsertedRowID
-        if bounds != nil { try ShapeIndex.write(bounds, objectId: objectId, layer: layer, db: db) }
+        if let bounds { try ShapeIndex.insert(bounds, objectId: objectId, layer: layer, db: db) }
         return EditResult(objectId: objectId, globalId: globalId, success: true)
     }
 
@@ -234,7 +234,7 @@ struct EditWriter {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values)) else {
             return fail(label, EditErrorCode.objectMissing, "Object is missing.", objectId: objectId, globalId: key.globalId)
         }
-        if let bounds, ShapeIndex.isIndexed(layer) { try ShapeIndex.write(bounds, objectId: row[0], layer: layer, db: db) }
+        if let bounds, ShapeIndex.isIndexed(layer) { try ShapeIndex.replace(bounds, objectId: row[0], layer: layer, db: db) }
         return EditResult(objectId: row[0], globalId: row[1], success: true)
     }
 

@@ -81,15 +81,17 @@ enum GeometryCoercion {
         case .success(let found): reference = found
         }
         var bad: (Double, Double)?
+        var bounds: ShapeBounds?
         let stored = decoded.mappingCoordinates { x, y in
             let (outX, outY) = reference == .webMercator ? QuerySpatialReference.unproject(x: x, y: y) : (x, y)
             if bad == nil && !isGeographic(x: outX, y: outY) { bad = (x, y) }
+            ShapeBounds.include(outX, outY, in: &bounds)
             return (outX, outY)
         }
         if let (x, y) = bad { return outOfRange(x, y) }
-        if reference == .wgs84 { return .success(.json(text, ShapeBounds(stored))) }
+        if reference == .wgs84 { return .success(.json(text, bounds)) }
         guard let normalized = try? WireJSON.string(stored) else { return failure("geometry is not encodable") }
-        return .success(.json(normalized, ShapeBounds(stored)))
+        return .success(.json(normalized, bounds))
     }
 
     /// The geometry's spatial reference: WGS 84 when it names none.

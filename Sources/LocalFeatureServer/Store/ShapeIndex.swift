@@ -12,19 +12,24 @@ struct ShapeBounds: Sendable, Hashable {
     init?(_ geometry: Geometry) {
         var bounds: ShapeBounds?
         _ = geometry.allCoordinates { x, y in
-            if var known = bounds {
-                known.xmin = min(known.xmin, x)
-                known.ymin = min(known.ymin, y)
-                known.xmax = max(known.xmax, x)
-                known.ymax = max(known.ymax, y)
-                bounds = known
-            } else {
-                bounds = ShapeBounds(xmin: x, ymin: y, xmax: x, ymax: y)
-            }
+            ShapeBounds.include(x, y, in: &bounds)
             return true
         }
         guard let bounds else { return nil }
         self = bounds
+    }
+
+    /// Grows `bounds` (nil: none yet) to hold (x, y).
+    static func include(_ x: Double, _ y: Double, in bounds: inout ShapeBounds?) {
+        guard var known = bounds else {
+            bounds = ShapeBounds(xmin: x, ymin: y, xmax: x, ymax: y)
+            return
+        }
+        known.xmin = min(known.xmin, x)
+        known.ymin = min(known.ymin, y)
+        known.xmax = max(known.xmax, x)
+        known.ymax = max(known.ymax, y)
+        bounds = known
     }
 
     init(xmin: Double, ymin: Double, xmax: Double, ymax: Double) {
@@ -75,12 +80,16 @@ enum ShapeIndex {
         ]
     }
 
-    /// Sets (or, with nil, removes) the bounds of row `objectId`.
-    static func write(_ bounds: ShapeBounds?, objectId: Int64, layer: LayerSchema, db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM \(table(layer)) WHERE id = ?").execute(arguments: [objectId])
-        guard let bounds else { return }
+    /// Adds the bounds of a row just inserted.
+    static func insert(_ bounds: ShapeBounds, objectId: Int64, layer: LayerSchema, db: Database) throws {
         try db.cachedStatement(sql: "INSERT INTO \(table(layer)) (id, xmin, xmax, ymin, ymax) VALUES (?, ?, ?, ?, ?)")
             .execute(arguments: [objectId, bounds.xmin, bounds.xmax, bounds.ymin, bounds.ymax])
+    }
+
+    /// Sets (or, with nil, removes) the bounds of a row whose geometry changed.
+    static func replace(_ bounds: ShapeBounds?, objectId: Int64, layer: LayerSchema, db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM \(table(layer)) WHERE id = ?").execute(arguments: [objectId])
+        if let bounds { try insert(bounds, objectId: objectId, layer: layer, db: db) }
     }
 
     /// Creates the index of a database made before it existed and fills it from the stored geometries.
@@ -97,7 +106,7 @@ enum ShapeIndex {
         )
         while let row = try rows.next() {
             guard let text = row[1] as String?, let geometry = try? WireJSON.decode(Geometry.self, from: text) else { continue }
-            try write(ShapeBounds(geometry), objectId: row[0], layer: layer, db: db)
+            if let bounds = ShapeBounds(geometry) { try insert(bounds, objectId: row[0], layer: layer, db: db) }
         }
     }
 }
