@@ -18,10 +18,13 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     public var features: [Feature]
     /// True when more rows match than this answer holds (paging or `maxRecordCount`).
     public var exceededTransferLimit: Bool?
+    /// Present when the geometries are quantized (`quantizationParameters`): how their integers map back.
+    public var transform: QuantizationTransform?
 
     package init(
         objectIdFieldName: String?, globalIdFieldName: String?, geometryType: GeometryType?,
-        spatialReference: SpatialReference?, fields: [Field]?, features: [Feature], exceededTransferLimit: Bool?
+        spatialReference: SpatialReference?, fields: [Field]?, features: [Feature], exceededTransferLimit: Bool?,
+        transform: QuantizationTransform? = nil
     ) {
         self.objectIdFieldName = objectIdFieldName
         self.globalIdFieldName = globalIdFieldName
@@ -30,6 +33,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         self.fields = fields
         self.features = features
         self.exceededTransferLimit = exceededTransferLimit
+        self.transform = transform
         if geometryType != nil {
             self.hasZ = false
             self.hasM = false
@@ -37,7 +41,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case objectIdFieldName, globalIdFieldName, geometryType, spatialReference, hasZ, hasM, fields, features,
+        case objectIdFieldName, globalIdFieldName, geometryType, spatialReference, hasZ, hasM, transform, fields, features,
             exceededTransferLimit
     }
 
@@ -53,6 +57,7 @@ public struct FeatureSet: Sendable, Hashable, Codable {
         fields = try c.decodeIfPresent([Field].self, forKey: .fields)
         features = try c.decodeIfPresent([Feature].self, forKey: .features) ?? []
         exceededTransferLimit = try c.decodeIfPresent(Bool.self, forKey: .exceededTransferLimit)
+        transform = try c.decodeIfPresent(QuantizationTransform.self, forKey: .transform)
     }
 }
 
