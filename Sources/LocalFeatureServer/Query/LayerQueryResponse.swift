@@ -48,7 +48,8 @@ enum LayerQueryResponse {
                 spatialReference: geometryType == nil ? nil : query.geometryOutput.spatialReference.wire,
                 fields: query.outFields.map { layer.fields[$0] },
                 features: features,
-                exceededTransferLimit: exceeded
+                exceededTransferLimit: exceeded,
+                transform: geometryType == nil ? nil : query.geometryOutput.quantization?.transform
             )
         }
     }

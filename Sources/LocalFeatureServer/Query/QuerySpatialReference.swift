@@ -72,36 +72,49 @@ enum QuerySpatialReference: Sendable, Hashable {
     }
 }
 
-/// How answer geometries are written: the output spatial reference, `maxAllowableOffset` and `geometryPrecision`
-/// (decimal places).
+/// How answer geometries are written: the output spatial reference, `maxAllowableOffset`, `geometryPrecision`
+/// (decimal places) and `quantizationParameters`.
 struct GeometryOutput: Sendable, Hashable {
     var spatialReference: QuerySpatialReference = .wgs84
-    /// Decimal places to round coordinates to; nil keeps full precision.
+    /// Decimal places to round coordinates to; nil keeps full precision. Not used when quantized.
     var precision: Int?
     /// `maxAllowableOffset`, in the output spatial reference's units; nil (or 0) answers shapes as stored.
     var maxAllowableOffset: Double?
+    /// Integer coordinates on a grid (`quantizationParameters`); nil answers coordinates as numbers.
+    var quantization: Quantization?
+
+    /// How far lines and polygons may be simplified: `maxAllowableOffset`, else one cell in quantization's view
+    /// mode; nil when they are answered as stored.
+    var generalizationOffset: Double? {
+        if let maxAllowableOffset { return maxAllowableOffset }
+        guard let quantization, quantization.mode == .view else { return nil }
+        return quantization.tolerance
+    }
 
     /// A stored WGS 84 point, as answered.
     func point(x: Double, y: Double) -> Geometry {
         let (outX, outY) = coordinate(x, y)
-        return .point(x: outX, y: outY)
+        guard let quantization else { return .point(x: outX, y: outY) }
+        let (i, j) = quantization.cell(outX, outY)
+        return .point(x: i, y: j)
     }
 
     /// A stored geometry (coordinates in WGS 84), as answered: projected, then generalized (`generalizer`, for
-    /// ``maxAllowableOffset``), then rounded.
+    /// ``generalizationOffset``), then quantized or rounded.
     func transform(_ geometry: Geometry, generalizer: Generalizer? = nil) -> Geometry {
-        guard let generalizer else {
+        guard generalizer != nil || quantization != nil else {
             if spatialReference == .wgs84 && precision == nil { return geometry }
             return geometry.mappingCoordinates(coordinate)
         }
         var projected = geometry
         if spatialReference == .webMercator { projected = geometry.mappingCoordinates { QuerySpatialReference.project(longitude: $0, latitude: $1) } }
-        let generalized = generalizer.generalize(projected)
+        let generalized = generalizer?.generalize(projected) ?? projected
+        if let quantization { return quantization.quantize(generalized) }
         guard let precision else { return generalized }
         return generalized.mappingCoordinates { (Self.round($0, precision), Self.round($1, precision)) }
     }
 
-    /// A WGS 84 coordinate projected and rounded as asked.
+    /// A WGS 84 coordinate projected and rounded as asked (never quantized).
     func coordinate(_ x: Double, _ y: Double) -> (Double, Double) {
         var (outX, outY) = (x, y)
         if spatialReference == .webMercator { (outX, outY) = QuerySpatialReference.project(longitude: x, latitude: y) }

@@ -7,7 +7,8 @@ extension LayerQuery {
     /// `geometry` with `geometryType`, `inSR` and `spatialRel` (see ``SpatialFilter``).
     /// Output: `outFields` (`*` or a comma list; default the object ID only, as ArcGIS), `returnGeometry` (default
     /// true), `outSR` (4326 or 102100/3857; default 4326) and `geometryPrecision` (0…17 decimals), `orderByFields`
-    /// (`a ASC, b DESC`), `resultOffset` and `resultRecordCount` (default and cap `maxRecordCount`).
+    /// (`a ASC, b DESC`), `resultOffset` and `resultRecordCount` (default and cap `maxRecordCount`),
+    /// `maxAllowableOffset` (see ``Generalizer``) and `quantizationParameters` (see ``Quantization``).
     /// Forms, first match wins: `returnCountOnly` (ignores paging; with `returnDistinctValues` counts distinct
     /// combinations of `outFields`; with `returnExtentOnly` adds the extent), `returnIdsOnly` (uncapped),
     /// `returnExtentOnly`, `outStatistics` (with `groupByFieldsForStatistics`; see ``StatisticsQuery``),
@@ -33,7 +34,7 @@ extension LayerQuery {
         }
         let objectIds = try parameters["objectIds"].map { text throws(ServiceError) in try parseObjectIds(text) }
         let spatial = try SpatialFilter.parse(parameters, storage: layer.geometry)
-        let geometryOutput = try parseGeometryOutput(parameters)
+        let geometryOutput = try parseGeometryOutput(parameters, layer: layer)
         let outFields = try layer.outFieldIndexes(parameters["outFields"])
         let orderTerms = try parameters["orderByFields"].map { text throws(ServiceError) in try parseOrderTerms(text) } ?? []
         let returnGeometry = try parameters.bool("returnGeometry", default: true)
@@ -100,7 +101,7 @@ extension LayerQuery {
         return ids
     }
 
-    private static func parseGeometryOutput(_ parameters: RequestParameters) throws(ServiceError) -> GeometryOutput {
+    private static func parseGeometryOutput(_ parameters: RequestParameters, layer: LayerSchema) throws(ServiceError) -> GeometryOutput {
         var output = GeometryOutput()
         if let text = parameters["outSR"] {
             guard let reference = QuerySpatialReference(parameter: text) else {
@@ -118,6 +119,7 @@ extension LayerQuery {
             }
             output.maxAllowableOffset = offset > 0 ? offset : nil
         }
+        output.quantization = try Quantization.parse(parameters, output: output.spatialReference, layerExtent: layer.info.extent)
         return output
     }
 

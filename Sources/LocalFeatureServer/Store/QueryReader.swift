@@ -78,7 +78,7 @@ enum QueryReader {
             "SELECT \(columns.joined(separator: ", ")) FROM \(layer.table) WHERE \(condition.sql) ORDER BY \(orderSQL) LIMIT ? OFFSET ?"
         let arguments = condition.bindings + [.integer(Int64(limit) + 1), .integer(Int64(offset))]
         let fields = query.outFields.map { layer.fields[$0] }
-        let generalizer = query.geometryOutput.maxAllowableOffset.map(Generalizer.init(offset:))
+        let generalizer = query.geometryOutput.generalizationOffset.map(Generalizer.init(offset:))
         var features: [Feature] = []
         features.reserveCapacity(min(limit, 2_000))
         var exceeded = false
