@@ -46,6 +46,10 @@ public struct AdvancedQueryCapabilities: Sendable, Hashable, Codable {
     public var supportsPaginationOnAggregatedQueries: Bool?
     /// Whether queries take a `resultType`.
     public var supportsQueryWithResultType: Bool?
+    /// Whether queries take `maxRecordCountFactor`.
+    public var supportsMaxRecordCountFactor: Bool?
+    /// Whether queries take `cacheHint`.
+    public var supportsQueryWithCacheHint: Bool?
 
     package init(
         supportsPagination: Bool? = true, supportsOrderBy: Bool? = true, supportsDistinct: Bool? = true,
@@ -116,8 +120,12 @@ public struct LayerInfo: Sendable, Hashable, Codable {
     public var capabilities: String?
     /// The most features one query answers; page beyond it.
     public var maxRecordCount: Int?
-    /// The most features one standardized (tile) query answers.
+    /// The most features one query with `resultType=standard` answers.
     public var standardMaxRecordCount: Int?
+    /// The most features one query with `resultType=tile` answers.
+    public var tileMaxRecordCount: Int?
+    /// Whether queries take `quantizationParameters`.
+    public var supportsCoordinatesQuantization: Bool?
     /// The answer formats queries offer, such as `JSON`.
     public var supportedQueryFormats: String?
     /// Whether applyEdits honours `rollbackOnFailure=false`.

@@ -11,12 +11,14 @@ public struct QuantizationTransform: Sendable, Hashable, Codable {
         case lowerLeft
     }
 
+    /// Where grid row 0 is: the extent's top (`upperLeft`) or bottom (`lowerLeft`).
     public var originPosition: OriginPosition
     /// `[x, y, z, m]` cell sizes; z and m are 0 (answers carry no z or m).
     public var scale: [Double]
     /// `[x, y, z, m]` of the grid origin: the extent's left edge and its top (`upperLeft`) or bottom (`lowerLeft`).
     public var translate: [Double]
 
+    /// A transform as an answer states it.
     public init(originPosition: OriginPosition, scale: [Double], translate: [Double]) {
         self.originPosition = originPosition
         self.scale = scale

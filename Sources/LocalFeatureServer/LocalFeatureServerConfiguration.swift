@@ -14,6 +14,10 @@ public struct LocalFeatureServerConfiguration: Sendable {
     /// Most features one query answers (`maxRecordCount` in the metadata). Default 2000. Keep it ≥ 200: the
     /// `arcgis` Python client fetches in chunks of 200 object IDs without paging inside a chunk.
     public var maxRecordCount: Int = 2000
+    /// Most features one query with `resultType=standard` answers (`standardMaxRecordCount`). Default 32,000.
+    public var standardMaxRecordCount: Int = 32_000
+    /// Most features one query with `resultType=tile` (a map tile) answers (`tileMaxRecordCount`). Default 8,000.
+    public var tileMaxRecordCount: Int = 8_000
     /// The services to host: dataset names, or paths of dataset files (`Scenarios/datasets`). Empty (the default):
     /// the single ``dataset``.
     public var datasets: [String] = []
@@ -48,6 +52,11 @@ public struct LocalFeatureServerConfiguration: Sendable {
 }
 
 extension LocalFeatureServerConfiguration {
+    /// The three record limits, by `resultType`.
+    var recordLimits: RecordLimits {
+        RecordLimits(maxRecordCount: maxRecordCount, standardMaxRecordCount: standardMaxRecordCount, tileMaxRecordCount: tileMaxRecordCount)
+    }
+
     /// Whether `host` is a loopback address or name (`localhost`, `::1`, a dotted address in `127.0.0.0/8`): a
     /// server listening there is reachable from this machine only.
     package static func isLoopback(_ host: String) -> Bool {

@@ -111,7 +111,7 @@ struct ServerSession: Sendable {
     /// ALPN), calling
     /// `onServerRunning` with the bound port.
     func makeApplication(logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
-        let responder = FeatureServerResponder(stores: stores, maxRecordCount: configuration.maxRecordCount, logger: logger)
+        let responder = FeatureServerResponder(stores: stores, limits: configuration.recordLimits, logger: logger)
         let requestedPort = configuration.port
         let connections = configuration.connections
         return Application(

@@ -98,6 +98,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Most features one query returns.")
     var maxRecordCount: Int = 2000
 
+    @Option(help: "Most features one query with resultType=standard returns.")
+    var standardMaxRecordCount: Int = 32_000
+
+    @Option(help: "Most features one query with resultType=tile (a map tile) returns.")
+    var tileMaxRecordCount: Int = 8_000
+
     @Option(help: ArgumentHelp("Users file (YAML or JSON username/password pairs); turns on token security.", valueName: "file"))
     var users: String?
 
@@ -164,7 +170,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         if let metricsListen { _ = try MetricsEndpoint.address(metricsListen) }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535, got \(port)") }
-        guard maxRecordCount >= 1 else { throw ValidationError("--max-record-count must be at least 1, got \(maxRecordCount)") }
+        for (name, value) in [("max", maxRecordCount), ("standard-max", standardMaxRecordCount), ("tile-max", tileMaxRecordCount)] where value < 1 {
+            throw ValidationError("--\(name)-record-count must be at least 1, got \(value)")
+        }
         if let rows, rows < 0 { throw ValidationError("--rows must be 0 or more, got \(rows)") }
         try validateTLSOptions()
         guard idleTimeout > 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be more than 0 seconds, got \(idleTimeout)") }
@@ -194,6 +202,8 @@ struct ServeCommand: AsyncParsableCommand {
         )
         configuration.datasets = dataset
         configuration.generatedRows = rows
+        configuration.standardMaxRecordCount = standardMaxRecordCount
+        configuration.tileMaxRecordCount = tileMaxRecordCount
         try applySecurityAndFaultOptions(to: &configuration)
         configuration.tls = tlsSettings
         configuration.browser = LocalFeatureServerConfiguration.BrowserPolicy(allowedOrigins: allowOrigin, allowedHosts: allowHost)

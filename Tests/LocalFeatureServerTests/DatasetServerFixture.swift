@@ -45,13 +45,15 @@ struct DatasetClient: Sendable {
 
 /// Runs `body` against a real server hosting `datasets` (names or paths) with temporary databases.
 func withDatasetServer<T: Sendable>(
-    _ datasets: [String], generatedRows: Int? = nil, _ body: @Sendable (DatasetClient) async throws -> T
+    _ datasets: [String], generatedRows: Int? = nil, configure: (inout LocalFeatureServerConfiguration) -> Void = { _ in },
+    _ body: @Sendable (DatasetClient) async throws -> T
 ) async throws -> T {
     var logger = Logger(label: "featureload.test-datasets")
     logger.logLevel = .warning
     var configuration = LocalFeatureServerConfiguration()
     configuration.datasets = datasets
     configuration.generatedRows = generatedRows
+    configure(&configuration)
     return try await withLocalFeatureServer(configuration, logger: logger) { endpoint in
         try await withCurlTransport { transport in try await body(DatasetClient(transport: transport, endpoint: endpoint)) }
     }

@@ -102,7 +102,7 @@ import Testing
                 try db.execute(sql: "UPDATE \(layer.table) SET \(LayerSchema.xColumn) = 1e308, \(LayerSchema.yColumn) = 91 WHERE \(objectId) = 1")
                 return ((), (), rollback: false)
             }
-            let responder = FeatureServerResponder(stores: [store], maxRecordCount: 2000, logger: Logger(label: "test"))
+            let responder = FeatureServerResponder(stores: [store], limits: RecordLimits(maxRecordCount: 2000), logger: Logger(label: "test"))
             let path = "/arcgis/rest/services/parks/FeatureServer/0/query"
             let features = await responder.respond(to: ServerRequest(path: path, query: "where=1%3D1&outFields=OBJECTID&outSR=3857&f=json"))
             let set = try WireJSON.decode(FeatureSet.self, from: String(buffer: features.body))

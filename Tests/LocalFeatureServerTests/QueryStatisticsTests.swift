@@ -176,7 +176,7 @@ import Testing
     func badStatistics(_ bad: BadStatistics) throws {
         let layer = LayerSchema(info: ParksDataset.parksLayer, serviceLayers: [])
         let error = #expect(throws: ServiceError.self) {
-            _ = try LayerQuery.parse(RequestParameters(bad.fields), layer: layer, maxRecordCount: 10)
+            _ = try LayerQuery.parse(RequestParameters(bad.fields), layer: layer, limits: RecordLimits(maxRecordCount: 10))
         }
         #expect(error?.error.code == 400)
         #expect(error?.error.details.first == "'\(bad.parameter)' parameter is invalid")

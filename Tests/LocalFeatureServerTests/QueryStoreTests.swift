@@ -186,7 +186,7 @@ import Testing
             _ = try LayerQuery.parse(
                 RequestParameters([bad.field]),
                 layer: LayerSchema(info: ParksDataset.parksLayer, serviceLayers: []),
-                maxRecordCount: 10
+                limits: RecordLimits(maxRecordCount: 10)
             )
         }
         #expect(error?.error.code == 400)

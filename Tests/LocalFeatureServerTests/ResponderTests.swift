@@ -10,7 +10,8 @@ import Testing
     static func withResponder<T: Sendable>(maxRecordCount: Int = 2000, _ body: @Sendable (FeatureServerResponder) async throws -> T) async throws -> T
     {
         try await withStore { store in
-            try await body(FeatureServerResponder(stores: [store], maxRecordCount: maxRecordCount, logger: Logger(label: "test")))
+            try await body(
+                FeatureServerResponder(stores: [store], limits: RecordLimits(maxRecordCount: maxRecordCount), logger: Logger(label: "test")))
         }
     }
 

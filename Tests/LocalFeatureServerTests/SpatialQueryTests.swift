@@ -149,7 +149,8 @@ import Testing
     func unsupportedParameters(_ bad: Unsupported) throws {
         let info = bad.layerId == 0 ? ParksDataset.parksLayer : ParksDataset.speciesTable
         let error = #expect(throws: ServiceError.self) {
-            _ = try LayerQuery.parse(RequestParameters(bad.fields), layer: LayerSchema(info: info, serviceLayers: []), maxRecordCount: 10)
+            _ = try LayerQuery.parse(
+                RequestParameters(bad.fields), layer: LayerSchema(info: info, serviceLayers: []), limits: RecordLimits(maxRecordCount: 10))
         }
         #expect(error?.error.code == 400)
         #expect(error?.error.details.first == "'\(bad.parameter)' parameter is invalid")

@@ -50,7 +50,7 @@ extension FeatureStore {
         let query = try LayerQuery.parse(
             RequestParameters([FormField("where", whereClause), FormField("outFields", "*")]),
             layer: schema,
-            maxRecordCount: 100_000
+            limits: RecordLimits(maxRecordCount: 100_000)
         )
         guard case .features(let features, _) = try await self.query(layerId: layerId, query) else { return [] }
         return features
@@ -58,7 +58,7 @@ extension FeatureStore {
 
     /// The answer to a query given as form fields.
     func answer(layerId: Int, _ fields: [FormField], maxRecordCount: Int = 2000) async throws -> QueryAnswer {
-        let query = try LayerQuery.parse(RequestParameters(fields), layer: schemas[layerId]!, maxRecordCount: maxRecordCount)
+        let query = try LayerQuery.parse(RequestParameters(fields), layer: schemas[layerId]!, limits: RecordLimits(maxRecordCount: maxRecordCount))
         return try await self.query(layerId: layerId, query)
     }
 }

@@ -68,7 +68,7 @@ import Testing
                 do {
                     let query = try LayerQuery.parse(
                         RequestParameters([FormField("where", `case`.clause), FormField("returnIdsOnly", "true")]),
-                        layer: layer, maxRecordCount: 2000, now: WhereClauseTests.now
+                        layer: layer, limits: RecordLimits(maxRecordCount: 2000), now: WhereClauseTests.now
                     )
                     let answer = try await store.query(layerId: 0, query)
                     #expect(answer == .objectIds(`case`.objectIds), "\(`case`.clause)")

@@ -17,7 +17,8 @@ import Testing
             "run": ["--target", "--out", "--data", "--quiet", "--log-level"],
             "validate": ["scenario.yaml"],
             "serve": [
-                "--port", "--host", "--data", "--dataset", "--rows", "--max-record-count", "--max-request-body", "--max-attachment-size",
+                "--port", "--host", "--data", "--dataset", "--rows", "--max-record-count", "--standard-max-record-count",
+                "--tile-max-record-count", "--max-request-body", "--max-attachment-size",
                 "--log-level",
             ],
         ]

@@ -9,10 +9,10 @@ enum LayerQueryResponse {
     /// The JSON answer to a layer query.
     /// - Throws: ``ServiceError`` (404 unknown layer, 400 invalid parameters); `DatabaseError`; `CancellationError`.
     static func answer(
-        store: FeatureStore, layerId: Int, parameters: RequestParameters, maxRecordCount: Int, logger: Logger
+        store: FeatureStore, layerId: Int, parameters: RequestParameters, limits: RecordLimits, logger: Logger
     ) async throws -> ServerResponse {
         guard let layer = store.schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
-        let query = try LayerQuery.parse(parameters, layer: layer, maxRecordCount: maxRecordCount) { error in
+        let query = try LayerQuery.parse(parameters, layer: layer, limits: limits) { error in
             logger.debug("rejected where clause", metadata: ["where": "\(parameters["where"] ?? "")", "reason": "\(error)"])
         }
         let pretty = parameters.wantsPrettyJSON

@@ -32,7 +32,7 @@ extension FeatureServerResponder {
             ]
             if case .none = layer.geometry { overrides.append(FormField("geometry", "")) }
             layerParameters.merge(overrides)
-            let query = try LayerQuery.parse(layerParameters, layer: layer, maxRecordCount: maxRecordCount(for: store)) { error in
+            let query = try LayerQuery.parse(layerParameters, layer: layer, limits: recordLimits(for: store)) { error in
                 logger.debug("rejected layerDefs where clause", metadata: ["layer": "\(definition.layerId)", "reason": "\(error)"])
             }
             let answer = try await store.query(layerId: definition.layerId, query)

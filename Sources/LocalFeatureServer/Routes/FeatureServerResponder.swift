@@ -47,19 +47,19 @@ struct FeatureServerResponder: Sendable {
 
     let stores: [String: FeatureStore]
     let services: [ServiceDefinition]
-    /// The server's `maxRecordCount`; a dataset may lower it for its service (``maxRecordCount(for:)``).
-    let maxRecordCount: Int
+    /// The server's record limits; a dataset may lower `maxRecordCount` for its service (``recordLimits(for:)``).
+    let recordLimits: RecordLimits
     let logger: Logger
     /// The largest upload or attachment, in bytes (``LocalFeatureServerConfiguration/Limits/maximumAttachmentSize``).
     var maximumAttachmentSize = LocalFeatureServerConfiguration.Limits().maximumAttachmentSize
 
     /// A responder for the services held by `stores`.
-    init(stores: [FeatureStore], maxRecordCount: Int, logger: Logger) {
+    init(stores: [FeatureStore], limits: RecordLimits, logger: Logger) {
         var byName: [String: FeatureStore] = [:]
         for store in stores { byName[store.definition.name.lowercased()] = store }
         self.stores = byName
         self.services = stores.map(\.definition)
-        self.maxRecordCount = maxRecordCount
+        self.recordLimits = limits
         self.logger = logger
     }
 
@@ -94,14 +94,14 @@ struct FeatureServerResponder: Sendable {
             return Self.render(MetadataDocuments.catalog(services), pretty: pretty)
         case .service(let name):
             let store = try store(named: name)
-            return Self.render(MetadataDocuments.serviceInfo(store.definition, maxRecordCount: maxRecordCount(for: store)), pretty: pretty)
+            return Self.render(MetadataDocuments.serviceInfo(store.definition, limits: recordLimits(for: store)), pretty: pretty)
         case .layer(let name, let id):
             let layer = try layerDefinition(service: name, id: id)
-            return Self.render(MetadataDocuments.layerInfo(layer, maxRecordCount: maxRecordCount(for: try store(named: name))), pretty: pretty)
+            return Self.render(MetadataDocuments.layerInfo(layer, limits: recordLimits(for: try store(named: name))), pretty: pretty)
         case .query(let name, let id):
             let store = try store(named: name)
             return try await LayerQueryResponse.answer(
-                store: store, layerId: id, parameters: parameters, maxRecordCount: maxRecordCount(for: store), logger: logger)
+                store: store, layerId: id, parameters: parameters, limits: recordLimits(for: store), logger: logger)
         case .applyEdits(let name, let id):
             let store = try store(named: name)
             _ = try layerDefinition(service: name, id: id)
@@ -148,10 +148,13 @@ struct FeatureServerResponder: Sendable {
         }
     }
 
-    /// The `maxRecordCount` of `store`'s service: the server's, or the dataset's when that is smaller.
-    func maxRecordCount(for store: FeatureStore) -> Int {
-        min(maxRecordCount, store.definition.maxRecordCount ?? maxRecordCount)
+    /// The record limits of `store`'s service: the server's, with the dataset's `maxRecordCount` when that is smaller.
+    func recordLimits(for store: FeatureStore) -> RecordLimits {
+        recordLimits.lowering(maxRecordCountTo: store.definition.maxRecordCount)
     }
+
+    /// The `maxRecordCount` of `store`'s service (``recordLimits(for:)``).
+    func maxRecordCount(for store: FeatureStore) -> Int { recordLimits(for: store).maxRecordCount }
 
     func store(named name: String) throws(ServiceError) -> FeatureStore {
         guard let store = stores[name.lowercased()] else { throw ServiceError.notFound("Service \(name)/FeatureServer does not exist.") }

@@ -7,7 +7,9 @@ extension LayerQuery {
     /// `geometry` with `geometryType`, `inSR` and `spatialRel` (see ``SpatialFilter``).
     /// Output: `outFields` (`*` or a comma list; default the object ID only, as ArcGIS), `returnGeometry` (default
     /// true), `outSR` (4326 or 102100/3857; default 4326) and `geometryPrecision` (0…17 decimals), `orderByFields`
-    /// (`a ASC, b DESC`), `resultOffset` and `resultRecordCount` (default and cap `maxRecordCount`),
+    /// (`a ASC, b DESC`), `resultOffset` and `resultRecordCount` (default and cap: ``RecordLimits``, by `resultType`
+    /// and `maxRecordCountFactor`; `returnExceededLimitFeatures=false` with `resultType=tile` answers no features
+    /// when more match; `cacheHint` is accepted),
     /// `maxAllowableOffset` (see ``Generalizer``) and `quantizationParameters` (see ``Quantization``).
     /// Forms, first match wins: `returnCountOnly` (ignores paging; with `returnDistinctValues` counts distinct
     /// combinations of `outFields`; with `returnExtentOnly` adds the extent), `returnIdsOnly` (uncapped),
@@ -21,7 +23,7 @@ extension LayerQuery {
     static func parse(
         _ parameters: RequestParameters,
         layer: LayerSchema,
-        maxRecordCount: Int,
+        limits: RecordLimits,
         now: Int64 = WhereCompiler.systemMilliseconds(),
         rejectedWhere: (WhereClauseError) -> Void = { _ in }
     ) throws(ServiceError) -> LayerQuery {
@@ -40,6 +42,12 @@ extension LayerQuery {
         let returnGeometry = try parameters.bool("returnGeometry", default: true)
         let distinct = try parameters.bool("returnDistinctValues", default: false)
         let extentOnly = try parameters.bool("returnExtentOnly", default: false)
+        let (resultType, factor) = try RecordLimits.read(parameters)
+        let cap = limits.cap(resultType, factor: factor)
+        // Only tile queries may ask for nothing when the tile holds too much (ArcGIS: the client then draws it
+        // coarser instead of paging).
+        let returnExceeded = try parameters.bool("returnExceededLimitFeatures", default: true)
+        let dropExceeded = resultType == .tile && !returnExceeded
 
         // The layers advertise supportsHavingClause: false; a having clause is refused, never silently dropped.
         if let having = parameters["having"], !having.trimmed.isEmpty {
@@ -64,7 +72,7 @@ extension LayerQuery {
             )
         } else {
             orderBy = try resolve(orderTerms, layer: layer)
-            let (offset, limit) = try parameters.page(maxRecordCount: maxRecordCount)
+            let (offset, limit) = try parameters.page(maxRecordCount: cap)
             if distinct {
                 for term in orderBy where !outFields.contains(term.field) {
                     throw ServiceError.invalidParameter(
@@ -72,7 +80,7 @@ extension LayerQuery {
                 }
                 output = .distinct(offset: offset, limit: limit)
             } else {
-                output = .features(offset: offset, limit: limit)
+                output = .features(offset: offset, limit: limit, dropExceeded: dropExceeded)
             }
         }
         return LayerQuery(

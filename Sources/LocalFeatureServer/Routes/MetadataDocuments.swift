@@ -3,12 +3,12 @@ import FeatureModel
 /// The metadata documents of a hosted service, built from its ``ServiceDefinition``.
 enum MetadataDocuments {
     /// The service document (`…/FeatureServer`): layers, tables, capabilities, extents.
-    static func serviceInfo(_ definition: ServiceDefinition, maxRecordCount: Int) -> ServiceInfo {
+    static func serviceInfo(_ definition: ServiceDefinition, limits: RecordLimits) -> ServiceInfo {
         let infos = definition.layers.map(\.info)
         var info = ServiceInfo(
             serviceDescription: definition.serviceDescription,
             capabilities: definition.capabilities ?? "Create,Delete,Query,Update,Editing",
-            maxRecordCount: maxRecordCount,
+            maxRecordCount: limits.maxRecordCount,
             layers: infos.filter { !$0.isTable }.map { LayerSummary(id: $0.id, name: $0.name, type: $0.type, geometryType: $0.geometryType) },
             tables: infos.filter(\.isTable).map { LayerSummary(id: $0.id, name: $0.name, type: $0.type) }
         )
@@ -37,16 +37,19 @@ enum MetadataDocuments {
         return info
     }
 
-    /// The layer or table document (`…/FeatureServer/<id>`), with the server's `maxRecordCount`.
+    /// The layer or table document (`…/FeatureServer/<id>`), with the server's record limits.
     ///
     /// Query capabilities this server does not implement yet are switched off whatever the dataset says, so
     /// clients take the paths that work (esridump pages with `resultOffset` instead of `outStatistics`).
     /// Attachment queries are on for layers with attachments. Statistics, distinct values and query extents are on. Related-record paging, counts and order
     /// (`supportsQueryRelatedPagination`, `supportsAdvancedQueryRelated`) are on.
-    static func layerInfo(_ layer: LayerDefinition, maxRecordCount: Int) -> LayerInfo {
+    /// Tiles (`resultType`, `maxRecordCountFactor`, `cacheHint`) and `quantizationParameters` are on.
+    static func layerInfo(_ layer: LayerDefinition, limits: RecordLimits) -> LayerInfo {
         var info = layer.info
-        info.maxRecordCount = maxRecordCount
-        info.standardMaxRecordCount = maxRecordCount
+        info.maxRecordCount = limits.maxRecordCount
+        info.standardMaxRecordCount = limits.standardMaxRecordCount
+        info.tileMaxRecordCount = limits.tileMaxRecordCount
+        info.supportsCoordinatesQuantization = true
         info.supportsPagination = true
         info.supportsStatistics = true
         var capabilities = info.advancedQueryCapabilities ?? AdvancedQueryCapabilities()
@@ -59,7 +62,9 @@ enum MetadataDocuments {
         capabilities.supportsQueryRelatedPagination = true
         capabilities.supportsAdvancedQueryRelated = true
         capabilities.supportsPaginationOnAggregatedQueries = false
-        capabilities.supportsQueryWithResultType = false
+        capabilities.supportsQueryWithResultType = true
+        capabilities.supportsMaxRecordCountFactor = true
+        capabilities.supportsQueryWithCacheHint = true
         info.advancedQueryCapabilities = capabilities
         info.hasContingentValuesDefinition = layer.contingentValues?.isEmpty == false
         info.attachmentProperties = info.hasAttachments == true ? AttachmentProperty.standard : nil

@@ -7,8 +7,9 @@ import FeatureModel
 struct LayerQuery: Sendable, Hashable {
     /// What the query answers with.
     enum Output: Sendable, Hashable {
-        /// Features, `offset` rows skipped, at most `limit` rows (already capped at maxRecordCount).
-        case features(offset: Int, limit: Int)
+        /// Features, `offset` rows skipped, at most `limit` rows (already capped by ``RecordLimits``); none at all
+        /// when more match and `dropExceeded` (`returnExceededLimitFeatures=false` on a tile query).
+        case features(offset: Int, limit: Int, dropExceeded: Bool = false)
         /// `{"count": n}`; paging is ignored.
         case count
         /// `{"objectIds": […]}`; never capped.

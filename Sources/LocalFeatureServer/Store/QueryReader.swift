@@ -32,7 +32,15 @@ enum QueryReader {
         case .objectIds:
             let sql = "SELECT \(layer.column(layer.objectIdField)) FROM \(layer.table) WHERE \(condition.sql) ORDER BY \(orderSQL)"
             return .objectIds(try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)))
-        case .features(let offset, let limit):
+        case .features(let offset, let limit, let dropExceeded):
+            // Whether the tile holds too much is asked first, so no geometry is read for an answer with none.
+            if dropExceeded {
+                let sql = "SELECT 1 FROM \(layer.table) WHERE \(condition.sql) LIMIT 1 OFFSET ?"
+                let beyond = arguments + [.integer(Int64(offset) + Int64(limit))]
+                if try Int.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(beyond)) != nil {
+                    return .features([], exceededTransferLimit: true)
+                }
+            }
             return try features(query, layer: layer, condition: condition, orderSQL: orderSQL, offset: offset, limit: limit, db: db)
         case .distinct(let offset, let limit):
             return try distinct(query, layer: layer, condition: condition, offset: offset, limit: limit, db: db)
