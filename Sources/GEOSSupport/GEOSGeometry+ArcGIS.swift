@@ -22,23 +22,35 @@ extension GEOSGeometry {
             for part in try parts() { paths.append(try coordinates(of: part)) }
             return .polyline(paths: paths)
         case Int(GEOS_POLYGON.rawValue), Int(GEOS_MULTIPOLYGON.rawValue):
-            guard let normal = GEOSGeom_clone_r(handle, pointer) else { throw context.failure("GEOS could not copy a polygon") }
-            let copy = GEOSGeometry(owning: normal, in: context)
-            guard GEOSNormalize_r(handle, normal) == 0 else { throw context.failure("GEOS could not orient a polygon") }
-            let polygons = GEOSGeomTypeId_r(handle, normal) == Int32(GEOS_POLYGON.rawValue) ? [normal] : try copy.parts()
-            var rings: [[[Double]]] = []
-            for polygon in polygons {
-                guard let shell = GEOSGetExteriorRing_r(handle, polygon) else { throw context.failure("GEOS has no outer ring") }
-                rings.append(try coordinates(of: shell))
-                for index in 0..<max(0, GEOSGetNumInteriorRings_r(handle, polygon)) {
-                    guard let hole = GEOSGetInteriorRingN_r(handle, polygon, index) else { throw context.failure("GEOS lost a hole") }
-                    rings.append(try coordinates(of: hole))
-                }
-            }
-            return .polygon(rings: rings.filter { !$0.isEmpty })
+            return .polygon(rings: try polygons().flatMap { $0 })
         default:
             throw GEOSError("a geometry collection of mixed kinds has no ArcGIS geometry")
         }
+    }
+
+    /// The polygons of a Polygon or MultiPolygon, each its outer ring then its holes, outer rings clockwise and holes
+    /// counter-clockwise (GEOS' normal form), in the order GEOS holds them; empty rings left out. Nothing for other
+    /// kinds.
+    package func polygons() throws(GEOSError) -> [[[[Double]]]] {
+        let handle = context.handle
+        let kind = Int(GEOSGeomTypeId_r(handle, pointer))
+        guard kind == Int(GEOS_POLYGON.rawValue) || kind == Int(GEOS_MULTIPOLYGON.rawValue) else { return [] }
+        guard let normal = GEOSGeom_clone_r(handle, pointer) else { throw context.failure("GEOS could not copy a polygon") }
+        let copy = GEOSGeometry(owning: normal, in: context)
+        guard GEOSNormalize_r(handle, normal) == 0 else { throw context.failure("GEOS could not orient a polygon") }
+        let parts = kind == Int(GEOS_POLYGON.rawValue) ? [normal] : try copy.parts()
+        var polygons: [[[[Double]]]] = []
+        for polygon in parts {
+            guard let shell = GEOSGetExteriorRing_r(handle, polygon) else { throw context.failure("GEOS has no outer ring") }
+            var rings = [try coordinates(of: shell)]
+            for index in 0..<max(0, GEOSGetNumInteriorRings_r(handle, polygon)) {
+                guard let hole = GEOSGetInteriorRingN_r(handle, polygon, index) else { throw context.failure("GEOS lost a hole") }
+                rings.append(try coordinates(of: hole))
+            }
+            rings.removeAll { $0.isEmpty }
+            if !rings.isEmpty { polygons.append(rings) }
+        }
+        return polygons
     }
 
     /// The parts of a multi-geometry, borrowed (owned by it).

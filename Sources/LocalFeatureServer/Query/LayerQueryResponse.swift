@@ -12,12 +12,38 @@ enum LayerQueryResponse {
         store: FeatureStore, layerId: Int, parameters: RequestParameters, limits: RecordLimits, logger: Logger
     ) async throws -> ServerResponse {
         guard let layer = store.schemas[layerId] else { throw ServiceError.notFound("Layer \(layerId) does not exist.") }
-        let query = try LayerQuery.parse(parameters, layer: layer, limits: limits) { error in
+        var query = try LayerQuery.parse(parameters, layer: layer, limits: limits) { error in
             logger.debug("rejected where clause", metadata: ["where": "\(parameters["where"] ?? "")", "reason": "\(error)"])
         }
-        let pretty = parameters.wantsPrettyJSON
+        let geoJSON = parameters["f"]?.trimmed.lowercased() == "geojson"
+        if geoJSON {
+            // RFC 7946: WGS 84 coordinates as numbers, whatever outSR and quantizationParameters ask.
+            query.geometryOutput.spatialReference = .wgs84
+            query.geometryOutput.quantization = nil
+        }
         let answer = try await store.query(layerId: layerId, query)
-        return FeatureServerResponder.render(try body(answer, query: query, layer: layer), pretty: pretty)
+        if geoJSON, let collection = geoJSONBody(answer, query: query, layer: layer) {
+            var response = FeatureServerResponder.render(collection, pretty: false)
+            response.contentType = geoJSONContentType
+            return response
+        }
+        return FeatureServerResponder.render(try body(answer, query: query, layer: layer), pretty: parameters.wantsPrettyJSON)
+    }
+
+    /// The `Content-Type` of `f=geojson` answers (RFC 7946 §12).
+    static let geoJSONContentType = "application/geo+json; charset=utf-8"
+
+    /// The `f=geojson` form of a features or statistics answer; nil for the forms GeoJSON has no shape for.
+    static func geoJSONBody(_ answer: QueryAnswer, query: LayerQuery, layer: LayerSchema) -> GeoJSONFeatureCollection? {
+        let objectIdField = layer.fields[layer.objectIdField].name
+        switch answer {
+        case .features(let features, let exceeded):
+            return GeoJSONFeatureCollection(features: features, objectIdField: objectIdField, exceededTransferLimit: exceeded)
+        case .statistics(let rows):
+            return GeoJSONFeatureCollection(features: rows, objectIdField: objectIdField, exceededTransferLimit: false)
+        case .count, .objectIds, .extent:
+            return nil
+        }
     }
 
     /// The wire value of `answer`.

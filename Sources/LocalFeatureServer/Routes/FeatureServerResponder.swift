@@ -34,6 +34,8 @@ struct ServerResponse: Sendable {
     var body: ByteBuffer
     /// An attachment's bytes to stream instead of `body`, with its own content type.
     var download: AttachmentDownload? = nil
+    /// The `Content-Type` of `body`.
+    var contentType: String = FeatureServerResponder.contentType
 }
 
 /// Answers feature-service requests: parameters → route → store → JSON. Independent of Hummingbird, so it is

@@ -13,7 +13,7 @@ extension Response {
     static func featureService(_ answer: ServerResponse) -> Response {
         guard let download = answer.download else {
             return Response(
-                status: HTTPResponse.Status(code: answer.status), headers: [.contentType: FeatureServerResponder.contentType],
+                status: HTTPResponse.Status(code: answer.status), headers: [.contentType: answer.contentType],
                 body: ResponseBody(byteBuffer: answer.body))
         }
         var headers: HTTPFields = [.contentType: download.contentType]
