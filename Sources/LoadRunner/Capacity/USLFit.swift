@@ -13,6 +13,14 @@ package struct USLFit: Sendable, Codable, Equatable {
     package var rSquared: Double
     /// The points fitted, as (concurrency, throughput).
     package var points: [Point]
+    /// Why the fit names no peak or ceiling, when it does not: R² below ``minimumRSquared``, or a measured point
+    /// above the most the fit predicts. A reader must not plan on a peak the law does not support.
+    package var peakRefusal: String?
+
+    /// The least R² at which a fit names a peak or a ceiling.
+    package static let minimumRSquared = 0.9
+    /// How far above the predicted peak (or ceiling) a measured point may lie, as a share, and the fit still stand.
+    package static let contradictionTolerance = 0.05
 
     package struct Point: Sendable, Codable, Equatable {
         package var concurrency: Double
@@ -29,7 +37,11 @@ package struct USLFit: Sendable, Codable, Equatable {
         Self.model(n, lambda, sigma, kappa)
     }
 
-    /// The concurrency of peak throughput, √((1−σ)/κ); nil when κ is 0 (throughput only levels off).
+    /// ``peakConcurrency`` unless the fit refuses to name one (``peakRefusal``).
+    package var namedPeakConcurrency: Double? { peakRefusal == nil ? peakConcurrency : nil }
+
+    /// The concurrency of peak throughput, √((1−σ)/κ); nil when κ is 0 (throughput only levels off). What the
+    /// parameters give, whether or not the fit is good enough to plan on: see ``peakRefusal``.
     package var peakConcurrency: Double? {
         kappa > 1e-12 ? ((1 - sigma) / kappa).squareRoot() : nil
     }
@@ -82,9 +94,28 @@ package struct USLFit: Sendable, Codable, Equatable {
             let error = point.throughput - model(point.concurrency, parameters[0], parameters[1], parameters[2])
             return sum + error * error
         }
-        return USLFit(
+        var fit = USLFit(
             lambda: parameters[0], sigma: parameters[1], kappa: parameters[2],
             rSquared: total > 0 ? 1 - residual / total : 1, points: usable.sorted { $0.concurrency < $1.concurrency })
+        fit.peakRefusal = fit.judgedRefusal()
+        return fit
+    }
+
+    /// Why no peak or ceiling may be named from these parameters and points (what ``fit(_:)`` stores as
+    /// ``peakRefusal``); nil when one may, or when the law predicts none.
+    package func judgedRefusal() -> String? {
+        guard peakThroughput != nil else { return nil }
+        if rSquared < Self.minimumRSquared {
+            return "R² = \(Figures.significant(rSquared, digits: 3)) is below \(Figures.number(Self.minimumRSquared)): "
+                + "the law does not describe these points well enough to name a peak or a ceiling"
+        }
+        if let top = peakThroughput, let best = points.max(by: { $0.throughput < $1.throughput }),
+            best.throughput > top * (1 + Self.contradictionTolerance)
+        {
+            return "the measured \(Figures.number(best.throughput)) iterations/s at N = \(Figures.number(best.concurrency)) is above "
+                + "the \(Figures.number(top)) the fit predicts as the most: the points contradict it"
+        }
+        return nil
     }
 
     /// Gunther's linear form, by ordinary least squares; falls back to λ = the best X/N.

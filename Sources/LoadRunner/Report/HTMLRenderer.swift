@@ -163,12 +163,14 @@ enum HTMLRenderer {
                 markers: true)
         ]
         if let fit = result.fit, result.parameter == "vus", let low = xs.min(), let high = xs.max() {
-            let top = max(high, min(fit.peakConcurrency ?? high, high * 2))
+            // The curve runs on to a peak only where the fit names one.
+            let top = max(high, min(fit.namedPeakConcurrency ?? high, high * 2))
             let curve = (0...60).map { step -> (x: Double, y: Double) in
                 let n = low + (top - low) * Double(step) / 60
                 return (n, fit.throughput(at: n))
             }
-            series.append(SVGChart.Series(name: "USL fit", color: SVGChart.palette[1], points: curve))
+            let name = fit.peakRefusal == nil ? "USL fit" : String(format: "USL fit (R² %.2f, no peak named)", fit.rSquared)
+            series.append(SVGChart.Series(name: name, color: SVGChart.palette[1], points: curve))
         }
         if result.parameter == "batchSize" {
             series.append(

@@ -264,7 +264,9 @@ package enum ReportRenderer {
             out.append(
                 "Universal Scalability Law X(N) = λN / (1 + σ(N−1) + κN(N−1)), fitted to these points: λ = \(number(fit.lambda)) iterations/s, σ = \(String(format: "%.4f", fit.sigma)), κ = \(String(format: "%.6f", fit.kappa)), R² = \(String(format: "%.3f", fit.rSquared))."
             )
-            if let peak = fit.peakConcurrency, let top = fit.peakThroughput {
+            if let refusal = fit.peakRefusal {
+                out.append("No peak or ceiling named: \(refusal). Measure more points, or longer ones, around the knee.")
+            } else if let peak = fit.peakConcurrency, let top = fit.peakThroughput {
                 out.append("Peak at N* = √((1−σ)/κ) = \(number(peak)) with \(number(top)) iterations/s predicted.")
             } else if let ceiling = fit.peakThroughput {
                 out.append("No peak in the fitted range (κ = 0): throughput levels off towards λ/σ = \(number(ceiling)) iterations/s.")
