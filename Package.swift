@@ -254,26 +254,46 @@ if benchmarks {
             path: "Benchmarks/libcurl-loop",
             linkerSettings: [.linkedLibrary("curl")]
         ),
+        // What the benchmark executables share: a `featureload serve` child process and its CPU and memory readings.
+        .target(
+            name: "FeatureloadBenchmarkSupport",
+            path: "Benchmarks/support",
+            swiftSettings: swiftSettings
+        ),
         // Server batch benchmark (Benchmarks/README.md): drives `featureload serve` over libcurl and SQLite's C API directly.
         .executableTarget(
             name: "featureload-bench",
             dependencies: [
-                "FeatureModel", "FeatureServiceClient",
+                "FeatureModel", "FeatureServiceClient", "FeatureloadBenchmarkSupport",
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/server-batches/Sources",
             swiftSettings: swiftSettings
         ),
+        // Map tile benchmark (Benchmarks/README.md): tile queries as a web map sends them, against `featureload serve`
+        // and against featureload-floor answering them straight from SQLite's C API and GEOS.
+        .executableTarget(
+            name: "featureload-tile-bench",
+            dependencies: [
+                "FeatureModel", "FeatureServiceClient", "FeatureloadBenchmarkSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/tiles/Sources",
+            swiftSettings: swiftSettings
+        ),
         // The floor `featureload serve` is measured against (Benchmarks/README.md): the least a Hummingbird + GRDB
-        // server does for a single-add applyEdits, with nothing of featureload in it.
+        // server does for a single-add applyEdits, and a Hummingbird + SQLite + GEOS one for a map tile query.
         .executableTarget(
             name: "featureload-floor",
             dependencies: [
+                "FeatureModel", "FeatureloadBenchmarkSupport", "GEOSSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            path: "Benchmarks/server-floor"
+            path: "Benchmarks/server-floor",
+            swiftSettings: swiftSettings
         ),
     ]
 }

@@ -1,3 +1,4 @@
+import FeatureloadBenchmarkSupport
 import Foundation
 import GRDB
 import Hummingbird
@@ -10,6 +11,11 @@ import Hummingbird
 /// `featureload serve`'s `layer_0`) through a cached statement in one write transaction of a WAL `DatabasePool`
 /// opened with the pragmas `featureload serve` sets, and the ArcGIS `addResults` answer is written. Nothing else:
 /// no validation against the layer's fields, no middleware, no other route.
+///
+/// With `--tile-layer SERVICE/ID/GEOMETRYTYPE/OBJECTIDFIELD=DATABASE` (repeatable) it also answers the tile queries
+/// of the tile benchmark on `GET …/<SERVICE>/FeatureServer/<ID>/query` from `featureload serve`'s database of that
+/// service: the tile's envelope is read from `geometry` and its pixel from `quantizationParameters` (nothing else of
+/// the request is read: the benchmark sends only tile queries), and ``TileFloor`` answers it, on the event loop.
 @main
 enum FloorServer {
     static func main() async throws {
@@ -20,6 +26,21 @@ enum FloorServer {
         }
         let pool = try openPool(path: arguments[flag + 1])
         let router = Router()
+        let tiles = try TileFloors(arguments: arguments)
+        router.get("/arcgis/rest/services/:service/FeatureServer/:layer/query") { request, context -> Response in
+            let key = "\(context.parameters.get("service") ?? "")/\(context.parameters.get("layer") ?? "")"
+            let query = request.uri.queryParameters
+            guard let geometry = query["geometry"], let quantization = query["quantizationParameters"] else {
+                return Response(status: .badRequest)
+            }
+            let box = try JSONDecoder().decode(TileEnvelope.self, from: Data(String(geometry).utf8))
+            let pixel = try JSONDecoder().decode(TileQuantization.self, from: Data(String(quantization).utf8))
+            let answer = try tiles.answer(
+                key, TileBox(xmin: box.xmin, ymin: box.ymin, xmax: box.xmax, ymax: box.ymax, resolution: pixel.tolerance))
+            guard let answer else { return Response(status: .notFound) }
+            return Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer)))
+        }
         router.post("/arcgis/rest/services/:service/FeatureServer/:layer/applyEdits") { request, _ -> Response in
             var request = request
             let body = try await request.collectBody(upTo: 64 << 20)
@@ -50,6 +71,17 @@ enum FloorServer {
                 FileHandle.standardOutput.write(Data(line.utf8))
             })
         try await app.runService()
+    }
+
+    struct TileEnvelope: Decodable {
+        var xmin: Double
+        var ymin: Double
+        var xmax: Double
+        var ymax: Double
+    }
+
+    struct TileQuantization: Decodable {
+        var tolerance: Double
     }
 
     /// The pool as `featureload serve`'s FeatureStore opens it (GRDB's WAL `DatabasePool`, `synchronous = NORMAL`,
@@ -146,5 +178,37 @@ enum FloorServer {
         var area_km2: Double?
         var established: Int64?
         var visitors: Int64?
+    }
+}
+
+/// The ``TileFloor``s of each `--tile-layer`, one per request in flight (a floor's SQLite connection and GEOS context
+/// serve one thread at a time).
+final class TileFloors: @unchecked Sendable {
+    private let layers: [String: (layer: TileLayer, path: String)]
+    private let lock = NSLock()
+    private var idle: [String: [TileFloor]] = [:]
+
+    init(arguments: [String]) throws {
+        var layers: [String: (TileLayer, String)] = [:]
+        for (index, argument) in arguments.enumerated() where argument == "--tile-layer" && index + 1 < arguments.count {
+            let value = arguments[index + 1]
+            guard let equals = value.firstIndex(of: "=") else { throw BenchmarkFailure("--tile-layer \(value): no =DATABASE") }
+            let parts = value[..<equals].split(separator: "/").map(String.init)
+            guard parts.count == 4, let id = Int(parts[1]) else {
+                throw BenchmarkFailure("--tile-layer \(value): expected SERVICE/ID/GEOMETRYTYPE/OBJECTIDFIELD=DATABASE")
+            }
+            let layer = TileLayer(service: parts[0], id: id, name: parts[0], geometryType: parts[2], objectIdField: parts[3])
+            layers["\(parts[0])/\(id)"] = (layer, String(value[value.index(after: equals)...]))
+        }
+        self.layers = layers
+    }
+
+    /// The answer for `box` on layer `key` (`SERVICE/ID`); nil for a layer not given.
+    func answer(_ key: String, _ box: TileBox) throws -> [UInt8]? {
+        guard let (layer, path) = layers[key] else { return nil }
+        let floor = try lock.withLock { idle[key]?.popLast() } ?? TileFloor(databasePath: path, layer: layer, limit: 8000)
+        defer { lock.withLock { idle[key, default: []].append(floor) } }
+        _ = try floor.answer(box)
+        return floor.output
     }
 }

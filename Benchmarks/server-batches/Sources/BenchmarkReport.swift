@@ -1,3 +1,4 @@
+import FeatureloadBenchmarkSupport
 import Foundation
 
 /// What one benchmark run measured.

@@ -1,4 +1,5 @@
 import FeatureServiceClient
+import FeatureloadBenchmarkSupport
 import Foundation
 
 /// Single-add applyEdits against `featureload serve` and against the floor (`featureload-floor`, the least a
@@ -124,11 +125,4 @@ struct FloorComparison: Codable {
         guard added == sent else { throw BenchmarkFailure("\(name) added \(added) rows for \(sent) answered single adds") }
         return Round(server: name, requests: added, cpuSeconds: cpuAfter - cpuBefore, seconds: elapsed)
     }
-}
-
-/// The machine's 1, 5 and 15 minute load averages (`/proc/loadavg`), or nil where it is missing.
-func loadAverage() -> [Double]? {
-    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
-    let values = text.split(separator: " ").prefix(3).compactMap { Double($0) }
-    return values.count == 3 ? values : nil
 }

@@ -1,5 +1,6 @@
 import FeatureModel
 import FeatureServiceClient
+import FeatureloadBenchmarkSupport
 import Foundation
 
 /// applyEdits over HTTP with the libcurl transport: `requests` requests of `batchSize` adds each, spread over

@@ -1,3 +1,4 @@
+import FeatureloadBenchmarkSupport
 import Foundation
 import GRDBSQLite
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FeatureModel
 import FeatureServiceClient
+import FeatureloadBenchmarkSupport
 import Foundation
 
 /// `featureload-bench`: edits/s of applyEdits per batch size over HTTP against `featureload serve`, next to the raw
@@ -50,7 +51,7 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let binary = featureload ?? Self.siblingBinary("featureload")
+        let binary = featureload ?? siblingBinary("featureload")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("featureload-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -62,7 +63,7 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
         result.loadAverageBefore = loadAverage()
         try await withCurlTransport(configuration: .init(maxConnections: max(concurrency, 4))) { transport in
             if floorRounds > 0 {
-                let floorServer = try ServerProcess(floor: floor ?? Self.siblingBinary("featureload-floor"), directory: directory)
+                let floorServer = try ServerProcess(floor: floor ?? siblingBinary("featureload-floor"), directory: directory)
                 defer { floorServer.stop() }
                 log("floor: \(floorServer.serviceURL) (pid \(floorServer.process.processIdentifier))")
                 let comparison = try await FloorComparison.measure(
@@ -147,15 +148,4 @@ struct ServerBatchesBenchmark: AsyncParsableCommand {
         }
         return Int(count)
     }
-
-    /// The executable `name` in this one's directory.
-    static func siblingBinary(_ name: String) -> String {
-        let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        return me.deletingLastPathComponent().appendingPathComponent(name).path
-    }
-}
-
-/// Progress on standard error.
-func log(_ text: String) {
-    FileHandle.standardError.write(Data("featureload-bench: \(text)\n".utf8))
 }
