@@ -9,7 +9,8 @@ enum PBFField {
         (.geometry, .esriFieldTypeGeometry), (FieldType(rawValue: "esriFieldTypeBlob"), .esriFieldTypeBlob),
         (FieldType(rawValue: "esriFieldTypeRaster"), .esriFieldTypeRaster), (.guid, .esriFieldTypeGuid), (.globalID, .esriFieldTypeGlobalID),
         (FieldType(rawValue: "esriFieldTypeXML"), .esriFieldTypeXml), (.bigInteger, .esriFieldTypeBigInteger),
-        (FieldType(rawValue: "esriFieldTypeDateOnly"), .esriFieldTypeDateOnly), (FieldType(rawValue: "esriFieldTypeTimeOnly"), .esriFieldTypeTimeOnly),
+        (FieldType(rawValue: "esriFieldTypeDateOnly"), .esriFieldTypeDateOnly),
+        (FieldType(rawValue: "esriFieldTypeTimeOnly"), .esriFieldTypeTimeOnly),
         (FieldType(rawValue: "esriFieldTypeTimestampOffset"), .esriFieldTypeTimestampOffset),
     ]
     private static let wire = Dictionary(types.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })

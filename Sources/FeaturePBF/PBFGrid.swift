@@ -1,4 +1,4 @@
-public import FeatureModel
+import FeatureModel
 
 /// The grid an answer's real coordinates are written on when the query asked for no quantization: fine enough to
 /// give the coordinates back, coarse enough that every integer stays exact.
@@ -13,9 +13,9 @@ public import FeatureModel
 /// - The cell grows tenfold while the answer's width or height would span 2^52 cells or more: a grid coordinate and a
 ///   difference of two of them stay integers that a Double holds exactly (< 2^53), far inside the sint64 the wire
 ///   carries. A world in degrees spans 3.6e11 cells and one in Web Mercator metres 4e11, so this never happens there.
-public struct PBFGrid: Sendable, Hashable {
+struct PBFGrid: Sendable, Hashable {
     /// The grid as an answer states it.
-    public var transform: QuantizationTransform
+    var transform: QuantizationTransform
 
     /// The largest cell count across an answer that keeps its integers exact in a Double.
     static let exactCells = 4_503_599_627_370_496.0  // 2^52
@@ -24,7 +24,7 @@ public struct PBFGrid: Sendable, Hashable {
     /// - Parameters:
     ///   - features: The answer's features, with real coordinates.
     ///   - spatialReference: Their spatial reference; geographic when its ID is in EPSG's or Esri's geographic ranges.
-    public init(features: [Feature], spatialReference: SpatialReference?) {
+    init(features: [Feature], spatialReference: SpatialReference?) {
         var bounds = Bounds()
         for feature in features { if let geometry = feature.geometry { bounds.add(geometry) } }
         var cell = Self.isGeographic(spatialReference) ? 1e-9 : 1e-4

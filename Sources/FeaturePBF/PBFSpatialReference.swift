@@ -12,6 +12,7 @@ enum PBFSpatialReference {
 
     static func value(_ message: FeatureCollectionMessage.SpatialReference) -> SpatialReference? {
         guard message.wkid != 0 || message.lastestWkid != 0 else { return nil }
-        return SpatialReference(wkid: message.wkid == 0 ? nil : Int(message.wkid), latestWkid: message.lastestWkid == 0 ? nil : Int(message.lastestWkid))
+        return SpatialReference(
+            wkid: message.wkid == 0 ? nil : Int(message.wkid), latestWkid: message.lastestWkid == 0 ? nil : Int(message.lastestWkid))
     }
 }
