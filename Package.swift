@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "FeatureModel", targets: ["FeatureModel"]),
         .library(name: "FeatureServiceClient", targets: ["FeatureServiceClient"]),
         .library(name: "LocalFeatureServer", targets: ["LocalFeatureServer"]),
+        .library(name: "FeaturePBF", targets: ["FeaturePBF"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -41,6 +42,9 @@ let package = Package(
         // through Hummingbird); the CLI backs it with swift-prometheus and serves /metrics in the text format.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Esri's FeatureCollection protocol buffers (`f=pbf` answers): the runtime of the code scripts/generate-pbf
+        // generated once from our .proto and committed, so a build needs no protoc plugin.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         .target(
@@ -71,6 +75,13 @@ let package = Package(
             dependencies: ["FeatureModel", "CGEOS"],
             swiftSettings: swiftSettings
         ),
+        // Esri's FeatureCollection PBF: answers encoded by the local service, decoded by clients and tests.
+        .target(
+            name: "FeaturePBF",
+            dependencies: ["FeatureModel", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["Proto"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FeatureServiceClient",
             dependencies: [
@@ -94,6 +105,7 @@ let package = Package(
             name: "LocalFeatureServer",
             dependencies: [
                 "FeatureModel",
+                "FeaturePBF",
                 "SQLiteSupport",
                 // Spatial filters' exact predicates.
                 "GEOSSupport",
@@ -176,6 +188,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "FeaturePBFTests",
+            dependencies: ["FeaturePBF", "FeatureModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "FeatureModelTests",
             dependencies: ["FeatureModel"],
             swiftSettings: swiftSettings
@@ -192,6 +209,8 @@ let package = Package(
             name: "LocalFeatureServerTests",
             dependencies: [
                 "LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient", "SQLiteSupport",
+                // f=pbf answers read back with the same decoder a client uses.
+                "FeaturePBF",
                 // Rows written behind the server's back (a stored geometry no edit could write today).
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // A TLS client for the HTTPS listener's tests (CurlTransport cannot trust a self-signed certificate).

@@ -1,7 +1,10 @@
 import FeatureModel
+import FeaturePBF
 import Logging
+import NIOCore
 
-/// Answers `…/FeatureServer/<id>/query`: parameters → ``LayerQuery`` → the store's read connections → JSON.
+/// Answers `…/FeatureServer/<id>/query`: parameters → ``LayerQuery`` → the store's read connections → JSON, GeoJSON
+/// (`f=geojson`) or Esri's FeatureCollection protocol buffers (`f=pbf`). Errors are JSON envelopes whatever `f` says.
 ///
 /// Isolation: none of its own; the query runs on the store's `DatabasePool` readers (WAL), so it neither waits
 /// for nor blocks the writer.
@@ -15,13 +18,18 @@ enum LayerQueryResponse {
         var query = try LayerQuery.parse(parameters, layer: layer, limits: limits) { error in
             logger.debug("rejected where clause", metadata: ["where": "\(parameters["where"] ?? "")", "reason": "\(error)"])
         }
-        let geoJSON = parameters["f"]?.trimmed.lowercased() == "geojson"
+        let format = parameters["f"]?.trimmed.lowercased()
+        let geoJSON = format == "geojson"
         if geoJSON {
             // RFC 7946: WGS 84 coordinates as numbers, whatever outSR and quantizationParameters ask.
             query.geometryOutput.spatialReference = .wgs84
             query.geometryOutput.quantization = nil
         }
         let answer = try await store.query(layerId: layerId, query)
+        if format == "pbf" {
+            let bytes = try pbfBody(answer, query: query, layer: layer).serializedBytes()
+            return ServerResponse(status: 200, body: ByteBuffer(bytes: bytes), contentType: PBFQueryAnswer.contentType)
+        }
         if geoJSON, let collection = geoJSONBody(answer, query: query, layer: layer) {
             var response = FeatureServerResponder.render(collection, pretty: false)
             response.contentType = geoJSONContentType
@@ -43,6 +51,25 @@ enum LayerQueryResponse {
             return GeoJSONFeatureCollection(features: rows, objectIdField: objectIdField, exceededTransferLimit: false)
         case .count, .objectIds, .extent:
             return nil
+        }
+    }
+
+    /// The `f=pbf` form of an answer: every answer has one (statistics are features without geometry).
+    static func pbfBody(_ answer: QueryAnswer, query: LayerQuery, layer: LayerSchema) throws -> PBFQueryAnswer {
+        switch answer {
+        case .count(let count):
+            return .count(count)
+        case .objectIds(let ids):
+            return .objectIds(objectIdFieldName: layer.fields[layer.objectIdField].name, ids)
+        case .extent(let extent, let count):
+            var stated = extent
+            if stated != nil, stated?.spatialReference == nil { stated?.spatialReference = query.geometryOutput.spatialReference.wire }
+            return .extent(stated, count: count)
+        case .statistics, .features:
+            guard let set = try body(answer, query: query, layer: layer) as? FeatureSet else {
+                throw ServiceError.internalError("a features answer without a feature set")
+            }
+            return .features(set)
         }
     }
 

@@ -50,7 +50,7 @@ enum MetadataDocuments {
         info.standardMaxRecordCount = limits.standardMaxRecordCount
         info.tileMaxRecordCount = limits.tileMaxRecordCount
         info.supportsCoordinatesQuantization = true
-        info.supportedQueryFormats = "JSON, geoJSON"
+        info.supportedQueryFormats = "JSON, geoJSON, PBF"
         info.supportsPagination = true
         info.supportsStatistics = true
         var capabilities = info.advancedQueryCapabilities ?? AdvancedQueryCapabilities()
