@@ -19,7 +19,7 @@ let package = Package(
         .library(name: "FeatureModel", targets: ["FeatureModel"]),
         .library(name: "FeatureServiceClient", targets: ["FeatureServiceClient"]),
         .library(name: "LocalFeatureServer", targets: ["LocalFeatureServer"]),
-        .library(name: "FeaturePBF", targets: ["FeaturePBF"]),
+        .library(name: "FeatureCollectionPBF", targets: ["FeatureCollectionPBF"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -77,7 +77,7 @@ let package = Package(
         ),
         // Esri's FeatureCollection PBF: answers encoded by the local service, decoded by clients and tests.
         .target(
-            name: "FeaturePBF",
+            name: "FeatureCollectionPBF",
             dependencies: ["FeatureModel", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
             exclude: ["Proto"],
             swiftSettings: swiftSettings
@@ -105,7 +105,7 @@ let package = Package(
             name: "LocalFeatureServer",
             dependencies: [
                 "FeatureModel",
-                "FeaturePBF",
+                "FeatureCollectionPBF",
                 "SQLiteSupport",
                 // Spatial filters' exact predicates.
                 "GEOSSupport",
@@ -188,8 +188,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "FeaturePBFTests",
-            dependencies: ["FeaturePBF", "FeatureModel"],
+            name: "FeatureCollectionPBFTests",
+            dependencies: ["FeatureCollectionPBF", "FeatureModel"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -210,7 +210,7 @@ let package = Package(
             dependencies: [
                 "LocalFeatureServer", "FeatureModel", "FeatureloadTestSupport", "FeatureServiceClient", "SQLiteSupport",
                 // f=pbf answers read back with the same decoder a client uses.
-                "FeaturePBF",
+                "FeatureCollectionPBF",
                 // Rows written behind the server's back (a stored geometry no edit could write today).
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // A TLS client for the HTTPS listener's tests (CurlTransport cannot trust a self-signed certificate).
@@ -295,7 +295,7 @@ if benchmarks {
         .executableTarget(
             name: "featureload-tile-bench",
             dependencies: [
-                "FeatureModel", "FeatureServiceClient", "FeatureloadBenchmarkSupport",
+                "FeatureModel", "FeatureServiceClient", "FeatureloadBenchmarkSupport", "FeatureCollectionPBF",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/tiles/Sources",

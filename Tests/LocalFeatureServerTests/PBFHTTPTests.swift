@@ -1,5 +1,5 @@
 import FeatureModel
-import FeaturePBF
+import FeatureCollectionPBF
 import FeatureServiceClient
 import Foundation
 import Testing
@@ -247,7 +247,7 @@ enum GoogleProtobuf {
 
     /// Our .proto, from the source tree.
     static let proto = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources/FeaturePBF/Proto/FeatureCollection.proto").path
+        .appendingPathComponent("Sources/FeatureCollectionPBF/Proto/FeatureCollection.proto").path
 
     /// Compiles the .proto with protoc, decodes the answer with Google's runtime and prints, as JSON, the version, the
     /// object ID field, and each feature's attributes by field name and its parts in real coordinates (the

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeatureCollectionPBF
 import FeatureModel
 import FeatureServiceClient
 import FeatureloadBenchmarkSupport
@@ -174,6 +175,13 @@ struct TileBenchmark: AsyncParsableCommand {
             let pbf = try await transport.send(HTTPRequest(url: pbfURLs[index], timeout: .seconds(120)))
             do {
                 try TileLoad.check(pbf, contentType: "application/x-protobuf", url: pbfURLs[index])
+                guard case .features(let set) = try PBFQueryAnswer(serializedBytes: pbf.body, coordinates: .grid) else {
+                    throw BenchmarkFailure("\(pbfURLs[index]) answered no features")
+                }
+                let ids = set.features.compactMap { $0[attribute: item.layer.objectIdField]?.intValue }
+                if ids != served.ids || (set.exceededTransferLimit ?? false) != served.exceeded {
+                    throw BenchmarkFailure("\(pbfURLs[index]): the PBF answer holds other features than the JSON answer")
+                }
                 item.pbfBytes += pbf.body.count
             } catch {
                 item.pbfProblem = item.pbfProblem ?? "\(error)"

@@ -1,5 +1,5 @@
 import FeatureModel
-import FeaturePBF
+import FeatureCollectionPBF
 import Logging
 import NIOCore
 

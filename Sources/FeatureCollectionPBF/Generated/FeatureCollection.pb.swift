@@ -16,7 +16,7 @@
 // (`lastestWkid`, `QuantizeOriginPostion`); the comments are ours.
 //
 // Swift code is generated from this file once by scripts/generate-pbf into
-// Sources/FeaturePBF/Generated/FeatureCollection.pb.swift, which is committed: a build needs no protoc plugin.
+// Sources/FeatureCollectionPBF/Generated/FeatureCollection.pb.swift, which is committed: a build needs no protoc plugin.
 //
 // How an answer reads:
 // - A query answers one FeatureCollectionPBuffer whose queryResult holds exactly one of a feature result, a count,

@@ -3,7 +3,7 @@ import SwiftProtobuf
 
 /// An ArcGIS query answer in Esri's FeatureCollection protocol buffer form (`f=pbf`, `application/x-protobuf`).
 ///
-/// One answer is one `FeatureCollectionPBuffer` message (Sources/FeaturePBF/Proto/FeatureCollection.proto, our text of
+/// One answer is one `FeatureCollectionPBuffer` message (Sources/FeatureCollectionPBF/Proto/FeatureCollection.proto, our text of
 /// Esri's public specification) whose query result holds features, a count, object IDs, or an extent:
 ///
 /// ```swift
