@@ -10,8 +10,11 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Check that a service holds exactly what an apply's journal says it applied.",
         discussion: """
             Queries the service of the journal's run: every applied add is there exactly once, under the objectId \
-            recorded; no add that was rejected or failed is there; every applied delete is gone. Exit 0 when it all \
-            holds, 1 on a mismatch, 2 when the journal or the service cannot be read.
+            recorded; no add that was rejected or failed is there; every applied delete is gone. Adds an apply did \
+            not settle (it stopped, by a crash or Ctrl-C, before their answers or before sending them) are in doubt, \
+            not wrong: verify counts those the service holds, and `featureload apply --resume` records them as \
+            applied and sends the rest. Exit 0 when it all holds, 1 on a mismatch, 3 when it holds but the apply is \
+            unfinished, 2 when the journal or the service cannot be read.
             """)
 
     @Argument(help: ArgumentHelp("The journal of a `featureload apply`.", valueName: "journal"))
@@ -43,6 +46,7 @@ struct VerifyCommand: AsyncParsableCommand {
             }
             print("verify: \(finding.summary)")
             if !finding.passed { throw ExitStatus.failed.code }
+            if !finding.complete { throw ExitStatus.incomplete.code }
         } catch let error as ExitCode {
             throw error
         } catch {

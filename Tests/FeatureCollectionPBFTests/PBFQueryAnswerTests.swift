@@ -1,5 +1,5 @@
-import FeatureModel
 import FeatureCollectionPBF
+import FeatureModel
 import Testing
 
 /// The FeatureCollection encoding without a server: every answer form and value kind written and read back, the

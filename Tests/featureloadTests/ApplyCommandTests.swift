@@ -149,6 +149,14 @@ import Testing
                 "mid-run \(fraction): killed \(run.killed), \(run.counts.map { "\($0.applied) applied" } ?? ""), \(run.inDoubt) batches in doubt")
             inDoubt += run.inDoubt
         }
+        // verify on the unfinished job: what the journal settled holds; the rest is in doubt or not sent, and
+        // --resume settles it. Not a mismatch (1), an unfinished job (3).
+        let unfinished = try await Featureload.run(["verify", journal])
+        #expect(unfinished.status == 3, "\(unfinished.output)\(unfinished.errorOutput)")
+        #expect(unfinished.output.contains("in doubt or not sent") && unfinished.output.contains("already in the service"), "\(unfinished.output)")
+        #expect(
+            unfinished.output.contains("INCOMPLETE: `featureload apply --resume`") && !unfinished.output.contains("MISMATCH"), "\(unfinished.output)")
+        seen.append("verify mid-job: \(unfinished.output.trimmingCharacters(in: .whitespacesAndNewlines))")
         // 4. While resuming: once the new process has applied its first edits.
         let appliedBefore = try ApplyJournal.open(at: journal).counts().applied
         let resuming = try Self.killed(resume, journal: journal) { journal in try journal.counts().applied > appliedBefore }
@@ -158,8 +166,20 @@ import Testing
         #expect(changed.status == 64 && changed.errorOutput.contains("leave out --batch-size, --kind-field"), "\(changed.errorOutput)")
 
         // The pace may change on resume, and the journal keeps it.
-        let final = try await Featureload.run(["apply", "--resume", journal, "--verify", "--concurrency", "6", "--rate", "5000"])
+        let reportPath = directory.path + "/resume-report"
+        let final = try await Featureload.run([
+            "apply", "--resume", journal, "--verify", "--concurrency", "6", "--rate", "5000", "--report", reportPath + ".json",
+        ])
         #expect(final.status == 0, "\(seen)\n\(final.output)\(final.errorOutput)")
+        // The report keeps the whole job's counts and this run's share apart: the speed is this run's only.
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: reportPath + ".json"))) as? [String: Any]
+        let thisRun = report?["thisRun"] as? [String: Any]
+        #expect(report?["applied"] as? Int == count, "\(String(describing: report))")
+        let appliedNow = thisRun?["applied"] as? Int ?? -1
+        #expect(appliedNow >= 0 && appliedNow < count, "the last resume applied only what was left: \(String(describing: thisRun))")
+        #expect(thisRun?["inDoubtFoundApplied"] is Int && thisRun?["alreadyThere"] is Int, "\(String(describing: thisRun))")
+        let markdown = try JSONDecoder().decode(ApplyReport.self, from: Data(contentsOf: URL(fileURLWithPath: reportPath + ".json"))).markdown
+        #expect(markdown.contains("This run (a resumed job: its own share):") && markdown.contains("| \(appliedNow) |"), "\(markdown)")
         let paced = try ApplyJournal.open(at: journal).header().settings
         #expect(paced.concurrency == 6 && paced.rate == 5000 && paced.batchSize == 50, "\(paced)")
         #expect(final.output.contains("applied \(count) of \(count) edits ("), "\(final.output)")

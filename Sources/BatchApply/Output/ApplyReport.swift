@@ -2,7 +2,21 @@ import FeatureModel
 import Foundation
 
 /// The report of an apply (`--report PATH`): counts, speed, retries, time spent backing off, the verification.
+///
+/// The counts (`planned`, `applied`, `rejected`, `failed`) are the whole job's, as its journal holds them; a resumed
+/// run's own share is in ``thisRun``, and the speed, requests and retries are this run's only.
 package struct ApplyReport: Sendable, Codable {
+    /// What this run (one `apply` or `apply --resume` process) did of the job.
+    package struct ThisRun: Sendable, Codable, Equatable {
+        /// Edits this run applied (the answers it received), in ``ApplyReport/seconds``.
+        package var applied: Int
+        /// Adds the service answered as there already (an earlier attempt or run had applied them).
+        package var alreadyThere: Int
+        /// Batches an earlier run left in doubt that this run settled, and their edits it found applied.
+        package var inDoubtBatchesSettled: Int
+        package var inDoubtFoundApplied: Int
+    }
+
     package var target: String
     package var layer: String
     package var planned: Int
@@ -20,6 +34,7 @@ package struct ApplyReport: Sendable, Codable {
     package var retries: Int
     package var backoffSeconds: Double
     package var reconciledBatches: Int
+    package var thisRun: ThisRun
     /// Seconds spent waiting for a service that could not be reached, and why the run stopped waiting, if it did.
     var serviceWaitSeconds: Double
     var stoppedBecause: String?
@@ -51,6 +66,9 @@ package struct ApplyReport: Sendable, Codable {
         retries = summary?.retries ?? 0
         backoffSeconds = summary?.backoff.seconds ?? 0
         reconciledBatches = summary?.reconciledBatches ?? 0
+        thisRun = ThisRun(
+            applied: summary?.settled[.applied] ?? 0, alreadyThere: summary?.alreadyPresent ?? 0,
+            inDoubtBatchesSettled: summary?.reconciledBatches ?? 0, inDoubtFoundApplied: summary?.reconciledApplied ?? 0)
         serviceWaitSeconds = summary?.outageTime.seconds ?? 0
         stoppedBecause = summary?.unavailable
         self.verification = verification
@@ -69,12 +87,16 @@ package struct ApplyReport: Sendable, Codable {
     package var markdown: String {
         var lines = ["# Apply: \(exitCode == 0 ? "every edit applied" : "NOT every edit applied")", "", "Target `\(target)`, layer \(layer).", ""]
         lines += [
-            "| planned | applied | rejected | failed | invalid | already there | seconds | edits/s | requests | retries | backoff s |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "The whole job, as its journal holds it:", "",
+            "| planned | applied | rejected | failed | invalid |", "|---:|---:|---:|---:|---:|",
+            "| \(planned) | \(applied) | \(rejected) | \(failed) | \(invalid) |", "",
+            "This run\(thisRun.applied == applied ? "" : " (a resumed job: its own share)"):", "",
+            "| applied | already there | in doubt settled (batches) | found applied in them | seconds | edits/s | requests | retries | backoff s |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| \(thisRun.applied) | \(thisRun.alreadyThere) | \(thisRun.inDoubtBatchesSettled) | \(thisRun.inDoubtFoundApplied) | "
+                + "\(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | "
+                + "\(String(format: "%.2f", backoffSeconds)) |",
         ]
-        lines.append(
-            "| \(planned) | \(applied) | \(rejected) | \(failed) | \(invalid) | \(alreadyPresent) | \(String(format: "%.2f", seconds)) | \(String(format: "%.0f", editsPerSecond)) | \(requests) | \(retries) | \(String(format: "%.2f", backoffSeconds)) |"
-        )
         if serviceWaitSeconds > 0 { lines += ["", String(format: "Waited %.1f s for the service, which could not be reached.", serviceWaitSeconds)] }
         if let stoppedBecause { lines += ["", "Stopped: \(stoppedBecause); resume the journal when the service is back."] }
         if alreadyGone > 0 { lines += ["", "Deletes that found nothing to delete (deleted before, or never there): \(alreadyGone)."] }

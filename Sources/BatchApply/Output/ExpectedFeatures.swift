@@ -16,8 +16,11 @@ struct ExpectedFeatures {
     struct Expectation: Equatable {
         /// Applied adds, expected there once under their recorded objectId.
         var appliedAdds: [Int: [Add]] = [:]
-        /// GlobalIDs of adds that did not apply (rejected, failed, unknown), expected absent.
+        /// GlobalIDs of adds that did not apply (rejected, or failed after every retry), expected absent.
         var unappliedAdds: [Int: [String]] = [:]
+        /// GlobalIDs of adds not settled yet (pending: not sent, or sent by an apply that stopped before the answer;
+        /// unknown: an ambiguous failure): either may be in the service, and `apply --resume` settles both.
+        var unsettledAdds: [Int: [String]] = [:]
         /// Applied deletes by objectId and by GlobalID, expected gone.
         var deletedObjectIds: [Int: [Int64]] = [:]
         var deletedGlobalIds: [Int: [String]] = [:]
@@ -27,6 +30,7 @@ struct ExpectedFeatures {
 
     private var applied: [Int: [Add]] = [:]
     private var unapplied: [Int: [String]] = [:]
+    private var unsettled: [Int: [String]] = [:]
     private var deletedObjectIds: [Int: [Int64]] = [:]
     private var deletedGlobalIds: [Int: [(globalId: String, position: Int)]] = [:]
     // The last applied delete of each key, and the last applied add of each GlobalID, by input position (edits come in
@@ -45,6 +49,8 @@ struct ExpectedFeatures {
                 applied[layer, default: []].append(Add(globalId: id, objectId: edit.resultObjectId, position: position))
                 lastAddByGlobalId[layer, default: [:]][id] = position
             }
+        case (.add, .pending), (.add, .unknown):
+            if let id = edit.planned.globalId { unsettled[layer, default: []].append(id) }
         case (.add, _):
             if let id = edit.planned.globalId { unapplied[layer, default: []].append(id) }
         case (.delete, .applied):
@@ -62,7 +68,7 @@ struct ExpectedFeatures {
     /// What to check of the edits noted: superseded ones left out (and counted), layers left with nothing to check of
     /// a kind left out of that kind.
     func expectation() -> Expectation {
-        var expectation = Expectation(unappliedAdds: unapplied, deletedObjectIds: deletedObjectIds)
+        var expectation = Expectation(unappliedAdds: unapplied, unsettledAdds: unsettled, deletedObjectIds: deletedObjectIds)
         for (layerId, deletes) in deletedGlobalIds {
             // A delete whose GlobalID a later add of the input used again is not expected to leave it gone.
             let kept = deletes.filter { delete in (lastAddByGlobalId[layerId]?[delete.globalId] ?? -1) < delete.position }

@@ -1,5 +1,5 @@
-import FeatureModel
 import FeatureCollectionPBF
+import FeatureModel
 import Logging
 import NIOCore
 
