@@ -4,7 +4,8 @@ import FeatureModel
 ///
 /// Pure and deterministic: the same definition, row counts and seeds give the same rows. Each field gets a value
 /// that the store accepts: a code of its coded-value domain, a number in its range domain, a string within its
-/// length, a point inside the layer's extent. Foreign keys point at rows of the origin (seeded or generated,
+/// length, a geometry inside the layer's extent, in WGS 84 as the store keeps it (a point; a park-like polygon or
+/// a trail-like polyline from ``ShapeGenerator``). Foreign keys point at rows of the origin (seeded or generated,
 /// origins first); a nullable foreign key of a simple relationship is left null one time in ten (orphans, as a
 /// zero-or-one relationship allows). Rows of a many-to-many relationship table link random pairs. Contingent
 /// values: each field group's values are taken from one of its contingencies, so restrictive groups hold.
@@ -131,22 +132,31 @@ enum RowGenerator {
             }
         }
         var geometry: Geometry?
-        let box = extent ?? Extent(xmin: -180, ymin: -90, xmax: 180, ymax: 90)
+        let box = extent.map(geographic) ?? Extent(xmin: -180, ymin: -90, xmax: 180, ymax: 90)
         switch info.geometryType {
         case .point?:
             geometry = .point(x: uniform(box.xmin...box.xmax, &random), y: uniform(box.ymin...box.ymax, &random))
         case .polyline?, .polygon?:
-            // Small (0.01°) shapes at a random corner inside the extent.
-            let x = uniform(box.xmin...max(box.xmin, box.xmax - 0.01), &random)
-            let y = uniform(box.ymin...max(box.ymin, box.ymax - 0.01), &random)
+            // A stream of its own per shape, seeded from two draws (as many as a point takes), so the attributes of
+            // later rows do not depend on how many vertices this shape has.
+            var shapes = SplitMix64(seed: random.next() ^ (random.next() << 1))
             geometry =
                 info.geometryType == .polyline
-                ? .polyline(paths: [[[x, y], [x + 0.005, y + 0.01], [x + 0.01, y + 0.005]]])
-                : .polygon(rings: [[[x, y], [x, y + 0.01], [x + 0.01, y + 0.01], [x + 0.01, y], [x, y]]])  // clockwise
+                ? ShapeGenerator.polyline(in: box, random: &shapes) : ShapeGenerator.polygon(in: box, random: &shapes)
         default:
             break
         }
         return Feature(attributes: attributes, geometry: geometry)
+    }
+
+    /// `extent` in WGS 84, in which generated geometries are given: a Web Mercator extent is unprojected.
+    private static func geographic(_ extent: Extent) -> Extent {
+        guard let wkid = extent.spatialReference?.wkid ?? extent.spatialReference?.latestWkid,
+            QuerySpatialReference(wkid: Int64(wkid)) == .webMercator
+        else { return extent }
+        let (west, south) = QuerySpatialReference.unproject(x: extent.xmin, y: extent.ymin)
+        let (east, north) = QuerySpatialReference.unproject(x: extent.xmax, y: extent.ymax)
+        return Extent(xmin: max(-180, west), ymin: max(-90, south), xmax: min(180, east), ymax: min(90, north), spatialReference: .wgs84)
     }
 
     private static func value(for field: Field, number: Int, random: inout SplitMix64) -> JSONValue {

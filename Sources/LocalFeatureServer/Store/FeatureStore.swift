@@ -131,8 +131,9 @@ actor FeatureStore {
     }
 
     private static func jsonValue(_ geometry: Geometry) -> JSONValue? {
-        guard let text = try? WireJSON.string(geometry) else { return nil }
-        return try? JSONReader.parse(text)
+        var writer = JSONWriter(capacity: 1_024)
+        writer.write(geometry)
+        return try? JSONReader.parse(writer.string)
     }
 
     /// Applies `batch` to layer `layerId` in one transaction.
