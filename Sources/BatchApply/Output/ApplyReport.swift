@@ -13,7 +13,7 @@ package struct ApplyReport: Sendable, Codable {
         /// Adds the service answered as there already (an earlier attempt or run had applied them).
         package var alreadyThere: Int
         /// Batches an earlier run left in doubt that this run settled, and their edits it found applied.
-        package var inDoubtBatchesSettled: Int
+        var inDoubtBatchesSettled: Int
         package var inDoubtFoundApplied: Int
     }
 

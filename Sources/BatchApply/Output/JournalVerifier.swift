@@ -34,8 +34,8 @@ package struct JournalVerifier: Sendable {
         /// Adds the journal has not settled (an apply stopped, by a crash or Ctrl-C, before their answers came or
         /// before it sent them), and how many of them the service holds: neither is a mismatch, the job is unfinished,
         /// and `apply --resume` records those there as applied and sends the rest.
-        package var unsettledAdds = 0
-        package var unsettledPresent = 0
+        var unsettledAdds = 0
+        var unsettledPresent = 0
         /// Applied deletes checked, and how many of them are still there.
         package var appliedDeletes = 0
         package var deletesPresent = 0

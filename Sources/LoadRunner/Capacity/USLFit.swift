@@ -15,12 +15,12 @@ package struct USLFit: Sendable, Codable, Equatable {
     package var points: [Point]
     /// Why the fit names no peak or ceiling, when it does not: R² below ``minimumRSquared``, or a measured point
     /// above the most the fit predicts. A reader must not plan on a peak the law does not support.
-    package var peakRefusal: String?
+    var peakRefusal: String?
 
     /// The least R² at which a fit names a peak or a ceiling.
-    package static let minimumRSquared = 0.9
+    static let minimumRSquared = 0.9
     /// How far above the predicted peak (or ceiling) a measured point may lie, as a share, and the fit still stand.
-    package static let contradictionTolerance = 0.05
+    static let contradictionTolerance = 0.05
 
     package struct Point: Sendable, Codable, Equatable {
         package var concurrency: Double
@@ -38,7 +38,7 @@ package struct USLFit: Sendable, Codable, Equatable {
     }
 
     /// ``peakConcurrency`` unless the fit refuses to name one (``peakRefusal``).
-    package var namedPeakConcurrency: Double? { peakRefusal == nil ? peakConcurrency : nil }
+    var namedPeakConcurrency: Double? { peakRefusal == nil ? peakConcurrency : nil }
 
     /// The concurrency of peak throughput, √((1−σ)/κ); nil when κ is 0 (throughput only levels off). What the
     /// parameters give, whether or not the fit is good enough to plan on: see ``peakRefusal``.
@@ -103,7 +103,7 @@ package struct USLFit: Sendable, Codable, Equatable {
 
     /// Why no peak or ceiling may be named from these parameters and points (what ``fit(_:)`` stores as
     /// ``peakRefusal``); nil when one may, or when the law predicts none.
-    package func judgedRefusal() -> String? {
+    func judgedRefusal() -> String? {
         guard peakThroughput != nil else { return nil }
         if rSquared < Self.minimumRSquared {
             return "R² = \(Figures.significant(rSquared, digits: 3)) is below \(Figures.number(Self.minimumRSquared)): "
