@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// A `featureload serve` (or `featureload-floor`) child process: started on port 0, its URL read from standard
 /// output, stopped with SIGTERM.

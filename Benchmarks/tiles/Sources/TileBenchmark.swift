@@ -227,11 +227,12 @@ struct TileBenchmark: AsyncParsableCommand {
     func sustain(_ transport: CurlTransport, serve: ServerProcess, cases: [TileCase]) async throws -> Sustain {
         let lowest = levels.min() ?? 0
         let chosen = cases.filter { $0.level != lowest || levels.count == 1 }
-        var targets: [(String, String)] = []
+        var collected: [(String, String)] = []
         for item in chosen {
-            targets += urls(item, serviceURL: serve.serviceURL, format: "json").map { ($0, "application/json") }
-            if item.pbfProblem == nil { targets += urls(item, serviceURL: serve.serviceURL, format: "pbf").map { ($0, "application/x-protobuf") } }
+            collected += urls(item, serviceURL: serve.serviceURL, format: "json").map { ($0, "application/json") }
+            if item.pbfProblem == nil { collected += urls(item, serviceURL: serve.serviceURL, format: "pbf").map { ($0, "application/x-protobuf") } }
         }
+        let targets = collected
         var sustain = Sustain()
         sustain.every = max(1, sustainQueries / 20)
         let start = DispatchTime.now().uptimeNanoseconds
