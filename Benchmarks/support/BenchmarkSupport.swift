@@ -24,3 +24,19 @@ package func log(_ text: String) {
     let program = URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent
     FileHandle.standardError.write(Data("\(program): \(text)\n".utf8))
 }
+
+/// Writes a benchmark's `<name>-<time>.json` (pretty, sorted keys) and `.md` into `directory`; returns their paths.
+/// `startedAt` is the run's ISO 8601 start, made into the file names' time.
+package func writeReport(_ result: some Encodable, markdown: String, name: String, startedAt: String, to directory: String) throws -> (String, String)
+{
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let stamp = startedAt.replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
+    let base = URL(fileURLWithPath: directory).appendingPathComponent("\(name)-\(stamp)")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let json = base.appendingPathExtension("json")
+    let markdownURL = base.appendingPathExtension("md")
+    try encoder.encode(result).write(to: json)
+    try Data(markdown.utf8).write(to: markdownURL)
+    return (json.path, markdownURL.path)
+}

@@ -69,16 +69,7 @@ struct BenchmarkResult: Codable {
 enum BenchmarkReport {
     /// Writes `server-batches-<time>.json` and `.md` into `directory`; returns their paths.
     static func write(_ result: BenchmarkResult, to directory: String) throws -> (String, String) {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let stamp = result.startedAt.replacingOccurrences(of: ":", with: "").replacingOccurrences(of: "-", with: "")
-        let base = URL(fileURLWithPath: directory).appendingPathComponent("server-batches-\(stamp)")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let json = base.appendingPathExtension("json")
-        let markdownURL = base.appendingPathExtension("md")
-        try encoder.encode(result).write(to: json)
-        try Data(markdown(result).utf8).write(to: markdownURL)
-        return (json.path, markdownURL.path)
+        try writeReport(result, markdown: markdown(result), name: "server-batches", startedAt: result.startedAt, to: directory)
     }
 
     static func markdown(_ result: BenchmarkResult) -> String {
